@@ -1,0 +1,58 @@
+#include "commands/command_util.h"
+
+#include <cctype>
+
+#include "core/string_number.h"
+#include "server/errors.h"
+
+namespace goblin {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value) {
+  if (ParseInt64(text, value)) return true;
+  ctx.reply.Error(errors::kNotInteger);
+  return false;
+}
+
+bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyEntry** entry,
+                 bool for_read) {
+  Database& db = ctx.db();
+  *entry = for_read ? db.FindForRead(key, ctx.now_ms) : db.Find(key, ctx.now_ms);
+  if (*entry != nullptr && (*entry)->type() != type) {
+    ctx.reply.Error(errors::kWrongType);
+    return false;
+  }
+  return true;
+}
+
+void ReplyInvalidExpire(CommandContext& ctx) {
+  ctx.reply.Error("ERR invalid expire time in '" + CommandName(ctx) + "' command");
+}
+
+std::optional<int64_t> ParseDeadlineArg(CommandContext& ctx, std::string_view text, bool seconds,
+                                        bool relative) {
+  int64_t value;
+  if (!ParseIntegerArg(ctx, text, &value)) return std::nullopt;
+  if (value <= 0 || (seconds && value > INT64_MAX / 1000)) {
+    ReplyInvalidExpire(ctx);
+    return std::nullopt;
+  }
+  if (seconds) value *= 1000;
+  if (relative && __builtin_add_overflow(value, ctx.now_ms, &value)) {
+    ReplyInvalidExpire(ctx);
+    return std::nullopt;
+  }
+  return value;
+}
+
+}  // namespace goblin

@@ -1,0 +1,80 @@
+// Small pieces every command family uses: argument parsing that replies Redis's error on
+// failure, typed key lookup, and the registration helper.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "core/key_entry.h"
+#include "server/command_table.h"
+#include "server/server.h"
+
+namespace goblin {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// Parses a strict int64 argument; on failure replies kNotInteger and returns false.
+bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value);
+
+// Looks up key; returns false (after replying WRONGTYPE) when it holds another type than
+// `type`. *entry is nullptr when the key is missing. Reads count keyspace hits and misses.
+bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyEntry** entry,
+                 bool for_read = true);
+
+// Redis's expiry argument rule shared by SET, SETEX, GETEX and EXPIRE: text -> an absolute
+// deadline in ms. `seconds` multiplies by 1000; `relative` adds now. Replies the error (not an
+// integer / invalid expire time in '<command>' command) and returns nullopt on failure.
+std::optional<int64_t> ParseDeadlineArg(CommandContext& ctx, std::string_view text, bool seconds,
+                                        bool relative);
+
+void ReplyInvalidExpire(CommandContext& ctx);
+
+// The full name Redis puts in errors: "set", "config|get".
+inline const std::string& CommandName(const CommandContext& ctx) { return ctx.command.name; }
+
+// Registers the rows of one command family: add(name, arity, flags, first_key, last_key,
+// key_step, handler, summary, since, complexity, syntax).
+struct CommandAdder {
+  CommandTable* table;
+  const char* group;
+
+  Command* operator()(const char* name, int arity, uint32_t flags, int first_key, int last_key,
+                      int key_step, CommandHandler handler, const char* summary,
+                      const char* since, const char* complexity, const char* syntax) const {
+    return table->Add(Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
+                           since, complexity, syntax));
+  }
+  // A subcommand row of a container command (CONFIG GET, CLIENT LIST, ...).
+  Command* Sub(Command* parent, const char* name, int arity, uint32_t flags, int first_key,
+               int last_key, int key_step, CommandHandler handler, const char* summary,
+               const char* since, const char* complexity, const char* syntax) const {
+    return table->AddSubcommand(parent, Make(name, arity, flags, first_key, last_key, key_step,
+                                             handler, summary, since, complexity, syntax));
+  }
+
+ private:
+  Command Make(const char* name, int arity, uint32_t flags, int first_key, int last_key,
+               int key_step, CommandHandler handler, const char* summary, const char* since,
+               const char* complexity, const char* syntax) const {
+    Command command;
+    command.name = name;
+    command.arity = arity;
+    command.flags = flags;
+    command.first_key = first_key;
+    command.last_key = last_key;
+    command.key_step = key_step;
+    command.handler = handler;
+    command.group = group;
+    command.summary = summary;
+    command.since = since;
+    command.complexity = complexity;
+    command.syntax = syntax;
+    return command;
+  }
+};
+
+// Marks a write for persistence bookkeeping (changes since the last save).
+inline void MarkDirty(CommandContext& ctx, uint64_t changes = 1) { ctx.server.dirty += changes; }
+
+}  // namespace goblin

@@ -1,0 +1,518 @@
+// Connection commands: PING ECHO QUIT HELLO AUTH RESET SELECT CLIENT.
+#include <string>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+#include "server/version.h"
+
+namespace goblin {
+namespace {
+
+void PingCommand(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.reply.Error("ERR wrong number of arguments for 'ping' command");
+    return;
+  }
+  if (ctx.argc() == 2) {
+    ctx.reply.Bulk(ctx.arg(1));
+  } else {
+    ctx.reply.Simple("PONG");
+  }
+}
+
+void EchoCommand(CommandContext& ctx) { ctx.reply.Bulk(ctx.arg(1)); }
+
+void QuitCommand(CommandContext& ctx) {
+  ctx.reply.Ok();
+  ctx.server.CloseClientLater(ctx.client);
+}
+
+void SelectCommand(CommandContext& ctx) {
+  int64_t index;
+  if (!ParseInt64(ctx.arg(1), &index) || index < INT32_MIN || index > INT32_MAX) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (index < 0 || index >= static_cast<int64_t>(ctx.server.database_count())) {
+    ctx.reply.Error(errors::kDbIndexOutOfRange);
+    return;
+  }
+  ctx.client.db = static_cast<int>(index);
+  ctx.reply.Ok();
+}
+
+// Checks a username/password pair against requirepass (the only user is "default").
+// Replies the error and returns false when they do not match.
+bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
+  const std::string& required = ctx.server.config.requirepass;
+  if (user == "default" && !required.empty() && password == required) {
+    ctx.client.authenticated = true;
+    return true;
+  }
+  if (user == "default" && required.empty()) {
+    // With no password set, the default user takes any password.
+    ctx.client.authenticated = true;
+    return true;
+  }
+  ctx.reply.Error("WRONGPASS invalid username-password pair or user is disabled.");
+  return false;
+}
+
+void AuthCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 2 && ctx.server.config.requirepass.empty()) {
+    ctx.reply.Error(
+        "ERR AUTH <password> called without any password configured for the default user. Are "
+        "you sure your configuration is correct?");
+    return;
+  }
+  std::string_view user = ctx.argc() == 3 ? ctx.arg(1) : "default";
+  if (Authenticate(ctx, user, ctx.arg(ctx.argc() - 1))) ctx.reply.Ok();
+}
+
+bool ValidClientText(std::string_view text) {
+  for (char c : text) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void HelloCommand(CommandContext& ctx) {
+  int64_t version = ctx.client.reply.protocol();
+  size_t next = 1;
+  if (ctx.argc() >= 2) {
+    if (!ParseInt64(ctx.arg(1), &version)) {
+      ctx.reply.Error("ERR Protocol version is not an integer or out of range");
+      return;
+    }
+    next = 2;
+    if (version < 2 || version > 3) {
+      ctx.reply.Error("NOPROTO unsupported protocol version");
+      return;
+    }
+  }
+  std::string_view user, password, name;
+  bool has_auth = false, has_name = false;
+  for (size_t i = next; i < ctx.argc(); ++i) {
+    size_t left = ctx.argc() - i - 1;
+    if (EqualsIgnoreCase(ctx.arg(i), "auth") && left >= 2) {
+      has_auth = true;
+      user = ctx.arg(i + 1);
+      password = ctx.arg(i + 2);
+      i += 2;
+    } else if (EqualsIgnoreCase(ctx.arg(i), "setname") && left >= 1) {
+      has_name = true;
+      name = ctx.arg(++i);
+    } else {
+      ctx.reply.Error("ERR Syntax error in HELLO option '" + std::string(ctx.arg(i)) + "'");
+      return;
+    }
+  }
+  if (has_auth && !Authenticate(ctx, user, password)) return;
+  if (!ctx.client.authenticated) {
+    ctx.reply.Error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+        "<proto> AUTH <user> <pass> option can be used to authenticate the client and select "
+        "the RESP protocol version at the same time");
+    return;
+  }
+  if (has_name) {
+    if (!ValidClientText(name)) {
+      ctx.reply.Error(
+          "ERR Client names cannot contain spaces, newlines or special characters.");
+      return;
+    }
+    ctx.client.name = name;
+  }
+  ctx.client.reply.set_protocol(static_cast<int>(version));
+  ReplyBuilder& r = ctx.reply;
+  r.Map(7);
+  r.Bulk("server");
+  r.Bulk("redis");
+  r.Bulk("version");
+  r.Bulk(kRedisVersion);
+  r.Bulk("proto");
+  r.Integer(version);
+  r.Bulk("id");
+  r.Integer(static_cast<int64_t>(ctx.client.id));
+  r.Bulk("mode");
+  r.Bulk("standalone");
+  r.Bulk("role");
+  r.Bulk("master");
+  r.Bulk("modules");
+  r.Array(0);
+}
+
+void ResetCommand(CommandContext& ctx) {
+  Client& client = ctx.client;
+  client.db = 0;
+  client.reply.set_protocol(2);
+  client.name.clear();
+  client.reply_mode = ReplyMode::kOn;
+  client.no_evict = false;
+  client.authenticated = ctx.server.config.requirepass.empty();
+  ctx.reply.Simple("RESET");
+}
+
+// --- CLIENT -------------------------------------------------------------------------------
+
+}  // namespace
+
+std::string ClientInfoLine(const Client& c, int64_t now_ms) {
+  std::string line;
+  line.reserve(300);
+  auto field = [&line](std::string_view name, std::string_view value) {
+    if (!line.empty()) line += ' ';
+    line.append(name).append("=").append(value);
+  };
+  auto number = [&field](std::string_view name, int64_t value) {
+    field(name, Int64ToString(value));
+  };
+  number("id", static_cast<int64_t>(c.id));
+  field("addr", c.address);
+  field("laddr", c.local_address);
+  number("fd", c.fd);
+  field("name", c.name);
+  number("age", (now_ms - c.created_ms) / 1000);
+  number("idle", (now_ms - c.last_interaction_ms) / 1000);
+  std::string flags;
+  if (c.close_after_reply) flags += 'c';
+  if (c.no_evict) flags += 'e';
+  if (flags.empty()) flags = "N";
+  field("flags", flags);
+  number("db", c.db);
+  number("sub", 0);
+  number("psub", 0);
+  number("ssub", 0);
+  number("multi", -1);
+  number("qbuf", static_cast<int64_t>(c.input.size() - c.input_start));
+  number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
+  number("argv-mem", 0);
+  number("multi-mem", 0);
+  number("rbs", static_cast<int64_t>(c.output.capacity()));
+  number("rbp", static_cast<int64_t>(c.output.size()));
+  number("obl", static_cast<int64_t>(c.pending_output()));
+  number("oll", 0);
+  number("omem", 0);
+  number("tot-mem",
+         static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.capacity()));
+  field("events", c.want_write ? "rw" : "r");
+  field("cmd", c.last_command);
+  field("user", "default");
+  number("redir", -1);
+  number("resp", c.reply.protocol());
+  field("lib-name", c.lib_name);
+  field("lib-ver", c.lib_ver);
+  return line;
+}
+
+namespace {
+
+void ClientIdCommand(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
+
+void ClientSetnameCommand(CommandContext& ctx) {
+  if (!ValidClientText(ctx.arg(2))) {
+    ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+    return;
+  }
+  ctx.client.name = ctx.arg(2);
+  ctx.reply.Ok();
+}
+
+void ClientGetnameCommand(CommandContext& ctx) {
+  if (ctx.client.name.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Bulk(ctx.client.name);
+  }
+}
+
+void ClientListCommand(CommandContext& ctx) {
+  std::vector<uint64_t> ids;
+  bool filter_ids = false;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (EqualsIgnoreCase(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
+      std::string_view type = ctx.arg(++i);
+      if (!EqualsIgnoreCase(type, "normal") && !EqualsIgnoreCase(type, "master") &&
+          !EqualsIgnoreCase(type, "replica") && !EqualsIgnoreCase(type, "slave") &&
+          !EqualsIgnoreCase(type, "pubsub")) {
+        ctx.reply.Error("ERR Unknown client type '" + std::string(type) + "'");
+        return;
+      }
+      // Every Goblin client is a normal one.
+      if (!EqualsIgnoreCase(type, "normal")) filter_ids = true;
+    } else if (EqualsIgnoreCase(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
+      filter_ids = true;
+      for (++i; i < ctx.argc(); ++i) {
+        int64_t id;
+        if (!ParseInt64(ctx.arg(i), &id) || id <= 0) {
+          ctx.reply.Error("ERR Invalid client ID");
+          return;
+        }
+        ids.push_back(static_cast<uint64_t>(id));
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::string text;
+  for (Client* client : ctx.server.ClientsById()) {
+    if (filter_ids && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
+    text += ClientInfoLine(*client, ctx.now_ms);
+    text += '\n';
+  }
+  ctx.reply.Verbatim(text);
+}
+
+void ClientInfoCommand(CommandContext& ctx) {
+  ctx.reply.Verbatim(ClientInfoLine(ctx.client, ctx.now_ms) + "\n");
+}
+
+void ClientKillCommand(CommandContext& ctx) {
+  // Old form: CLIENT KILL ip:port -> +OK or an error.
+  if (ctx.argc() == 3) {
+    for (Client* client : ctx.server.ClientsById()) {
+      if (client->address == ctx.arg(2)) {
+        ctx.server.CloseClientLater(*client);
+        ctx.reply.Ok();
+        return;
+      }
+    }
+    ctx.reply.Error("ERR No such client");
+    return;
+  }
+  if (ctx.argc() % 2 != 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::optional<uint64_t> id;
+  std::optional<std::string> address, local_address, user;
+  std::optional<int64_t> max_age;
+  bool skip_me = true;
+  bool type_matches = true;
+  for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
+    std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
+    if (EqualsIgnoreCase(option, "id")) {
+      int64_t parsed;
+      if (!ParseInt64(value, &parsed) || parsed <= 0) {
+        ctx.reply.Error("ERR client-id should be greater than 0");
+        return;
+      }
+      id = static_cast<uint64_t>(parsed);
+    } else if (EqualsIgnoreCase(option, "addr")) {
+      address = std::string(value);
+    } else if (EqualsIgnoreCase(option, "laddr")) {
+      local_address = std::string(value);
+    } else if (EqualsIgnoreCase(option, "user")) {
+      user = std::string(value);
+    } else if (EqualsIgnoreCase(option, "type")) {
+      if (!EqualsIgnoreCase(value, "normal") && !EqualsIgnoreCase(value, "master") &&
+          !EqualsIgnoreCase(value, "replica") && !EqualsIgnoreCase(value, "slave") &&
+          !EqualsIgnoreCase(value, "pubsub")) {
+        ctx.reply.Error("ERR Unknown client type '" + std::string(value) + "'");
+        return;
+      }
+      type_matches = EqualsIgnoreCase(value, "normal");
+    } else if (EqualsIgnoreCase(option, "skipme")) {
+      if (EqualsIgnoreCase(value, "yes")) {
+        skip_me = true;
+      } else if (EqualsIgnoreCase(value, "no")) {
+        skip_me = false;
+      } else {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (EqualsIgnoreCase(option, "maxage")) {
+      int64_t parsed;
+      if (!ParseInt64(value, &parsed)) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+      max_age = parsed;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  int64_t killed = 0;
+  for (Client* client : ctx.server.ClientsById()) {
+    if (!type_matches) break;
+    if (id && client->id != *id) continue;
+    if (address && client->address != *address) continue;
+    if (local_address && client->local_address != *local_address) continue;
+    if (user && *user != "default") continue;
+    if (max_age && (ctx.now_ms - client->created_ms) / 1000 < *max_age) continue;
+    if (skip_me && client == &ctx.client) continue;
+    ctx.server.CloseClientLater(*client);
+    ++killed;
+  }
+  ctx.reply.Integer(killed);
+}
+
+void ClientSetinfoCommand(CommandContext& ctx) {
+  std::string_view attribute = ctx.arg(2), value = ctx.arg(3);
+  bool is_name = EqualsIgnoreCase(attribute, "lib-name");
+  bool is_version = EqualsIgnoreCase(attribute, "lib-ver");
+  if (!is_name && !is_version) {
+    ctx.reply.Error("ERR Unrecognized option '" + std::string(attribute) + "'");
+    return;
+  }
+  if (!ValidClientText(value)) {
+    ctx.reply.Error("ERR " + std::string(is_name ? "lib-name" : "lib-ver") +
+                    " cannot contain spaces, newlines or special characters.");
+    return;
+  }
+  (is_name ? ctx.client.lib_name : ctx.client.lib_ver) = value;
+  ctx.reply.Ok();
+}
+
+bool ParseOnOff(CommandContext& ctx, std::string_view text, bool* on) {
+  if (EqualsIgnoreCase(text, "on")) {
+    *on = true;
+  } else if (EqualsIgnoreCase(text, "off")) {
+    *on = false;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void ClientNoEvictCommand(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOff(ctx, ctx.arg(2), &on)) return;
+  ctx.client.no_evict = on;
+  ctx.reply.Ok();
+}
+
+void ClientNoTouchCommand(CommandContext& ctx) {
+  bool on;
+  if (!ParseOnOff(ctx, ctx.arg(2), &on)) return;
+  ctx.reply.Ok();
+}
+
+void ClientReplyCommand(CommandContext& ctx) {
+  std::string_view mode = ctx.arg(2);
+  if (EqualsIgnoreCase(mode, "on")) {
+    ctx.client.reply_mode = ReplyMode::kOn;
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(mode, "off")) {
+    ctx.client.reply_mode = ReplyMode::kOff;
+  } else if (EqualsIgnoreCase(mode, "skip")) {
+    if (ctx.client.reply_mode == ReplyMode::kOn) ctx.client.reply_mode = ReplyMode::kSkipNext;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+  }
+}
+
+void ClientHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "    * ID <client-id>",
+      "      Kill connections by client id.",
+      "    * MAXAGE <maxage>",
+      "      Kill connections older than the specified age.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "NO-TOUCH (ON|OFF)",
+      "    Will not touch LRU/LFU stats when this mode is on.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "HELP",
+      "    Print this help."};
+  ctx.reply.Array(std::size(kLines));
+  for (const char* line : kLines) ctx.reply.Simple(line);
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable* table) {
+  constexpr uint32_t kConn = kCmdNoscript | kCmdLoading | kCmdStale;
+  CommandAdder add{table, "connection"};
+  add("ping", -1, kCmdFast, 0, 0, 0, PingCommand, "Returns the server's liveliness response.",
+      "1.0.0", "O(1)", "[message]");
+  add("echo", 2, kCmdFast, 0, 0, 0, EchoCommand, "Returns the given string.", "1.0.0", "O(1)",
+      "message");
+  add("quit", -1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, QuitCommand,
+      "Closes the connection.", "1.0.0", "O(1)", "");
+  add("select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand,
+      "Changes the selected database.", "1.0.0", "O(1)", "index");
+  add("auth", -2, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, AuthCommand,
+      "Authenticates the connection.", "1.0.0",
+      "O(N) where N is the number of passwords defined for the user", "[username] password");
+  add("hello", -1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.",
+      "6.0.0", "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
+  add("reset", 1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, ResetCommand,
+      "Resets the connection.", "6.2.0", "O(1)", "");
+  Command* client = add("client", -2, kCmdSkipSlowlog, 0, 0, 0, nullptr,
+                        "A container for client connection commands.", "2.4.0",
+                        "Depends on subcommand.", "");
+  add.Sub(client, "id", 2, kConn, 0, 0, 0, ClientIdCommand,
+          "Returns the unique client ID of the connection.", "5.0.0", "O(1)", "");
+  add.Sub(client, "setname", 3, kConn, 0, 0, 0, ClientSetnameCommand,
+          "Sets the connection name.", "2.6.9", "O(1)", "connection-name");
+  add.Sub(client, "getname", 2, kConn, 0, 0, 0, ClientGetnameCommand,
+          "Returns the name of the connection.", "2.6.9", "O(1)", "");
+  add.Sub(client, "list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientListCommand,
+          "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections",
+          "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]");
+  add.Sub(client, "info", 2, kConn, 0, 0, 0, ClientInfoCommand,
+          "Returns information about the connection.", "6.2.0", "O(1)", "");
+  add.Sub(client, "kill", -3, kCmdAdmin | kConn, 0, 0, 0, ClientKillCommand,
+          "Terminates open connections.", "2.4.0",
+          "O(N) where N is the number of client connections",
+          "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | "
+          "[USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] | "
+          "[MAXAGE maxage] [[ID client-id] | ...]>>");
+  add.Sub(client, "setinfo", 4, kConn, 0, 0, 0, ClientSetinfoCommand,
+          "Sets information specific to the client or connection.", "7.2.0", "O(1)",
+          "<LIB-NAME libname | LIB-VER libver>");
+  add.Sub(client, "no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvictCommand,
+          "Sets the client eviction mode of the connection.", "7.0.0", "O(1)", "<ON | OFF>");
+  add.Sub(client, "no-touch", 3, kConn, 0, 0, 0, ClientNoTouchCommand,
+          "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
+          "7.2.0", "O(1)", "<ON | OFF>");
+  add.Sub(client, "reply", 3, kConn, 0, 0, 0, ClientReplyCommand,
+          "Instructs the server whether to reply to commands.", "3.2.0", "O(1)",
+          "<ON | OFF | SKIP>");
+  add.Sub(client, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelpCommand,
+          "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+}
+
+}  // namespace goblin

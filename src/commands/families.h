@@ -1,0 +1,16 @@
+// The command families. Each src/commands/<family>.cc registers its rows in the command table;
+// registry.cc calls them all.
+#pragma once
+
+#include "server/command_table.h"
+
+namespace goblin {
+
+void RegisterStringCommands(CommandTable* table);
+void RegisterKeyCommands(CommandTable* table);
+void RegisterConnectionCommands(CommandTable* table);
+void RegisterServerCommands(CommandTable* table);
+void RegisterIntrospectionCommands(CommandTable* table);
+void RegisterInfoCommand(CommandTable* table);
+
+}  // namespace goblin

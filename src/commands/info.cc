@@ -1,0 +1,408 @@
+// INFO: the sections clients and dashboards read, with Redis's field names.
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/string_number.h"
+#include "server/memory_stats.h"
+#include "server/version.h"
+
+namespace goblin {
+namespace {
+
+// Redis's bytesToHuman: "1023B", "1.00K", "12.34M", ...
+std::string BytesToHuman(double bytes) {
+  static const char* kUnits[] = {"B", "K", "M", "G", "T", "P", "E"};
+  char buf[64];
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(bytes));
+    return buf;
+  }
+  int unit = 0;
+  while (bytes >= 1024 && unit < 6) {
+    bytes /= 1024;
+    ++unit;
+  }
+  std::snprintf(buf, sizeof(buf), "%.2f%s", bytes, kUnits[unit]);
+  return buf;
+}
+
+std::string Fixed(double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f", value);
+  return buf;
+}
+
+class InfoWriter {
+ public:
+  void Section(std::string_view name) {
+    if (!text_.empty()) text_ += "\r\n";
+    text_ += "# ";
+    text_ += name;
+    text_ += "\r\n";
+  }
+  void Field(std::string_view name, std::string_view value) {
+    text_.append(name).append(":").append(value).append("\r\n");
+  }
+  void Field(std::string_view name, int64_t value) { Field(name, Int64ToString(value)); }
+  void Field(std::string_view name, uint64_t value) {
+    Field(name, std::to_string(value));
+  }
+  std::string& text() { return text_; }
+
+ private:
+  std::string text_;
+};
+
+void ServerSection(CommandContext& ctx, InfoWriter& w) {
+  Server& s = ctx.server;
+  utsname name{};
+  uname(&name);
+  w.Section("Server");
+  w.Field("redis_version", kRedisVersion);
+  w.Field("goblin_version", kGoblinVersion);
+  w.Field("redis_git_sha1", "00000000");
+  w.Field("redis_git_dirty", "0");
+  w.Field("redis_build_id", "0");
+  w.Field("redis_mode", "standalone");
+  w.Field("os", std::string(name.sysname) + " " + name.release + " " + name.machine);
+  w.Field("arch_bits", "64");
+  w.Field("monotonic_clock", "POSIX clock_gettime");
+  w.Field("multiplexing_api", "epoll");
+  w.Field("atomicvar_api", "c11-builtin");
+  w.Field("gcc_version", std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+                             std::to_string(__GNUC_PATCHLEVEL__));
+  w.Field("process_id", static_cast<int64_t>(s.pid));
+  w.Field("process_supervised", "no");
+  w.Field("run_id", s.run_id);
+  w.Field("tcp_port", static_cast<int64_t>(s.config.port));
+  w.Field("server_time_usec", ctx.now_ms * 1000);
+  w.Field("uptime_in_seconds", s.UptimeSeconds());
+  w.Field("uptime_in_days", s.UptimeSeconds() / 86400);
+  w.Field("hz", s.config.hz);
+  w.Field("configured_hz", s.config.hz);
+  w.Field("lru_clock", (ctx.now_ms / 1000) & ((1 << 24) - 1));
+  w.Field("executable", s.executable);
+  w.Field("config_file", s.config.config_file);
+  w.Field("io_threads_active", "0");
+}
+
+void ClientsSection(CommandContext& ctx, InfoWriter& w) {
+  std::vector<Client*> clients = ctx.server.ClientsById();
+  size_t biggest_input = 0, biggest_output = 0;
+  for (Client* c : clients) {
+    biggest_input = std::max(biggest_input, c->input.size());
+    biggest_output = std::max(biggest_output, c->output.size());
+  }
+  w.Section("Clients");
+  w.Field("connected_clients", static_cast<int64_t>(clients.size()));
+  w.Field("cluster_connections", "0");
+  w.Field("maxclients", ctx.server.config.maxclients);
+  w.Field("client_recent_max_input_buffer", static_cast<int64_t>(biggest_input));
+  w.Field("client_recent_max_output_buffer", static_cast<int64_t>(biggest_output));
+  w.Field("blocked_clients", "0");
+  w.Field("tracking_clients", "0");
+  w.Field("clients_in_timeout_table", "0");
+  w.Field("total_blocking_keys", "0");
+  w.Field("total_blocking_keys_on_nokey", "0");
+}
+
+void MemorySection(CommandContext& ctx, InfoWriter& w) {
+  Server& s = ctx.server;
+  size_t used = s.UsedMemory();
+  size_t rss = ResidentBytes();
+  size_t peak = s.PeakMemory();
+  size_t active = AllocatorActiveBytes();
+  size_t resident = AllocatorResidentBytes();
+  long pages = sysconf(_SC_PHYS_PAGES);
+  size_t system = pages > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+  size_t tables = 0;
+  for (size_t i = 0; i < s.database_count(); ++i) tables += s.db(static_cast<int>(i)).TableBytes();
+  size_t overhead = tables;
+  auto ratio = [](size_t a, size_t b) { return b ? Fixed(static_cast<double>(a) / static_cast<double>(b)) : std::string("0.00"); };
+  w.Section("Memory");
+  w.Field("used_memory", static_cast<uint64_t>(used));
+  w.Field("used_memory_human", BytesToHuman(static_cast<double>(used)));
+  w.Field("used_memory_rss", static_cast<uint64_t>(rss));
+  w.Field("used_memory_rss_human", BytesToHuman(static_cast<double>(rss)));
+  w.Field("used_memory_peak", static_cast<uint64_t>(peak));
+  w.Field("used_memory_peak_human", BytesToHuman(static_cast<double>(peak)));
+  w.Field("used_memory_peak_perc", (peak ? Fixed(100.0 * static_cast<double>(used) / static_cast<double>(peak)) : std::string("0.00")) + "%");
+  w.Field("used_memory_overhead", static_cast<uint64_t>(overhead));
+  w.Field("used_memory_startup", "0");
+  w.Field("used_memory_dataset", static_cast<uint64_t>(used > overhead ? used - overhead : 0));
+  w.Field("used_memory_dataset_perc", (used ? Fixed(100.0 * static_cast<double>(used > overhead ? used - overhead : 0) / static_cast<double>(used)) : std::string("0.00")) + "%");
+  w.Field("allocator_allocated", static_cast<uint64_t>(used));
+  w.Field("allocator_active", static_cast<uint64_t>(active));
+  w.Field("allocator_resident", static_cast<uint64_t>(resident));
+  w.Field("total_system_memory", static_cast<uint64_t>(system));
+  w.Field("total_system_memory_human", BytesToHuman(static_cast<double>(system)));
+  w.Field("used_memory_lua", "31744");
+  w.Field("used_memory_vm_eval", "31744");
+  w.Field("used_memory_lua_human", "31.00K");
+  w.Field("used_memory_scripts_eval", "0");
+  w.Field("number_of_cached_scripts", "0");
+  w.Field("number_of_functions", "0");
+  w.Field("number_of_libraries", "0");
+  w.Field("used_memory_vm_functions", "32768");
+  w.Field("used_memory_vm_total", "64512");
+  w.Field("used_memory_vm_total_human", "63.00K");
+  w.Field("used_memory_functions", "0");
+  w.Field("used_memory_scripts", "0");
+  w.Field("used_memory_scripts_human", "0B");
+  w.Field("maxmemory", s.config.maxmemory);
+  w.Field("maxmemory_human", BytesToHuman(static_cast<double>(s.config.maxmemory)));
+  w.Field("maxmemory_policy", s.config.maxmemory_policy);
+  w.Field("allocator_frag_ratio", ratio(active, used));
+  w.Field("allocator_frag_bytes", static_cast<int64_t>(active) - static_cast<int64_t>(used));
+  w.Field("allocator_rss_ratio", ratio(resident, active));
+  w.Field("allocator_rss_bytes", static_cast<int64_t>(resident) - static_cast<int64_t>(active));
+  w.Field("rss_overhead_ratio", ratio(rss, resident));
+  w.Field("rss_overhead_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(resident));
+  w.Field("mem_fragmentation_ratio", ratio(rss, used));
+  w.Field("mem_fragmentation_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(used));
+  w.Field("mem_not_counted_for_evict", "0");
+  w.Field("mem_replication_backlog", "0");
+  w.Field("mem_total_replication_buffers", "0");
+  w.Field("mem_clients_slaves", "0");
+  size_t client_memory = 0;
+  for (Client* c : s.ClientsById()) client_memory += c->input.capacity() + c->output.capacity();
+  w.Field("mem_clients_normal", static_cast<uint64_t>(client_memory));
+  w.Field("mem_cluster_links", "0");
+  w.Field("mem_aof_buffer", "0");
+  w.Field("mem_allocator", AllocatorName());
+  w.Field("active_defrag_running", "0");
+  w.Field("lazyfree_pending_objects", "0");
+  w.Field("lazyfreed_objects", "0");
+}
+
+void PersistenceSection(CommandContext& ctx, InfoWriter& w) {
+  Server& s = ctx.server;
+  w.Section("Persistence");
+  w.Field("loading", "0");
+  w.Field("async_loading", "0");
+  w.Field("current_cow_peak", "0");
+  w.Field("current_cow_size", "0");
+  w.Field("current_cow_size_age", "0");
+  w.Field("current_fork_perc", "0.00");
+  w.Field("current_save_keys_processed", "0");
+  w.Field("current_save_keys_total", "0");
+  w.Field("rdb_changes_since_last_save", s.dirty);
+  w.Field("rdb_bgsave_in_progress", "0");
+  w.Field("rdb_last_save_time", s.last_save_unix);
+  w.Field("rdb_last_bgsave_status", "ok");
+  w.Field("rdb_last_bgsave_time_sec", "-1");
+  w.Field("rdb_current_bgsave_time_sec", "-1");
+  w.Field("rdb_saves", "0");
+  w.Field("rdb_last_cow_size", "0");
+  w.Field("rdb_last_load_keys_expired", "0");
+  w.Field("rdb_last_load_keys_loaded", "0");
+  w.Field("aof_enabled", s.config.appendonly ? "1" : "0");
+  w.Field("aof_rewrite_in_progress", "0");
+  w.Field("aof_rewrite_scheduled", "0");
+  w.Field("aof_last_rewrite_time_sec", "-1");
+  w.Field("aof_current_rewrite_time_sec", "-1");
+  w.Field("aof_last_bgrewrite_status", "ok");
+  w.Field("aof_rewrites", "0");
+  w.Field("aof_rewrites_consecutive_failures", "0");
+  w.Field("aof_last_write_status", "ok");
+  w.Field("aof_last_cow_size", "0");
+  w.Field("module_fork_in_progress", "0");
+  w.Field("module_fork_last_cow_size", "0");
+}
+
+void StatsSection(CommandContext& ctx, InfoWriter& w) {
+  const ServerStats& st = ctx.server.stats;
+  double ops = 0;
+  for (double sample : st.ops_samples) ops += sample;
+  ops /= 16;
+  w.Section("Stats");
+  w.Field("total_connections_received", st.total_connections_received);
+  w.Field("total_commands_processed", st.total_commands_processed);
+  w.Field("instantaneous_ops_per_sec", static_cast<int64_t>(ops));
+  w.Field("total_net_input_bytes", st.net_input_bytes);
+  w.Field("total_net_output_bytes", st.net_output_bytes);
+  w.Field("total_net_repl_input_bytes", "0");
+  w.Field("total_net_repl_output_bytes", "0");
+  w.Field("instantaneous_input_kbps", "0.00");
+  w.Field("instantaneous_output_kbps", "0.00");
+  w.Field("instantaneous_input_repl_kbps", "0.00");
+  w.Field("instantaneous_output_repl_kbps", "0.00");
+  w.Field("rejected_connections", st.rejected_connections);
+  w.Field("sync_full", "0");
+  w.Field("sync_partial_ok", "0");
+  w.Field("sync_partial_err", "0");
+  w.Field("expired_keys", st.keyspace.expired_keys);
+  w.Field("expired_stale_perc", "0.00");
+  w.Field("expired_time_cap_reached_count", "0");
+  w.Field("expire_cycle_cpu_milliseconds", "0");
+  w.Field("evicted_keys", "0");
+  w.Field("evicted_clients", "0");
+  w.Field("total_eviction_exceeded_time", "0");
+  w.Field("current_eviction_exceeded_time", "0");
+  w.Field("keyspace_hits", st.keyspace.keyspace_hits);
+  w.Field("keyspace_misses", st.keyspace.keyspace_misses);
+  w.Field("pubsub_channels", "0");
+  w.Field("pubsub_patterns", "0");
+  w.Field("pubsubshard_channels", "0");
+  w.Field("latest_fork_usec", "0");
+  w.Field("total_forks", "0");
+  w.Field("migrate_cached_sockets", "0");
+  w.Field("slave_expires_tracked_keys", "0");
+  w.Field("active_defrag_hits", "0");
+  w.Field("active_defrag_misses", "0");
+  w.Field("active_defrag_key_hits", "0");
+  w.Field("active_defrag_key_misses", "0");
+  w.Field("total_active_defrag_time", "0");
+  w.Field("current_active_defrag_time", "0");
+  w.Field("tracking_total_keys", "0");
+  w.Field("tracking_total_items", "0");
+  w.Field("tracking_total_prefixes", "0");
+  w.Field("unexpected_error_replies", st.unexpected_error_replies);
+  w.Field("total_error_replies", st.total_error_replies);
+  w.Field("dump_payload_sanitizations", "0");
+  w.Field("total_reads_processed", st.total_reads_processed);
+  w.Field("total_writes_processed", st.total_writes_processed);
+  w.Field("io_threaded_reads_processed", "0");
+  w.Field("io_threaded_writes_processed", "0");
+  w.Field("client_query_buffer_limit_disconnections", st.client_query_buffer_limit_disconnections);
+  w.Field("client_output_buffer_limit_disconnections", "0");
+  w.Field("reply_buffer_shrinks", "0");
+  w.Field("reply_buffer_expands", "0");
+}
+
+void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
+  w.Section("Replication");
+  w.Field("role", "master");
+  w.Field("connected_slaves", "0");
+  w.Field("master_failover_state", "no-failover");
+  w.Field("master_replid", ctx.server.run_id);
+  w.Field("master_replid2", "0000000000000000000000000000000000000000");
+  w.Field("master_repl_offset", "0");
+  w.Field("second_repl_offset", "-1");
+  w.Field("repl_backlog_active", "0");
+  w.Field("repl_backlog_size", "1048576");
+  w.Field("repl_backlog_first_byte_offset", "0");
+  w.Field("repl_backlog_histlen", "0");
+}
+
+void CpuSection(CommandContext&, InfoWriter& w) {
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto seconds = [](const timeval& t) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%ld.%06ld", static_cast<long>(t.tv_sec),
+                  static_cast<long>(t.tv_usec));
+    return std::string(buf);
+  };
+  w.Section("CPU");
+  w.Field("used_cpu_sys", seconds(self.ru_stime));
+  w.Field("used_cpu_user", seconds(self.ru_utime));
+  w.Field("used_cpu_sys_children", seconds(children.ru_stime));
+  w.Field("used_cpu_user_children", seconds(children.ru_utime));
+  w.Field("used_cpu_sys_main_thread", seconds(self.ru_stime));
+  w.Field("used_cpu_user_main_thread", seconds(self.ru_utime));
+}
+
+void ModulesSection(CommandContext&, InfoWriter& w) { w.Section("Modules"); }
+
+void CommandstatsSection(CommandContext& ctx, InfoWriter& w) {
+  w.Section("Commandstats");
+  auto emit = [&w](const Command& command) {
+    const CommandStats& st = command.stats;
+    if (st.calls == 0 && st.rejected_calls == 0 && st.failed_calls == 0) return;
+    double per_call = st.calls ? static_cast<double>(st.usec) / static_cast<double>(st.calls) : 0;
+    w.Field("cmdstat_" + command.name,
+            "calls=" + std::to_string(st.calls) + ",usec=" + std::to_string(st.usec) +
+                ",usec_per_call=" + Fixed(per_call) +
+                ",rejected_calls=" + std::to_string(st.rejected_calls) +
+                ",failed_calls=" + std::to_string(st.failed_calls));
+  };
+  for (const Command* command : ctx.server.commands.All()) {
+    emit(*command);
+    for (const auto& sub : command->subcommands) emit(*sub);
+  }
+}
+
+void ErrorstatsSection(CommandContext& ctx, InfoWriter& w) {
+  w.Section("Errorstats");
+  for (const auto& [prefix, count] : ctx.server.stats.error_counts) {
+    w.Field("errorstat_" + prefix, "count=" + std::to_string(count));
+  }
+}
+
+void ClusterSection(CommandContext&, InfoWriter& w) {
+  w.Section("Cluster");
+  w.Field("cluster_enabled", "0");
+}
+
+void KeyspaceSection(CommandContext& ctx, InfoWriter& w) {
+  w.Section("Keyspace");
+  for (size_t i = 0; i < ctx.server.database_count(); ++i) {
+    Database& db = ctx.server.db(static_cast<int>(i));
+    if (db.size() == 0) continue;
+    w.Field("db" + std::to_string(i), "keys=" + std::to_string(db.size()) +
+                                          ",expires=" + std::to_string(db.expires()) +
+                                          ",avg_ttl=0");
+  }
+}
+
+struct InfoSection {
+  const char* name;
+  void (*write)(CommandContext&, InfoWriter&);
+  bool in_default;
+  bool in_all;
+};
+
+constexpr InfoSection kSections[] = {
+    {"server", ServerSection, true, true},
+    {"clients", ClientsSection, true, true},
+    {"memory", MemorySection, true, true},
+    {"persistence", PersistenceSection, true, true},
+    {"stats", StatsSection, true, true},
+    {"replication", ReplicationSection, true, true},
+    {"cpu", CpuSection, true, true},
+    {"modules", ModulesSection, true, false},
+    {"commandstats", CommandstatsSection, false, true},
+    {"errorstats", ErrorstatsSection, true, true},
+    {"cluster", ClusterSection, true, true},
+    {"keyspace", KeyspaceSection, true, true},
+};
+
+void InfoCommand(CommandContext& ctx) {
+  std::set<std::string> wanted;
+  bool everything = false, all = false, defaults = ctx.argc() == 1;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    std::string name(ctx.arg(i));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "everything") everything = true;
+    else if (name == "all") all = true;
+    else if (name == "default") defaults = true;
+    else wanted.insert(name);
+  }
+  InfoWriter writer;
+  for (const InfoSection& section : kSections) {
+    bool include = everything || (all && section.in_all) || (defaults && section.in_default) ||
+                   wanted.count(section.name);
+    if (include) section.write(ctx, writer);
+  }
+  ctx.reply.Verbatim(writer.text());
+}
+
+}  // namespace
+
+void RegisterInfoCommand(CommandTable* table) {
+  CommandAdder add{table, "server"};
+  add("info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand,
+      "Returns information and statistics about the server.", "1.0.0", "O(1)",
+      "[section [section ...]]");
+}
+
+}  // namespace goblin

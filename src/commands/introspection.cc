@@ -1,0 +1,288 @@
+// COMMAND and its subcommands: the command table as clients see it.
+#include <string>
+#include <vector>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/glob.h"
+#include "server/errors.h"
+
+namespace goblin {
+namespace {
+
+std::vector<std::string_view> FlagNames(uint32_t flags) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {kCmdWrite, "write"},         {kCmdReadonly, "readonly"},
+      {kCmdDenyOom, "denyoom"},     {kCmdAdmin, "admin"},
+      {kCmdPubsub, "pubsub"},       {kCmdNoscript, "noscript"},
+      {kCmdBlocking, "blocking"},   {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdFast, "fast"},
+      {kCmdNoAuth, "no_auth"},      {kCmdNoMulti, "no_multi"},
+      {kCmdAllowBusy, "allow_busy"}};
+  std::vector<std::string_view> names;
+  for (const auto& [flag, name] : kNames) {
+    if (flags & flag) names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> AclCategories(const Command& command) {
+  std::vector<std::string> categories;
+  if (command.flags & kCmdWrite) categories.push_back("@write");
+  if (command.flags & kCmdReadonly) categories.push_back("@read");
+  static const std::pair<const char*, const char*> kGroups[] = {
+      {"string", "@string"},     {"generic", "@keyspace"}, {"hash", "@hash"},
+      {"set", "@set"},           {"sorted-set", "@sortedset"}, {"list", "@list"},
+      {"connection", "@connection"}};
+  for (const auto& [group, category] : kGroups) {
+    if (command.group == group) categories.push_back(category);
+  }
+  if (command.flags & kCmdAdmin) {
+    categories.push_back("@admin");
+    categories.push_back("@dangerous");
+  }
+  if (command.flags & kCmdBlocking) categories.push_back("@blocking");
+  categories.push_back(command.flags & kCmdFast ? "@fast" : "@slow");
+  return categories;
+}
+
+void ReplyKeySpecs(ReplyBuilder& r, const Command& command) {
+  if (command.first_key <= 0) {
+    r.Array(0);
+    return;
+  }
+  r.Array(1);
+  r.Map(3);
+  r.Bulk("flags");
+  bool write = command.flags & kCmdWrite;
+  r.Set(write ? 2 : 2);
+  r.Simple(write ? "RW" : "RO");
+  r.Simple(write ? "UPDATE" : "ACCESS");
+  r.Bulk("begin_search");
+  r.Map(2);
+  r.Bulk("type");
+  r.Bulk("index");
+  r.Bulk("spec");
+  r.Map(1);
+  r.Bulk("index");
+  r.Integer(command.first_key);
+  r.Bulk("find_keys");
+  r.Map(2);
+  r.Bulk("type");
+  r.Bulk("range");
+  r.Bulk("spec");
+  r.Map(3);
+  r.Bulk("lastkey");
+  r.Integer(command.last_key < 0 ? command.last_key : command.last_key - command.first_key);
+  r.Bulk("keystep");
+  r.Integer(command.key_step);
+  r.Bulk("limit");
+  r.Integer(0);
+}
+
+void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
+  r.Array(10);
+  r.Bulk(command.name);
+  r.Integer(command.arity);
+  std::vector<std::string_view> flags = FlagNames(command.flags);
+  r.Set(flags.size());
+  for (std::string_view flag : flags) r.Simple(flag);
+  r.Integer(command.first_key);
+  r.Integer(command.last_key);
+  r.Integer(command.key_step);
+  std::vector<std::string> categories = AclCategories(command);
+  r.Set(categories.size());
+  for (const std::string& category : categories) r.Simple(category);
+  r.Array(0);  // tips
+  ReplyKeySpecs(r, command);
+  r.Array(command.subcommands.size());
+  for (const auto& sub : command.subcommands) ReplyCommandInfo(r, *sub);
+}
+
+void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
+  bool has_subcommands = command.HasSubcommands();
+  r.Map(4 + (has_subcommands ? 1 : 0));
+  r.Bulk("summary");
+  r.Bulk(command.summary);
+  r.Bulk("since");
+  r.Bulk(command.since);
+  r.Bulk("group");
+  r.Bulk(command.group);
+  r.Bulk("complexity");
+  r.Bulk(command.complexity);
+  if (has_subcommands) {
+    r.Bulk("subcommands");
+    r.Map(command.subcommands.size());
+    for (const auto& sub : command.subcommands) {
+      r.Bulk(sub->name);
+      ReplyCommandDocs(r, *sub);
+    }
+  }
+}
+
+void CommandCommand(CommandContext& ctx) {
+  const auto& all = ctx.server.commands.All();
+  ctx.reply.Array(all.size());
+  for (const Command* command : all) ReplyCommandInfo(ctx.reply, *command);
+}
+
+void CommandCountCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.commands.size()));
+}
+
+// "config|get" or "config get" style lookups: COMMAND INFO takes names and name|sub.
+const Command* LookupByFullName(const CommandTable& table, std::string_view name) {
+  size_t bar = name.find('|');
+  const Command* command = table.Find(name.substr(0, bar));
+  if (command == nullptr || bar == std::string_view::npos) return command;
+  return command->FindSubcommand(name.substr(bar + 1));
+}
+
+void CommandInfoCommand(CommandContext& ctx) {
+  if (ctx.argc() == 2) {
+    CommandCommand(ctx);
+    return;
+  }
+  ctx.reply.Array(ctx.argc() - 2);
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    const Command* command = LookupByFullName(ctx.server.commands, ctx.arg(i));
+    if (command == nullptr) {
+      ctx.reply.NullArray();
+    } else {
+      ReplyCommandInfo(ctx.reply, *command);
+    }
+  }
+}
+
+void CommandDocsCommand(CommandContext& ctx) {
+  std::vector<const Command*> chosen;
+  if (ctx.argc() == 2) {
+    chosen = ctx.server.commands.All();
+  } else {
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      if (const Command* c = LookupByFullName(ctx.server.commands, ctx.arg(i))) chosen.push_back(c);
+    }
+  }
+  ctx.reply.Map(chosen.size());
+  for (const Command* command : chosen) {
+    ctx.reply.Bulk(command->name);
+    ReplyCommandDocs(ctx.reply, *command);
+  }
+}
+
+void CommandListCommand(CommandContext& ctx) {
+  std::string_view pattern = "*";
+  std::string_view category;
+  if (ctx.argc() == 5 && EqualsIgnoreCase(ctx.arg(2), "filterby")) {
+    if (EqualsIgnoreCase(ctx.arg(3), "pattern")) {
+      pattern = ctx.arg(4);
+    } else if (EqualsIgnoreCase(ctx.arg(3), "aclcat")) {
+      category = ctx.arg(4);
+    } else if (EqualsIgnoreCase(ctx.arg(3), "module")) {
+      ctx.reply.Array(0);
+      return;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  } else if (ctx.argc() != 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  std::vector<std::string_view> names;
+  auto consider = [&](const Command& command) {
+    if (!GlobMatch(pattern, command.name, true)) return;
+    if (!category.empty()) {
+      bool in = false;
+      for (const std::string& c : AclCategories(command)) {
+        in = in || EqualsIgnoreCase(std::string_view(c).substr(1), category);
+      }
+      if (!in) return;
+    }
+    names.push_back(command.name);
+  };
+  for (const Command* command : ctx.server.commands.All()) {
+    consider(*command);
+    for (const auto& sub : command->subcommands) consider(*sub);
+  }
+  ctx.reply.Array(names.size());
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+}
+
+void CommandGetkeysCommand(CommandContext& ctx) {
+  const Command* command = ctx.server.commands.Find(ctx.arg(2));
+  if (command == nullptr) {
+    ctx.reply.Error("ERR Invalid command specified");
+    return;
+  }
+  size_t argc = ctx.argc() - 2;
+  if (command->HasSubcommands() && argc >= 2) {
+    if (const Command* sub = command->FindSubcommand(ctx.arg(3))) command = sub;
+  }
+  if (!command->ArityOk(argc)) {
+    ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return;
+  }
+  std::vector<size_t> keys = command->KeyPositions(argc);
+  if (keys.empty()) {
+    ctx.reply.Error("ERR The command has no key arguments");
+    return;
+  }
+  ctx.reply.Array(keys.size());
+  for (size_t position : keys) ctx.reply.Bulk(ctx.arg(position + 2));
+}
+
+void CommandHelpCommand(CommandContext& ctx) {
+  static const char* kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "HELP",
+      "    Print this help."};
+  ctx.reply.Array(std::size(kLines));
+  for (const char* line : kLines) ctx.reply.Simple(line);
+}
+
+}  // namespace
+
+void RegisterIntrospectionCommands(CommandTable* table) {
+  constexpr uint32_t kFlags = kCmdLoading | kCmdStale;
+  CommandAdder add{table, "server"};
+  Command* command = add("command", -1, kFlags, 0, 0, 0, CommandCommand,
+                         "Returns detailed information about all commands.", "2.8.13",
+                         "O(N) where N is the total number of Redis commands", "");
+  add.Sub(command, "count", 2, kFlags, 0, 0, 0, CommandCountCommand,
+          "Returns a count of commands.", "2.8.13", "O(1)", "");
+  add.Sub(command, "info", -2, kFlags, 0, 0, 0, CommandInfoCommand,
+          "Returns information about one, multiple or all commands.", "2.8.13",
+          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
+  add.Sub(command, "docs", -2, kFlags, 0, 0, 0, CommandDocsCommand,
+          "Returns documentary information about one, multiple or all commands.", "7.0.0",
+          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
+  add.Sub(command, "list", -2, kFlags, 0, 0, 0, CommandListCommand,
+          "Returns a list of command names.", "7.0.0",
+          "O(N) where N is the total number of Redis commands",
+          "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]");
+  add.Sub(command, "getkeys", -3, kFlags, 0, 0, 0, CommandGetkeysCommand,
+          "Extracts the key names from an arbitrary command.", "2.8.13",
+          "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
+  add.Sub(command, "help", 2, kFlags, 0, 0, 0, CommandHelpCommand,
+          "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+}
+
+}  // namespace goblin

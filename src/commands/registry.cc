@@ -1,0 +1,14 @@
+#include "commands/families.h"
+
+namespace goblin {
+
+void RegisterAllCommands(CommandTable* table) {
+  RegisterStringCommands(table);
+  RegisterKeyCommands(table);
+  RegisterConnectionCommands(table);
+  RegisterServerCommands(table);
+  RegisterIntrospectionCommands(table);
+  RegisterInfoCommand(table);
+}
+
+}  // namespace goblin

@@ -1,0 +1,652 @@
+// Server administration: CONFIG TIME LASTSAVE SHUTDOWN MEMORY SLOWLOG LATENCY DEBUG MODULE.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+#include "server/log.h"
+#include "server/memory_stats.h"
+
+namespace goblin {
+namespace {
+
+void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
+  ctx.reply.Array(lines.size());
+  for (const char* line : lines) ctx.reply.Simple(line);
+}
+
+// --- CONFIG -------------------------------------------------------------------------------
+
+void ConfigGetCommand(CommandContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> found;
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    for (auto& pair : ctx.server.config_registry.Get(ctx.arg(i))) {
+      bool seen = false;
+      for (const auto& existing : found) seen = seen || existing.first == pair.first;
+      if (!seen) found.push_back(std::move(pair));
+    }
+  }
+  ctx.reply.Map(found.size());
+  for (const auto& [name, value] : found) {
+    ctx.reply.Bulk(name);
+    ctx.reply.Bulk(value);
+  }
+}
+
+void ApplyConfigChange(Server& server, std::string_view name) {
+  if (name == "loglevel") SetLogLevel(server.config.loglevel);
+}
+
+void ConfigSetCommand(CommandContext& ctx) {
+  if (ctx.argc() % 2 != 0) {
+    ctx.reply.Error("ERR wrong number of arguments for 'config|set' command");
+    return;
+  }
+  ConfigRegistry& registry = ctx.server.config_registry;
+  // Validate every name first so that a bad one changes nothing.
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    if (!registry.IsKnown(ctx.arg(i))) {
+      ctx.reply.Error("ERR Unknown option or number of arguments for CONFIG SET - '" +
+                      std::string(ctx.arg(i)) + "'");
+      return;
+    }
+  }
+  Config saved = ctx.server.config;
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    std::string error = registry.Apply(ctx.arg(i), {std::string(ctx.arg(i + 1))}, false);
+    if (!error.empty()) {
+      ctx.server.config = saved;
+      ctx.reply.Error("ERR CONFIG SET failed (possibly related to argument '" +
+                      std::string(ctx.arg(i)) + "') - " + error);
+      return;
+    }
+  }
+  for (size_t i = 2; i < ctx.argc(); i += 2) ApplyConfigChange(ctx.server, ctx.arg(i));
+  ctx.reply.Ok();
+}
+
+void ConfigResetstatCommand(CommandContext& ctx) {
+  Server& s = ctx.server;
+  KeyspaceCounters zero;
+  s.stats.keyspace = zero;
+  s.stats.total_connections_received = 0;
+  s.stats.total_commands_processed = 0;
+  s.stats.rejected_connections = 0;
+  s.stats.net_input_bytes = s.stats.net_output_bytes = 0;
+  s.stats.total_error_replies = 0;
+  s.stats.error_counts.clear();
+  s.stats.total_reads_processed = s.stats.total_writes_processed = 0;
+  for (const Command* command : s.commands.All()) {
+    command->stats = CommandStats();
+    for (const auto& sub : command->subcommands) sub->stats = CommandStats();
+  }
+  ctx.reply.Ok();
+}
+
+void ConfigRewriteCommand(CommandContext& ctx) {
+  std::string error = ctx.server.config_registry.Rewrite();
+  if (!error.empty()) {
+    ctx.reply.Error("ERR " + error);
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+void ConfigHelpCommand(CommandContext& ctx) {
+  ReplyHelp(ctx, {"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                  "GET <pattern>",
+                  "    Return parameters matching the glob-like <pattern> and their values.",
+                  "SET <directive> <value>",
+                  "    Set the configuration <directive> to <value>.",
+                  "RESETSTAT",
+                  "    Reset statistics reported by the INFO command.",
+                  "REWRITE",
+                  "    Rewrite the configuration file.",
+                  "HELP",
+                  "    Print this help."});
+}
+
+// --- TIME, LASTSAVE, SHUTDOWN ---------------------------------------------------------------
+
+void TimeCommand(CommandContext& ctx) {
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(now).count();
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(std::to_string(micros / 1000000));
+  ctx.reply.Bulk(std::to_string(micros % 1000000));
+}
+
+void LastsaveCommand(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_unix); }
+
+void ShutdownCommand(CommandContext& ctx) {
+  bool save = false;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    std::string_view option = ctx.arg(i);
+    if (EqualsIgnoreCase(option, "save")) {
+      save = true;
+    } else if (EqualsIgnoreCase(option, "nosave") || EqualsIgnoreCase(option, "now") ||
+               EqualsIgnoreCase(option, "force")) {
+    } else if (EqualsIgnoreCase(option, "abort")) {
+      ctx.reply.Error("ERR No shutdown in progress.");
+      return;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (save) {
+    // Snapshots arrive with the persistence work; refusing is better than losing data silently.
+    LogWarning("SHUTDOWN SAVE refused: this build cannot write snapshots yet");
+    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    return;
+  }
+  LogNotice("User requested shutdown...");
+  ctx.server.RequestShutdown();
+  // Like Redis, the client gets no reply: the connection just closes.
+  ctx.server.CloseClientLater(ctx.client);
+}
+
+// --- MEMORY -------------------------------------------------------------------------------
+
+void MemoryUsageCommand(CommandContext& ctx) {
+  if (ctx.argc() != 3 && !(ctx.argc() == 5 && EqualsIgnoreCase(ctx.arg(3), "samples"))) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (ctx.argc() == 5) {
+    int64_t samples;
+    if (!ParseIntegerArg(ctx, ctx.arg(4), &samples)) return;
+  }
+  KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Integer(static_cast<int64_t>(entry->MemoryUsage()));
+}
+
+void MemoryStatsCommand(CommandContext& ctx) {
+  Server& s = ctx.server;
+  size_t used = s.UsedMemory();
+  size_t keys = 0, tables = 0;
+  for (size_t i = 0; i < s.database_count(); ++i) {
+    keys += s.db(static_cast<int>(i)).size();
+    tables += s.db(static_cast<int>(i)).TableBytes();
+  }
+  size_t clients = 0;
+  for (Client* c : s.ClientsById()) clients += c->input.capacity() + c->output.capacity();
+  size_t overhead = tables + clients;
+  size_t dataset = used > overhead ? used - overhead : 0;
+  size_t rss = ResidentBytes();
+  ReplyBuilder& r = ctx.reply;
+  size_t nonempty = 0;
+  for (size_t i = 0; i < s.database_count(); ++i) nonempty += s.db(static_cast<int>(i)).size() ? 1 : 0;
+  r.Map(16 + nonempty);
+  auto field = [&r](const char* name, int64_t value) {
+    r.Bulk(name);
+    r.Integer(value);
+  };
+  field("peak.allocated", static_cast<int64_t>(s.PeakMemory()));
+  field("total.allocated", static_cast<int64_t>(used));
+  field("startup.allocated", 0);
+  field("replication.backlog", 0);
+  field("clients.slaves", 0);
+  field("clients.normal", static_cast<int64_t>(clients));
+  field("cluster.links", 0);
+  field("aof.buffer", 0);
+  field("lua.caches", 0);
+  field("functions.caches", 0);
+  for (size_t i = 0; i < s.database_count(); ++i) {
+    Database& db = s.db(static_cast<int>(i));
+    if (db.size() == 0) continue;
+    r.Bulk("db." + std::to_string(i));
+    r.Map(2);
+    field("overhead.hashtable.main", static_cast<int64_t>(db.TableBytes()));
+    field("overhead.hashtable.expires", 0);
+  }
+  field("overhead.total", static_cast<int64_t>(overhead));
+  field("keys.count", static_cast<int64_t>(keys));
+  field("keys.bytes-per-key", keys ? static_cast<int64_t>(used / keys) : 0);
+  field("dataset.bytes", static_cast<int64_t>(dataset));
+  r.Bulk("dataset.percentage");
+  r.Double(used ? 100.0 * static_cast<double>(dataset) / static_cast<double>(used) : 0);
+  r.Bulk("fragmentation");
+  r.Double(used ? static_cast<double>(rss) / static_cast<double>(used) : 0);
+}
+
+void MemoryDoctorCommand(CommandContext& ctx) {
+  ctx.reply.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account "
+                     "for what occurs on this base.\n");
+}
+
+void MemoryMallocStatsCommand(CommandContext& ctx) {
+  ctx.reply.Verbatim(std::string("Allocator: ") + std::string(AllocatorName()) +
+                     "\nallocated: " + std::to_string(AllocatedBytes()) +
+                     "\nactive: " + std::to_string(AllocatorActiveBytes()) +
+                     "\nresident: " + std::to_string(AllocatorResidentBytes()) + "\n");
+}
+
+void MemoryPurgeCommand(CommandContext& ctx) { ctx.reply.Ok(); }
+
+void MemoryHelpCommand(CommandContext& ctx) {
+  ReplyHelp(ctx, {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                  "DOCTOR",
+                  "    Return memory problems reports.",
+                  "MALLOC-STATS",
+                  "    Return internal statistics report from the memory allocator.",
+                  "PURGE",
+                  "    Attempt to purge dirty pages for reclamation by the allocator.",
+                  "STATS",
+                  "    Return information about the memory usage of the server.",
+                  "USAGE <key> [SAMPLES <count>]",
+                  "    Return memory in bytes used by <key> and its value. Nested values are",
+                  "    sampled up to <count> times (default: 5, 0 means sample all).",
+                  "HELP",
+                  "    Print this help."});
+}
+
+// --- SLOWLOG ------------------------------------------------------------------------------
+
+void SlowlogGetCommand(CommandContext& ctx) {
+  int64_t count = 10;
+  if (ctx.argc() == 3) {
+    if (!ParseInt64(ctx.arg(2), &count) || count < -1) {
+      ctx.reply.Error("ERR count should be greater than or equal to -1");
+      return;
+    }
+    if (count == -1) count = INT64_MAX;
+  }
+  const auto& log = ctx.server.slowlog;
+  size_t shown = static_cast<size_t>(std::min<int64_t>(count, static_cast<int64_t>(log.size())));
+  ctx.reply.Array(shown);
+  for (size_t i = 0; i < shown; ++i) {
+    const SlowlogEntry& e = log[i];
+    ctx.reply.Array(6);
+    ctx.reply.Integer(static_cast<int64_t>(e.id));
+    ctx.reply.Integer(e.unix_time);
+    ctx.reply.Integer(e.duration_us);
+    ctx.reply.Array(e.args.size());
+    for (const std::string& arg : e.args) ctx.reply.Bulk(arg);
+    ctx.reply.Bulk(e.peer);
+    ctx.reply.Bulk(e.client_name);
+  }
+}
+
+void SlowlogLenCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.slowlog.size()));
+}
+
+void SlowlogResetCommand(CommandContext& ctx) {
+  ctx.server.slowlog.clear();
+  ctx.reply.Ok();
+}
+
+void SlowlogHelpCommand(CommandContext& ctx) {
+  ReplyHelp(ctx, {"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                  "GET [<count>]",
+                  "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                  "    Entries are made of:",
+                  "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                  "    client name",
+                  "LEN",
+                  "    Return the length of the slowlog.",
+                  "RESET",
+                  "    Reset the slowlog.",
+                  "HELP",
+                  "    Print this help."});
+}
+
+// --- LATENCY ------------------------------------------------------------------------------
+
+void LatencyLatestCommand(CommandContext& ctx) {
+  const auto& events = ctx.server.latency_events;
+  ctx.reply.Array(events.size());
+  for (const auto& [name, event] : events) {
+    ctx.reply.Array(4);
+    ctx.reply.Bulk(name);
+    ctx.reply.Integer(event.history.back().unix_time);
+    ctx.reply.Integer(event.history.back().latency_ms);
+    ctx.reply.Integer(event.max_ms);
+  }
+}
+
+void LatencyHistoryCommand(CommandContext& ctx) {
+  auto it = ctx.server.latency_events.find(std::string(ctx.arg(2)));
+  if (it == ctx.server.latency_events.end()) {
+    ctx.reply.Array(0);
+    return;
+  }
+  ctx.reply.Array(it->second.history.size());
+  for (const LatencySample& sample : it->second.history) {
+    ctx.reply.Array(2);
+    ctx.reply.Integer(sample.unix_time);
+    ctx.reply.Integer(sample.latency_ms);
+  }
+}
+
+void LatencyResetCommand(CommandContext& ctx) {
+  auto& events = ctx.server.latency_events;
+  if (ctx.argc() == 2) {
+    int64_t count = static_cast<int64_t>(events.size());
+    events.clear();
+    ctx.reply.Integer(count);
+    return;
+  }
+  int64_t count = 0;
+  for (size_t i = 2; i < ctx.argc(); ++i) count += static_cast<int64_t>(events.erase(std::string(ctx.arg(i))));
+  ctx.reply.Integer(count);
+}
+
+void LatencyHelpCommand(CommandContext& ctx) {
+  ReplyHelp(ctx, {"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                  "HISTORY <event>",
+                  "    Return time-latency samples for the <event> class.",
+                  "LATEST",
+                  "    Return the latest latency samples for all events.",
+                  "RESET [<event> ...]",
+                  "    Reset latency data of one or more <event> classes.",
+                  "    (default: reset all data for all event classes)",
+                  "HELP",
+                  "    Print this help."});
+}
+
+// --- DEBUG --------------------------------------------------------------------------------
+
+bool DebugAllowed(CommandContext& ctx) {
+  const std::string& mode = ctx.server.config.enable_debug_command;
+  if (mode == "yes") return true;
+  if (mode == "local") {
+    const std::string& addr = ctx.client.address;
+    if (ctx.client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0) {
+      return true;
+    }
+  }
+  ctx.reply.Error(
+      "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+      "you can run it from a local connection, otherwise you need to set this option in the "
+      "configuration file, and then restart the server.");
+  return false;
+}
+
+// A digest of one key and its value: 20 bytes from two seeded xxh3-128 passes, shown as 40 hex
+// digits like Redis's SHA1-based digest (the values differ from Redis's; only equality matters).
+void DigestKey(const KeyEntry* entry, uint8_t out[20]) {
+  char scratch[kInt64TextMax];
+  std::string material;
+  material.append(entry->key());
+  material.push_back('\0');
+  material.push_back(static_cast<char>(entry->type()));
+  if (entry->type() == ValueType::kString) material.append(entry->string_value(scratch));
+  if (entry->has_expire()) material.append(Int64ToString(entry->expire_ms()));
+  XXH128_hash_t a = XXH3_128bits_withSeed(material.data(), material.size(), 1);
+  XXH128_hash_t b = XXH3_128bits_withSeed(material.data(), material.size(), 2);
+  std::memcpy(out, &a, 16);
+  std::memcpy(out + 16, &b, 4);
+}
+
+std::string Hex(const uint8_t* bytes, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  return out;
+}
+
+void DebugCommand(CommandContext& ctx) {
+  if (!DebugAllowed(ctx)) return;
+  std::string_view sub = ctx.arg(1);
+  if (EqualsIgnoreCase(sub, "sleep") && ctx.argc() == 3) {
+    double seconds;
+    if (!ParseDouble(ctx.arg(2), &seconds)) {
+      ctx.reply.Error(errors::kNotFloat);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "error") && ctx.argc() == 3) {
+    ctx.reply.Error(ctx.arg(2));
+  } else if (EqualsIgnoreCase(sub, "set-active-expire") && ctx.argc() == 3) {
+    ctx.server.active_expire_enabled = ctx.arg(2) != "0";
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "digest") && ctx.argc() == 2) {
+    uint8_t digest[20] = {};
+    bool any = false;
+    for (size_t i = 0; i < ctx.server.database_count(); ++i) {
+      ctx.server.db(static_cast<int>(i)).ForEach([&](const KeyEntry* entry) {
+        if (Database::Expired(entry, ctx.now_ms)) return;
+        uint8_t key_digest[20];
+        DigestKey(entry, key_digest);
+        key_digest[0] ^= static_cast<uint8_t>(i);
+        for (int b = 0; b < 20; ++b) digest[b] ^= key_digest[b];
+        any = true;
+      });
+    }
+    ctx.reply.Simple(any ? Hex(digest, 20) : std::string(40, '0'));
+  } else if (EqualsIgnoreCase(sub, "digest-value") && ctx.argc() >= 2) {
+    ctx.reply.Array(ctx.argc() - 2);
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      KeyEntry* entry = ctx.db().Find(ctx.arg(i), ctx.now_ms);
+      uint8_t digest[20] = {};
+      if (entry != nullptr) DigestKey(entry, digest);
+      ctx.reply.Simple(entry ? Hex(digest, 20) : std::string(40, '0'));
+    }
+  } else if (EqualsIgnoreCase(sub, "object") && ctx.argc() == 3) {
+    KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
+    if (entry == nullptr) {
+      ctx.reply.Error(errors::kNoSuchKey);
+      return;
+    }
+    char address[32];
+    std::snprintf(address, sizeof(address), "%p", static_cast<void*>(entry));
+    ctx.reply.Simple(std::string("Value at:") + address + " refcount:1 encoding:" +
+                     std::string(entry->EncodingName()) +
+                     " serializedlength:" + std::to_string(entry->MemoryUsage()) +
+                     " lru:0 lru_seconds_idle:0");
+  } else if (EqualsIgnoreCase(sub, "protocol") && ctx.argc() == 3) {
+    std::string_view type = ctx.arg(2);
+    ReplyBuilder& r = ctx.reply;
+    if (EqualsIgnoreCase(type, "string")) {
+      r.Bulk("Hello World");
+    } else if (EqualsIgnoreCase(type, "integer")) {
+      r.Integer(12345);
+    } else if (EqualsIgnoreCase(type, "double")) {
+      r.Double(3.141);
+    } else if (EqualsIgnoreCase(type, "bignum")) {
+      r.Raw(r.resp3() ? "(1234567999999999999999999999999999999\r\n"
+                      : "$37\r\n1234567999999999999999999999999999999\r\n");
+    } else if (EqualsIgnoreCase(type, "null")) {
+      r.Null();
+    } else if (EqualsIgnoreCase(type, "array")) {
+      r.Array(3);
+      for (int j = 0; j < 3; ++j) r.Integer(j);
+    } else if (EqualsIgnoreCase(type, "set")) {
+      r.Set(3);
+      for (int j = 0; j < 3; ++j) r.Integer(j);
+    } else if (EqualsIgnoreCase(type, "map")) {
+      r.Map(3);
+      for (int j = 0; j < 3; ++j) {
+        r.Integer(j);
+        r.Bool(j == 1);
+      }
+    } else if (EqualsIgnoreCase(type, "attrib")) {
+      if (r.resp3()) r.Raw("|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n");
+      r.Bulk("Some real reply following the attribute");
+    } else if (EqualsIgnoreCase(type, "push")) {
+      if (!r.resp3()) {
+        r.Error("ERR RESP2 is not supported by this command");
+        return;
+      }
+      r.Push(2);
+      r.Bulk("server-cpu-usage");
+      r.Integer(42);
+      r.Bulk("Some real reply following the push reply");
+    } else if (EqualsIgnoreCase(type, "true")) {
+      r.Bool(true);
+    } else if (EqualsIgnoreCase(type, "false")) {
+      r.Bool(false);
+    } else if (EqualsIgnoreCase(type, "verbatim")) {
+      r.Verbatim("This is a verbatim\nstring");
+    } else {
+      r.Error(
+          "ERR Wrong protocol type name. Please use one of the following: "
+          "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    }
+  } else if (EqualsIgnoreCase(sub, "help")) {
+    ReplyHelp(ctx, {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "DIGEST",
+                    "    Output a hex signature representing the current DB content.",
+                    "DIGEST-VALUE <key> [<key> ...]",
+                    "    Output a hex signature of the values of all the specified keys.",
+                    "ERROR <string>",
+                    "    Return a Redis protocol error with <string> as message.",
+                    "OBJECT <key>",
+                    "    Show low level info about the <key> and associated value.",
+                    "PROTOCOL <type>",
+                    "    Reply with a test value of the specified type.",
+                    "SET-ACTIVE-EXPIRE <0|1>",
+                    "    Setting it to 0 disables expiring keys in background.",
+                    "SLEEP <seconds>",
+                    "    Stop the server for <seconds>. Decimals allowed.",
+                    "HELP",
+                    "    Print this help."});
+  } else {
+    ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
+                    "'. Try DEBUG HELP.");
+  }
+}
+
+// --- MODULE -------------------------------------------------------------------------------
+
+void ModuleListCommand(CommandContext& ctx) { ctx.reply.Array(0); }
+
+void ModuleLoadCommand(CommandContext& ctx) {
+  LogWarning("Module " + std::string(ctx.arg(2)) +
+             " failed to load: Goblin does not load Redis modules");
+  ctx.reply.Error("ERR Error loading the extension. Please check the server logs.");
+}
+
+void ModuleUnloadCommand(CommandContext& ctx) {
+  ctx.reply.Error(
+      "ERR Error unloading module: no such module with that name");
+}
+
+void ModuleHelpCommand(CommandContext& ctx) {
+  ReplyHelp(ctx, {"MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                  "LIST",
+                  "    Return a list of loaded modules.",
+                  "LOAD <path> [<arg> ...]",
+                  "    Load a module library from <path>, passing to it any optional arguments.",
+                  "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+                  "    Load a module library from <path>, while passing it module configurations",
+                  "    and optional arguments.",
+                  "UNLOAD <name>",
+                  "    Unload a module.",
+                  "HELP",
+                  "    Print this help."});
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable* table) {
+  constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoscript | kCmdLoading | kCmdStale;
+  CommandAdder add{table, "server"};
+  Command* config = add("config", -2, 0, 0, 0, 0, nullptr,
+                        "A container for server configuration commands.", "2.0.0",
+                        "Depends on subcommand.", "");
+  add.Sub(config, "get", -3, kAdmin, 0, 0, 0, ConfigGetCommand,
+          "Returns the effective values of configuration parameters.", "2.0.0",
+          "O(N) when N is the number of configuration parameters provided",
+          "parameter [parameter ...]");
+  add.Sub(config, "set", -4, kAdmin, 0, 0, 0, ConfigSetCommand,
+          "Sets configuration parameters in-flight.", "2.0.0",
+          "O(N) when N is the number of configuration parameters provided",
+          "parameter value [parameter value ...]");
+  add.Sub(config, "resetstat", 2, kAdmin, 0, 0, 0, ConfigResetstatCommand,
+          "Resets the server's statistics.", "2.0.0", "O(1)", "");
+  add.Sub(config, "rewrite", 2, kAdmin, 0, 0, 0, ConfigRewriteCommand,
+          "Persists the effective configuration to file.", "2.8.0", "O(1)", "");
+  add.Sub(config, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCommand,
+          "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+  add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
+      "Returns the server time.", "2.6.0", "O(1)", "");
+  add("lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastsaveCommand,
+      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "");
+  add("shutdown", -1, kAdmin, 0, 0, 0, ShutdownCommand,
+      "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0",
+      "O(N) when saving, where N is the total number of keys in all databases when saving data, "
+      "otherwise O(1)",
+      "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]");
+  Command* memory = add("memory", -2, 0, 0, 0, 0, nullptr,
+                        "A container for memory diagnostics commands.", "4.0.0",
+                        "Depends on subcommand.", "");
+  add.Sub(memory, "usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsageCommand,
+          "Estimates the memory usage of a key.", "4.0.0",
+          "O(N) where N is the number of samples.", "key [SAMPLES count]");
+  add.Sub(memory, "stats", 2, 0, 0, 0, 0, MemoryStatsCommand,
+          "Returns details about memory usage.", "4.0.0", "O(1)", "");
+  add.Sub(memory, "doctor", 2, 0, 0, 0, 0, MemoryDoctorCommand,
+          "Outputs a memory problems report.", "4.0.0", "O(1)", "");
+  add.Sub(memory, "malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStatsCommand,
+          "Returns the allocator statistics.", "4.0.0",
+          "Depends on how much memory is allocated, could be slow", "");
+  add.Sub(memory, "purge", 2, 0, 0, 0, 0, MemoryPurgeCommand,
+          "Asks the allocator to release memory.", "4.0.0",
+          "Depends on how much memory is allocated, could be slow", "");
+  add.Sub(memory, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelpCommand,
+          "Returns helpful text about the different subcommands.", "4.0.0", "O(1)", "");
+  Command* slowlog = add("slowlog", -2, 0, 0, 0, 0, nullptr,
+                         "A container for slow log commands.", "2.2.12",
+                         "Depends on subcommand.", "");
+  add.Sub(slowlog, "get", -2, kAdmin, 0, 0, 0, SlowlogGetCommand,
+          "Returns the slow log's entries.", "2.2.12",
+          "O(N) where N is the number of entries returned", "[count]");
+  add.Sub(slowlog, "len", 2, kAdmin, 0, 0, 0, SlowlogLenCommand,
+          "Returns the number of entries in the slow log.", "2.2.12", "O(1)", "");
+  add.Sub(slowlog, "reset", 2, kAdmin, 0, 0, 0, SlowlogResetCommand,
+          "Clears all entries from the slow log.", "2.2.12",
+          "O(N) where N is the number of entries in the slowlog", "");
+  add.Sub(slowlog, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, SlowlogHelpCommand,
+          "Show helpful text about the different subcommands", "6.2.0", "O(1)", "");
+  Command* latency = add("latency", -2, 0, 0, 0, 0, nullptr,
+                         "A container for latency diagnostics commands.", "2.8.13",
+                         "Depends on subcommand.", "");
+  add.Sub(latency, "latest", 2, kAdmin, 0, 0, 0, LatencyLatestCommand,
+          "Returns the latest latency samples for all events.", "2.8.13", "O(1)", "");
+  add.Sub(latency, "history", 3, kAdmin, 0, 0, 0, LatencyHistoryCommand,
+          "Returns timestamp-latency samples for an event.", "2.8.13", "O(1)", "event");
+  add.Sub(latency, "reset", -2, kAdmin, 0, 0, 0, LatencyResetCommand,
+          "Resets the latency data for one or more events.", "2.8.13", "O(1)",
+          "[event [event ...]]");
+  add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, LatencyHelpCommand,
+          "Returns helpful text about the different subcommands.", "2.8.13", "O(1)", "");
+  add("debug", -2, kAdmin, 0, 0, 0, DebugCommand, "A container for debugging commands.",
+      "1.0.0", "Depends on subcommand.", "subcommand [argument ...]");
+  Command* module = add("module", -2, 0, 0, 0, 0, nullptr,
+                        "A container for module commands.", "4.0.0", "Depends on subcommand.",
+                        "");
+  add.Sub(module, "list", 2, kAdmin, 0, 0, 0, ModuleListCommand,
+          "Returns all loaded modules.", "4.0.0", "O(N) where N is the number of loaded modules.",
+          "");
+  add.Sub(module, "load", -3, kAdmin, 0, 0, 0, ModuleLoadCommand, "Loads a module.", "4.0.0",
+          "O(1)", "path [arg [arg ...]]");
+  add.Sub(module, "loadex", -3, kAdmin, 0, 0, 0, ModuleLoadCommand,
+          "Loads a module using extended parameters.", "7.0.0", "O(1)",
+          "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]");
+  add.Sub(module, "unload", 3, kAdmin, 0, 0, 0, ModuleUnloadCommand, "Unloads a module.",
+          "4.0.0", "O(1)", "name");
+  add.Sub(module, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ModuleHelpCommand,
+          "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+}
+
+}  // namespace goblin

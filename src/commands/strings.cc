@@ -1,0 +1,498 @@
+// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX APPEND
+// STRLEN GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT.
+#include <cmath>
+#include <string>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+
+namespace goblin {
+namespace {
+
+// Options of SET and GETEX, parsed with Redis's rules: later EX/PX/EXAT/PXAT/KEEPTTL/PERSIST
+// conflict with each other, NX with XX; anything else is a syntax error.
+struct StringOptions {
+  enum Flag : uint32_t {
+    kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kPersist = 16,
+    kEx = 32, kPx = 64, kExAt = 128, kPxAt = 256,
+  };
+  uint32_t flags = 0;
+  std::string_view expire_text;
+
+  static constexpr uint32_t kAnyExpire = kEx | kPx | kExAt | kPxAt;
+};
+
+enum class StringCommandKind { kSet, kGetEx };
+
+bool ParseStringOptions(CommandContext& ctx, size_t first, StringCommandKind kind,
+                        StringOptions* options) {
+  using O = StringOptions;
+  uint32_t& flags = options->flags;
+  const bool is_set = kind == StringCommandKind::kSet;
+  for (size_t j = first; j < ctx.argc(); ++j) {
+    std::string_view opt = ctx.arg(j);
+    bool has_next = j + 1 < ctx.argc();
+    auto expire_option = [&](uint32_t flag) {
+      // Each expiry form excludes the others, KEEPTTL and PERSIST, but not itself.
+      uint32_t conflicts = (O::kAnyExpire & ~flag) | O::kKeepTtl | O::kPersist;
+      if ((flags & conflicts) || !has_next) return false;
+      flags |= flag;
+      options->expire_text = ctx.arg(++j);
+      return true;
+    };
+    if (is_set && EqualsIgnoreCase(opt, "nx") && !(flags & O::kXx)) {
+      flags |= O::kNx;
+    } else if (is_set && EqualsIgnoreCase(opt, "xx") && !(flags & O::kNx)) {
+      flags |= O::kXx;
+    } else if (is_set && EqualsIgnoreCase(opt, "get")) {
+      flags |= O::kGet;
+    } else if (is_set && EqualsIgnoreCase(opt, "keepttl") &&
+               !(flags & (O::kPersist | O::kAnyExpire))) {
+      flags |= O::kKeepTtl;
+    } else if (!is_set && EqualsIgnoreCase(opt, "persist") &&
+               !(flags & (O::kKeepTtl | O::kAnyExpire))) {
+      flags |= O::kPersist;
+    } else if (EqualsIgnoreCase(opt, "ex") && expire_option(O::kEx)) {
+    } else if (EqualsIgnoreCase(opt, "px") && expire_option(O::kPx)) {
+    } else if (EqualsIgnoreCase(opt, "exat") && expire_option(O::kExAt)) {
+    } else if (EqualsIgnoreCase(opt, "pxat") && expire_option(O::kPxAt)) {
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<int64_t> DeadlineOf(CommandContext& ctx, const StringOptions& options) {
+  using O = StringOptions;
+  bool seconds = options.flags & (O::kEx | O::kExAt);
+  bool relative = options.flags & (O::kEx | O::kPx);
+  return ParseDeadlineArg(ctx, options.expire_text, seconds, relative);
+}
+
+void ReplyStringValue(CommandContext& ctx, const KeyEntry* entry) {
+  char scratch[kInt64TextMax];
+  ctx.reply.Bulk(entry->string_value(scratch));
+}
+
+// SET's core, shared with SETNX/SETEX/PSETEX: stores value unless NX/XX forbid it.
+void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view value,
+                const StringOptions& options, std::string_view ok_reply,
+                std::string_view abort_reply) {
+  using O = StringOptions;
+  std::optional<int64_t> deadline;
+  if (options.flags & O::kAnyExpire) {
+    deadline = DeadlineOf(ctx, options);
+    if (!deadline) return;
+  }
+  Database& db = ctx.db();
+  KeyEntry* existing = db.Find(key, ctx.now_ms);
+  if (options.flags & O::kGet) {
+    if (existing != nullptr && existing->type() != ValueType::kString) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    if (existing == nullptr) {
+      ctx.reply.Null();
+    } else {
+      ReplyStringValue(ctx, existing);
+    }
+  }
+  bool found = existing != nullptr;
+  if (((options.flags & O::kNx) && found) || ((options.flags & O::kXx) && !found)) {
+    if (!(options.flags & O::kGet)) {
+      if (abort_reply.empty()) {
+        ctx.reply.Null();
+      } else {
+        ctx.reply.Raw(abort_reply);
+      }
+    }
+    return;
+  }
+  db.Put(key, EntryValue::String(value), deadline, options.flags & O::kKeepTtl);
+  MarkDirty(ctx);
+  if (!(options.flags & O::kGet)) ctx.reply.Raw(ok_reply);
+}
+
+void GetCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+  } else {
+    ReplyStringValue(ctx, entry);
+  }
+}
+
+void SetCommand(CommandContext& ctx) {
+  StringOptions options;
+  if (!ParseStringOptions(ctx, 3, StringCommandKind::kSet, &options)) return;
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options, "+OK\r\n", "");
+}
+
+void SetnxCommand(CommandContext& ctx) {
+  StringOptions options;
+  options.flags = StringOptions::kNx;
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options, ":1\r\n", ":0\r\n");
+}
+
+void SetexCommand(CommandContext& ctx) {
+  StringOptions options;
+  options.flags = StringOptions::kEx;
+  options.expire_text = ctx.arg(2);
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(3), options, "+OK\r\n", "");
+}
+
+void PsetexCommand(CommandContext& ctx) {
+  StringOptions options;
+  options.flags = StringOptions::kPx;
+  options.expire_text = ctx.arg(2);
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(3), options, "+OK\r\n", "");
+}
+
+void GetsetCommand(CommandContext& ctx) {
+  StringOptions options;
+  options.flags = StringOptions::kGet;
+  SetGeneric(ctx, ctx.arg(1), ctx.arg(2), options, "+OK\r\n", "");
+}
+
+void GetdelCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ReplyStringValue(ctx, entry);
+  ctx.db().Delete(ctx.arg(1));
+  MarkDirty(ctx);
+}
+
+void GetexCommand(CommandContext& ctx) {
+  StringOptions options;
+  if (!ParseStringOptions(ctx, 2, StringCommandKind::kGetEx, &options)) return;
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  std::optional<int64_t> deadline;
+  if (options.flags & StringOptions::kAnyExpire) {
+    deadline = DeadlineOf(ctx, options);
+    if (!deadline) return;
+  }
+  ReplyStringValue(ctx, entry);
+  Database& db = ctx.db();
+  if (deadline && *deadline <= ctx.now_ms) {
+    db.Delete(ctx.arg(1));
+    MarkDirty(ctx);
+  } else if (deadline) {
+    db.SetExpire(ctx.arg(1), deadline);
+    MarkDirty(ctx);
+  } else if ((options.flags & StringOptions::kPersist) && entry->has_expire()) {
+    db.SetExpire(ctx.arg(1), std::nullopt);
+    MarkDirty(ctx);
+  }
+}
+
+void MgetCommand(CommandContext& ctx) {
+  ctx.reply.Array(ctx.argc() - 1);
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    KeyEntry* entry = ctx.db().FindForRead(ctx.arg(i), ctx.now_ms);
+    if (entry == nullptr || entry->type() != ValueType::kString) {
+      ctx.reply.Null();
+    } else {
+      ReplyStringValue(ctx, entry);
+    }
+  }
+}
+
+bool CheckPairs(CommandContext& ctx) {
+  if (ctx.argc() % 2 == 0) {
+    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    return false;
+  }
+  return true;
+}
+
+void MsetCommand(CommandContext& ctx) {
+  if (!CheckPairs(ctx)) return;
+  for (size_t i = 1; i < ctx.argc(); i += 2) {
+    ctx.db().Put(ctx.arg(i), EntryValue::String(ctx.arg(i + 1)), std::nullopt);
+  }
+  MarkDirty(ctx, (ctx.argc() - 1) / 2);
+  ctx.reply.Ok();
+}
+
+void MsetnxCommand(CommandContext& ctx) {
+  if (!CheckPairs(ctx)) return;
+  for (size_t i = 1; i < ctx.argc(); i += 2) {
+    if (ctx.db().Find(ctx.arg(i), ctx.now_ms) != nullptr) {
+      ctx.reply.Integer(0);
+      return;
+    }
+  }
+  for (size_t i = 1; i < ctx.argc(); i += 2) {
+    ctx.db().Put(ctx.arg(i), EntryValue::String(ctx.arg(i + 1)), std::nullopt);
+  }
+  MarkDirty(ctx, (ctx.argc() - 1) / 2);
+  ctx.reply.Integer(1);
+}
+
+// Redis's checkStringLength: a string may not grow past proto-max-bulk-len.
+bool CheckStringLength(CommandContext& ctx, int64_t size, int64_t append) {
+  int64_t total;
+  if (__builtin_add_overflow(size, append, &total) || total > ctx.server.config.proto_max_bulk_len) {
+    ctx.reply.Error(errors::kStringTooLong);
+    return false;
+  }
+  return true;
+}
+
+void AppendCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
+  std::string_view suffix = ctx.arg(2);
+  if (entry == nullptr) {
+    ctx.db().Put(ctx.arg(1), EntryValue::String(suffix), std::nullopt);
+    MarkDirty(ctx);
+    ctx.reply.Integer(static_cast<int64_t>(suffix.size()));
+    return;
+  }
+  char scratch[kInt64TextMax];
+  std::string_view current = entry->string_value(scratch);
+  if (!CheckStringLength(ctx, static_cast<int64_t>(current.size()),
+                         static_cast<int64_t>(suffix.size()))) {
+    return;
+  }
+  std::string joined;
+  joined.reserve(current.size() + suffix.size());
+  joined.append(current).append(suffix);
+  ctx.db().Put(ctx.arg(1), EntryValue::RawString(joined), std::nullopt, /*keep_ttl=*/true);
+  MarkDirty(ctx);
+  ctx.reply.Integer(static_cast<int64_t>(joined.size()));
+}
+
+void StrlenCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  char scratch[kInt64TextMax];
+  ctx.reply.Integer(entry ? static_cast<int64_t>(entry->string_value(scratch).size()) : 0);
+}
+
+void GetrangeCommand(CommandContext& ctx) {
+  int64_t start, end;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &start) || !ParseIntegerArg(ctx, ctx.arg(3), &end)) {
+    return;
+  }
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  char scratch[kInt64TextMax];
+  std::string_view value = entry->string_value(scratch);
+  int64_t length = static_cast<int64_t>(value.size());
+  if (start < 0 && end < 0 && start > end) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= length) end = length - 1;
+  if (start > end || length == 0) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  ctx.reply.Bulk(value.substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
+}
+
+void SetrangeCommand(CommandContext& ctx) {
+  int64_t offset;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &offset)) return;
+  if (offset < 0) {
+    ctx.reply.Error(errors::kOffsetOutOfRange);
+    return;
+  }
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
+  std::string_view patch = ctx.arg(3);
+  std::string value;
+  if (entry == nullptr) {
+    if (patch.empty()) {
+      ctx.reply.Integer(0);
+      return;
+    }
+  } else {
+    char scratch[kInt64TextMax];
+    value = entry->string_value(scratch);
+    if (patch.empty()) {
+      ctx.reply.Integer(static_cast<int64_t>(value.size()));
+      return;
+    }
+  }
+  if (!CheckStringLength(ctx, offset, static_cast<int64_t>(patch.size()))) return;
+  size_t needed = static_cast<size_t>(offset) + patch.size();
+  if (value.size() < needed) value.resize(needed, '\0');
+  value.replace(static_cast<size_t>(offset), patch.size(), patch);
+  ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
+  MarkDirty(ctx);
+  ctx.reply.Integer(static_cast<int64_t>(value.size()));
+}
+
+void IncrDecr(CommandContext& ctx, int64_t increment) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
+  int64_t value = 0;
+  if (entry != nullptr) {
+    char scratch[kInt64TextMax];
+    if (entry->string_encoding() == StringEncoding::kInt) {
+      value = entry->int_value();
+    } else if (!ParseInt64(entry->string_value(scratch), &value)) {
+      ctx.reply.Error(errors::kNotInteger);
+      return;
+    }
+  }
+  int64_t result;
+  if (__builtin_add_overflow(value, increment, &result)) {
+    ctx.reply.Error(errors::kOverflow);
+    return;
+  }
+  ctx.db().Put(ctx.arg(1), EntryValue::Integer(result), std::nullopt, /*keep_ttl=*/true);
+  MarkDirty(ctx);
+  ctx.reply.Integer(result);
+}
+
+void IncrCommand(CommandContext& ctx) { IncrDecr(ctx, 1); }
+void DecrCommand(CommandContext& ctx) { IncrDecr(ctx, -1); }
+
+void IncrbyCommand(CommandContext& ctx) {
+  int64_t increment;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &increment)) return;
+  IncrDecr(ctx, increment);
+}
+
+void DecrbyCommand(CommandContext& ctx) {
+  int64_t decrement;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &decrement)) return;
+  if (decrement == INT64_MIN) {
+    ctx.reply.Error("ERR decrement would overflow");
+    return;
+  }
+  IncrDecr(ctx, -decrement);
+}
+
+void IncrbyfloatCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
+  long double value = 0, increment;
+  char scratch[kInt64TextMax];
+  if ((entry != nullptr && !ParseLongDouble(entry->string_value(scratch), &value)) ||
+      !ParseLongDouble(ctx.arg(2), &increment)) {
+    ctx.reply.Error(errors::kNotFloat);
+    return;
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) {
+    ctx.reply.Error(errors::kNotFloatOrInf);
+    return;
+  }
+  std::string text = FormatLongDoubleHuman(value);
+  // Redis stores the formatted text as a plain string (embstr when short), never as an int.
+  EntryValue stored = EntryValue::RawString(text);
+  if (text.size() <= kEmbstrMaxLength) stored.encoding = StringEncoding::kEmbstr;
+  ctx.db().Put(ctx.arg(1), stored, std::nullopt, /*keep_ttl=*/true);
+  MarkDirty(ctx);
+  ctx.reply.Bulk(text);
+}
+
+}  // namespace
+
+void RegisterStringCommands(CommandTable* table) {
+  constexpr uint32_t kWrite = kCmdWrite | kCmdDenyOom;
+  constexpr uint32_t kWriteFast = kWrite | kCmdFast;
+  constexpr uint32_t kRead = kCmdReadonly;
+  constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
+  CommandAdder add{table, "string"};
+  add("get", 2, kReadFast, 1, 1, 1, GetCommand, "Returns the string value of a key.", "1.0.0",
+      "O(1)", "key");
+  add("set", -3, kWrite, 1, 1, 1, SetCommand,
+      "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+      "1.0.0", "O(1)",
+      "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | "
+      "PXAT unix-time-milliseconds | KEEPTTL]");
+  add("setnx", 3, kWriteFast, 1, 1, 1, SetnxCommand,
+      "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)",
+      "key value");
+  add("setex", 4, kWrite, 1, 1, 1, SetexCommand,
+      "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+      "2.0.0", "O(1)", "key seconds value");
+  add("psetex", 4, kWrite, 1, 1, 1, PsetexCommand,
+      "Sets both string value and expiration time in milliseconds of a key. The key is created "
+      "if it doesn't exist.",
+      "2.6.0", "O(1)", "key milliseconds value");
+  add("getset", 3, kWriteFast, 1, 1, 1, GetsetCommand,
+      "Returns the previous string value of a key after setting it to a new value.", "1.0.0",
+      "O(1)", "key value");
+  add("getdel", 2, kWriteFast, 1, 1, 1, GetdelCommand,
+      "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)", "key");
+  add("getex", -2, kWriteFast, 1, 1, 1, GetexCommand,
+      "Returns the string value of a key after setting its expiration time.", "6.2.0", "O(1)",
+      "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds "
+      "| PERSIST]");
+  add("mget", -2, kReadFast, 1, -1, 1, MgetCommand,
+      "Atomically returns the string values of one or more keys.", "1.0.0",
+      "O(N) where N is the number of keys to retrieve.", "key [key ...]");
+  add("mset", -3, kWrite, 1, -1, 2, MsetCommand,
+      "Atomically creates or modifies the string values of one or more keys.", "1.0.1",
+      "O(N) where N is the number of keys to set.", "key value [key value ...]");
+  add("msetnx", -3, kWrite, 1, -1, 2, MsetnxCommand,
+      "Atomically modifies the string values of one or more keys only when all keys don't "
+      "exist.",
+      "1.0.1", "O(N) where N is the number of keys to set.", "key value [key value ...]");
+  add("append", 3, kWriteFast, 1, 1, 1, AppendCommand,
+      "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0",
+      "O(1).", "key value");
+  add("strlen", 2, kReadFast, 1, 1, 1, StrlenCommand, "Returns the length of a string value.",
+      "2.2.0", "O(1)", "key");
+  add("getrange", 4, kRead, 1, 1, 1, GetrangeCommand,
+      "Returns a substring of the string stored at a key.", "2.4.0",
+      "O(N) where N is the length of the returned string.", "key start end");
+  add("substr", 4, kRead, 1, 1, 1, GetrangeCommand,
+      "Returns a substring from a string value.", "1.0.0",
+      "O(N) where N is the length of the returned string.", "key start end");
+  add("setrange", 4, kWrite, 1, 1, 1, SetrangeCommand,
+      "Overwrites a part of a string value with another by an offset. Creates the key if it "
+      "doesn't exist.",
+      "2.2.0", "O(1), not counting the time taken to copy the new string in place.",
+      "key offset value");
+  add("incr", 2, kWriteFast, 1, 1, 1, IncrCommand,
+      "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+      "exist.",
+      "1.0.0", "O(1)", "key");
+  add("decr", 2, kWriteFast, 1, 1, 1, DecrCommand,
+      "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+      "exist.",
+      "1.0.0", "O(1)", "key");
+  add("incrby", 3, kWriteFast, 1, 1, 1, IncrbyCommand,
+      "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
+      "doesn't exist.",
+      "1.0.0", "O(1)", "key increment");
+  add("decrby", 3, kWriteFast, 1, 1, 1, DecrbyCommand,
+      "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
+      "doesn't exist.",
+      "1.0.0", "O(1)", "key decrement");
+  add("incrbyfloat", 3, kWriteFast, 1, 1, 1, IncrbyfloatCommand,
+      "Increment the floating point value of a key by a number. Uses 0 as initial value if the "
+      "key doesn't exist.",
+      "2.6.0", "O(1)", "key increment");
+}
+
+}  // namespace goblin

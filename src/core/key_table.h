@@ -1,0 +1,799 @@
+// KeyTable: the keyspace's hash table. It maps binary keys to heap entries that carry their own
+// key, at about 8 bytes per key, and never stops the world to grow or shrink.
+//
+// Where the bytes go (string workload, N = 1M, the whole per-key budget is 40 B of which the
+// entry takes ~32): a slot is 7 bytes and 9 of them share a 64-byte cache line (7.11 B/slot).
+// Each segment grows one bucket at a time, so its load stays between ~0.90 and 0.95:
+// 7.11 / 0.93 = 7.6 B, plus the directory (16 B per 1-2 segments of ~200 keys) = 0.1 B.
+// Total about 7.7 B/key at every N, against 9-18 B for a power-of-two table of 8-byte slots.
+//
+// Shape: extendible hashing. A directory of 2^depth entries, indexed by the top `depth` bits of
+// the 64-bit hash, points at segments; a segment owns the keys whose hash starts with its
+// `local depth`-bit prefix and is a small open-addressing table of 64-byte buckets.
+//
+//   Directory entry (16 bytes; the 2^(depth - local depth) entries of a segment are copies):
+//     word 0  [63..56 buckets nb][55..48 local depth][47..0 main bucket array address]
+//     word 1  [63..48 key count ][47..0 tail bucket array address, 0 when there is none]
+//             (only the first entry of a segment's range, its "canonical" entry, keeps the
+//             count up to date; the copies' counts are stale and never read)
+//
+//   Segment: nb buckets. Buckets 0..nm-1 live in the main array, the rest (at most 7) in the
+//   tail array, where nm = kMainBucketTable[nb]. Both arrays are exact jemalloc size classes
+//   (64 * {1..8, 10, 12, 14, 16, 20, ...}), so a segment can grow by one bucket (1/16 to 1/32
+//   of its size) without paying for allocator rounding.
+//
+//   Bucket (64 bytes, one cache line, 64-byte aligned):
+//     +--------+--------+-- ... --+--------+-------+
+//     | slot 0 | slot 1 |         | slot 8 | spill |   slot = 7 bytes, spill = 1 byte
+//     +--------+--------+-- ... --+--------+-------+
+//   Slot, a little-endian 56-bit word, 0 when empty:
+//     [55..44 tag: the 12 hash bits that follow the segment's prefix][43..0 entry address >> 3]
+//   Spill: how many entries are stored past this bucket although their probe passed through it
+//   (saturates at 255, after which it only resets when the segment is rebuilt).
+//
+// A key's home bucket is (tag * nb) >> 12: it grows with the hash, so a segment stores its keys
+// in hash order bucket by bucket. That gives three properties at once:
+//   - Growing a segment by a bucket re-places its entries from their tags alone, without reading
+//     a single entry (no cache misses, no hashing).
+//   - SCAN can use the hash itself as its cursor: each call reports every entry whose hash lies
+//     in one home bucket's hash range, and returns where that range ends. Entries never change
+//     hash, so whatever splits, merges or rebuilds happen between calls, every entry present for
+//     the whole scan falls in exactly one reported range.
+//   - A lookup compares tags first: entries with the same home bucket share the tag's top
+//     log2(nb) bits, and the other 7-8 bits screen out all but ~1 in 128-256 wrong entries.
+// The cost is that a split or merge changes the prefix and thus every tag in the segment, so
+// it reads each entry once to rehash its key (about once per doubling of the table, as in any
+// table that does not store full hashes).
+//
+// Growth, shrink and their bound: an Insert or Erase rebuilds at most one segment (<= 64 buckets,
+// <= 576 entries; a merge rebuilds two of <= 144 entries and may cascade once per level), or
+// doubles/halves the directory (16 bytes per segment, pointers only). Loads:
+//   grow by one bucket above 0.95, split at 32 buckets into two halves rebuilt at 0.92,
+//   shrink to 0.92 below 0.85, merge buddies when together they hold <= 144 keys.
+//
+// Invariants:
+//   1. Every entry lives in exactly one segment: the one whose prefix matches its hash's top
+//      `local depth` bits, reached through dir[hash >> (64 - depth)].
+//   2. Its slot's tag equals the 12 hash bits following that prefix.
+//   3. An entry with home bucket h stored in bucket b (b != h) implies spill >= 1 on every
+//      bucket from h to b - 1, cyclically: the probe walks while spill != 0, so it finds it.
+//   4. A segment's count is stored in its canonical directory entry, is the number of non-empty
+//      slots, and stays below its capacity (9 * nb), so a probe always meets a free slot.
+//   5. Every segment's local depth is <= depth; depth_histogram_[depth] > 0 unless depth == 0.
+//
+// Assumptions: x86-64 user-space addresses (< 2^47) and entries aligned to 8 bytes, so an
+// address fits in 44 bits; Insert checks both and aborts rather than corrupt the table.
+// Not thread-safe: one thread owns the table, like the rest of the keyspace.
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/hash.h"
+
+namespace goblin {
+
+namespace key_table_internal {
+
+inline constexpr uint32_t kSlotsPerBucket = 9;
+inline constexpr size_t kSlotBytes = 7;
+inline constexpr size_t kBucketBytes = 64;
+inline constexpr size_t kSpillOffset = 63;
+inline constexpr uint8_t kSpillSaturated = 255;
+inline constexpr int kTagBits = 12;
+inline constexpr int kTagShift = 44;
+inline constexpr uint64_t kAddressMask = (uint64_t{1} << kTagShift) - 1;
+inline constexpr uint64_t kSlotMask = (uint64_t{1} << 56) - 1;
+inline constexpr uint64_t kPointerMask = (uint64_t{1} << 48) - 1;
+
+// A segment that must grow past kSplitBuckets splits instead; only at kMaxDepth (where a
+// split would run out of tag bits) may it grow on to kMaxBuckets.
+inline constexpr uint32_t kSplitBuckets = 32;
+inline constexpr uint32_t kMaxBuckets = 64;
+inline constexpr uint32_t kMaxDepth = 64 - 16;
+// Buddies merge when together they hold at most this many keys: half of what makes a split,
+// so a workload hovering around one size cannot make a segment split and merge in turn.
+inline constexpr uint32_t kMergeCount = kSplitBuckets * kSlotsPerBucket / 2;
+
+// Load thresholds, in hundredths.
+inline constexpr uint32_t kGrowAbove = 95;
+inline constexpr uint32_t kRebuildAt = 92;
+inline constexpr uint32_t kShrinkBelow = 85;
+
+// Buckets a segment needs to hold `count` keys at the rebuild load (at least one).
+constexpr uint32_t BucketsFor(uint32_t count) {
+  constexpr uint32_t kPerBucket = kSlotsPerBucket * kRebuildAt;  // hundredths of a key
+  uint32_t nb = (count * 100 + kPerBucket - 1) / kPerBucket;
+  return nb == 0 ? 1 : nb;
+}
+
+// kMainBucketTable[nb]: the largest bucket count <= nb whose byte size is a jemalloc size
+// class; the remaining nb - main (< 8) buckets go to the tail array, itself a size class.
+inline constexpr std::array<uint8_t, kMaxBuckets + 1> kMainBucketTable = [] {
+  constexpr uint32_t kClasses[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32,
+                                   40, 48, 56, 64};
+  std::array<uint8_t, kMaxBuckets + 1> table{};
+  for (uint32_t nb = 0; nb <= kMaxBuckets; ++nb) {
+    for (uint32_t c : kClasses) {
+      if (c <= nb) table[nb] = static_cast<uint8_t>(c);
+    }
+  }
+  return table;
+}();
+
+inline uint64_t LoadSlot(const uint8_t* bucket, uint32_t i) {
+  uint64_t word;
+  std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
+  return word & kSlotMask;
+}
+
+// Rewrites slot i's 7 bytes and keeps the byte after them (the next slot's, or the spill).
+inline void StoreSlot(uint8_t* bucket, uint32_t i, uint64_t slot) {
+  uint64_t word;
+  std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
+  word = (word & ~kSlotMask) | slot;
+  std::memcpy(bucket + kSlotBytes * i, &word, sizeof(word));
+}
+
+inline uint64_t SlotTag(uint64_t slot) { return slot >> kTagShift; }
+inline uint64_t MakeSlot(uint64_t tag, uint64_t address_bits) {
+  return (tag << kTagShift) | address_bits;
+}
+
+// The 12 hash bits after a `depth`-bit prefix.
+inline uint64_t TagOf(uint64_t hash, uint32_t depth) { return (hash << depth) >> (64 - kTagBits); }
+inline uint32_t HomeOf(uint64_t tag, uint32_t nb) {
+  return static_cast<uint32_t>((tag * nb) >> kTagBits);
+}
+// The smallest tag whose home is bucket b: ceil(b * 4096 / nb).
+inline uint64_t FirstTagOf(uint32_t b, uint32_t nb) {
+  return ((uint64_t{b} << kTagBits) + nb - 1) / nb;
+}
+
+inline uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace key_table_internal
+
+// Entry: any type the caller allocates (8-byte aligned). KeyOf: a stateless functor with
+// `std::string_view operator()(const Entry*) const` giving the entry's key. The table stores
+// pointers only: it never allocates, copies or frees entries.
+template <typename Entry, typename KeyOf>
+class KeyTable {
+ public:
+  // A found slot, so a caller that reallocates an entry (same key) can store it back without a
+  // second lookup. Valid until the next Insert, Erase or Clear.
+  class Slot {
+   public:
+    Slot() = default;
+    explicit operator bool() const { return bucket_ != nullptr; }
+    // REQUIRES: *this is non-empty.
+    Entry* entry() const {
+      return Decode(key_table_internal::LoadSlot(bucket_, index_));
+    }
+    // Stores `e` in place of the current entry. REQUIRES: *this is non-empty and e's key equals
+    // the current entry's key (the tag is kept).
+    void Replace(Entry* e) {
+      uint64_t slot = key_table_internal::LoadSlot(bucket_, index_);
+      assert(KeyOf{}(e) == KeyOf{}(Decode(slot)));
+      key_table_internal::StoreSlot(
+          bucket_, index_,
+          key_table_internal::MakeSlot(key_table_internal::SlotTag(slot), AddressBits(e)));
+    }
+
+   private:
+    friend class KeyTable;
+    Slot(uint8_t* bucket, uint32_t index) : bucket_(bucket), index_(index) {}
+    uint8_t* bucket_ = nullptr;
+    uint32_t index_ = 0;
+  };
+
+  KeyTable() = default;
+  // Frees the table's own memory, not the entries: call Clear(deleter) first to free them.
+  ~KeyTable() { Release(); }
+
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
+  KeyTable(KeyTable&& other) noexcept { Steal(&other); }
+  KeyTable& operator=(KeyTable&& other) noexcept {
+    if (this != &other) {
+      Release();
+      Steal(&other);
+    }
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // The entry whose key is `key`, or nullptr.
+  Entry* Find(std::string_view key) const {
+    Position p = Locate(key);
+    return p.bucket == nullptr ? nullptr : Decode(key_table_internal::LoadSlot(p.bucket, p.slot));
+  }
+
+  // The slot holding `key`'s entry; empty when absent.
+  Slot FindSlot(std::string_view key) {
+    Position p = Locate(key);
+    return p.bucket == nullptr ? Slot() : Slot(p.bucket, p.slot);
+  }
+
+  // Adds e. May rebuild one segment (or split it, doubling the directory if needed).
+  // REQUIRES: no entry with e's key is present; e is 8-byte aligned.
+  void Insert(Entry* e) {
+    using namespace key_table_internal;
+    uint64_t address = AddressBits(e);
+    std::string_view key = KeyOf{}(e);
+    assert(Find(key) == nullptr);
+    uint64_t hash = HashBytes(key);
+    if (dir_ == nullptr) InitDirectory();
+    size_t index = DirIndex(hash);
+    Segment seg = SegmentAt(index);
+    size_t canonical = Canonical(index, seg.depth);
+    uint32_t count = CountAt(canonical);
+    if ((count + 1) * 100 > seg.Capacity() * kGrowAbove) {
+      Grow(index, seg, count);
+      index = DirIndex(hash);
+      seg = SegmentAt(index);
+      canonical = Canonical(index, seg.depth);
+      count = CountAt(canonical);
+    }
+    Place(seg, TagOf(hash, seg.depth), address);
+    SetCount(canonical, count + 1);
+    ++size_;
+  }
+
+  // Removes and returns the entry whose key is `key` (the caller frees it), or nullptr. May
+  // shrink one segment, merge it with its buddy, or halve the directory.
+  Entry* Erase(std::string_view key) {
+    using namespace key_table_internal;
+    if (size_ == 0) return nullptr;
+    uint64_t hash = HashBytes(key);
+    size_t index = DirIndex(hash);
+    Segment seg = SegmentAt(index);
+    Position p = Probe(seg, TagOf(hash, seg.depth), key);
+    if (p.bucket == nullptr) return nullptr;
+    Entry* e = Decode(LoadSlot(p.bucket, p.slot));
+    StoreSlot(p.bucket, p.slot, 0);
+    // Invariant 3: the entry no longer passes through the buckets between its home and p.
+    for (uint32_t b = p.home; b != p.stored; b = Next(b, seg.nb)) {
+      uint8_t* spill = seg.Bucket(b) + kSpillOffset;
+      if (*spill != kSpillSaturated) --*spill;
+    }
+    size_t canonical = Canonical(index, seg.depth);
+    SetCount(canonical, CountAt(canonical) - 1);
+    --size_;
+    Shrink(index);
+    return e;
+  }
+
+  // One step of a SCAN: calls fn(Entry*) for every entry whose hash lies in one home bucket's
+  // hash range starting at `cursor`, and returns the cursor of the next range (0 after the
+  // last). Start with cursor 0. Every entry present from the first call to the one that returns
+  // 0 is reported at least once, whatever grows or shrinks in between; an entry may be reported
+  // more than once only when `cursor` did not come from this table. One call visits one home
+  // bucket's probe chain (~9 slots), so the caller loops until it has COUNT entries.
+  // REQUIRES: fn does not modify the table.
+  template <class F>
+  uint64_t Scan(uint64_t cursor, F&& fn) const {
+    using namespace key_table_internal;
+    if (size_ == 0) return 0;
+    Segment seg = SegmentAt(DirIndex(cursor));
+    const uint32_t depth = seg.depth;
+    const uint64_t cursor_tag = TagOf(cursor, depth);
+    // Hash bits below the tag: nonzero only for a cursor from before a split or merge, when an
+    // entry whose tag equals the cursor's may lie on either side of it.
+    const bool cursor_inside_tag = depth + kTagBits < 64 && (cursor << (depth + kTagBits)) != 0;
+    const uint32_t home = HomeOf(cursor_tag, seg.nb);
+    uint32_t b = home;
+    for (uint32_t step = 0; step < seg.nb; ++step) {
+      const uint8_t* bucket = seg.Bucket(b);
+      for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+        uint64_t slot = LoadSlot(bucket, i);
+        if (slot == 0) continue;
+        uint64_t tag = SlotTag(slot);
+        if (HomeOf(tag, seg.nb) != home || tag < cursor_tag) continue;
+        Entry* e = Decode(slot);
+        if (tag == cursor_tag && cursor_inside_tag && HashBytes(KeyOf{}(e)) < cursor) continue;
+        fn(e);
+      }
+      if (bucket[kSpillOffset] == 0) break;
+      b = Next(b, seg.nb);
+    }
+    const uint64_t prefix_base = depth == 0 ? 0 : (cursor >> (64 - depth)) << (64 - depth);
+    if (home + 1 < seg.nb) {
+      return prefix_base | (FirstTagOf(home + 1, seg.nb) << (64 - kTagBits - depth));
+    }
+    // Past the segment's last bucket: the next prefix, or 0 when this was the last one.
+    if (depth == 0) return 0;
+    return prefix_base + (uint64_t{1} << (64 - depth));
+  }
+
+  // A random entry, nullptr when the table is empty. Picks a directory entry and a slot from
+  // random_bits (retrying empty slots), so each entry's chance is 1 / (N * its segment's load
+  // / mean load): within about 10% of uniform.
+  Entry* Random(uint64_t random_bits) const {
+    using namespace key_table_internal;
+    if (size_ == 0) return nullptr;
+    uint64_t state = random_bits;
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      uint64_t r = SplitMix64(&state);
+      Segment seg = SegmentAt(DirIndex(r));
+      uint32_t slot_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
+      uint64_t slot = LoadSlot(seg.Bucket(slot_index / kSlotsPerBucket),
+                               slot_index % kSlotsPerBucket);
+      if (slot != 0) return Decode(slot);
+    }
+    // Very sparse table: walk from a random directory entry to the first entry.
+    size_t start = DirIndex(SplitMix64(&state));
+    size_t dir_size = size_t{1} << dir_depth_;
+    for (size_t n = 0; n < dir_size; ++n) {
+      Segment seg = SegmentAt((start + n) & (dir_size - 1));
+      for (uint32_t b = 0; b < seg.nb; ++b) {
+        for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+          uint64_t slot = LoadSlot(seg.Bucket(b), i);
+          if (slot != 0) return Decode(slot);
+        }
+      }
+    }
+    return nullptr;  // Unreachable while invariant 4 holds.
+  }
+
+  // Calls f(Entry*) once per entry, in no useful order. REQUIRES: f does not modify the table.
+  template <class F>
+  void ForEach(F&& f) const {
+    ForEachSegment([&](const Segment& seg) {
+      for (uint32_t b = 0; b < seg.nb; ++b) {
+        const uint8_t* bucket = seg.Bucket(b);
+        for (uint32_t i = 0; i < key_table_internal::kSlotsPerBucket; ++i) {
+          uint64_t slot = key_table_internal::LoadSlot(bucket, i);
+          if (slot != 0) f(Decode(slot));
+        }
+      }
+    });
+  }
+
+  // Calls deleter(Entry*) on every entry and leaves an empty table holding no memory.
+  template <class F>
+  void Clear(F&& deleter) {
+    ForEach(deleter);
+    Release();
+  }
+
+  // Heap bytes held by the table itself (directory and buckets), not by the entries. Every
+  // allocation is an exact jemalloc size class, so this is also what the allocator charges.
+  size_t AllocatedBytes() const {
+    return segment_bytes_ + (dir_ == nullptr ? 0 : sizeof(DirEntry) << dir_depth_);
+  }
+
+  // Checks invariants 1-5 by reading every entry. Returns "" when they hold, else what broke.
+  // For tests: it costs a hash per entry.
+  std::string Validate() const;
+
+ private:
+  struct DirEntry {
+    uint64_t layout;  // [63..56 nb][55..48 local depth][47..0 main array]
+    uint64_t tail;    // [63..48 count][47..0 tail array]
+  };
+
+  // A segment's fields unpacked from its directory entry.
+  struct Segment {
+    uint8_t* main = nullptr;
+    uint8_t* tail = nullptr;
+    uint32_t nb = 0;
+    uint32_t main_buckets = 0;
+    uint32_t depth = 0;
+
+    uint32_t Capacity() const { return nb * key_table_internal::kSlotsPerBucket; }
+    uint8_t* Bucket(uint32_t b) const {
+      return b < main_buckets ? main + key_table_internal::kBucketBytes * b
+                              : tail + key_table_internal::kBucketBytes * (b - main_buckets);
+    }
+  };
+
+  // Where a key was found: its bucket and slot, its home bucket and the bucket index it is
+  // stored in (bucket == nullptr when absent).
+  struct Position {
+    uint8_t* bucket = nullptr;
+    uint32_t slot = 0;
+    uint32_t home = 0;
+    uint32_t stored = 0;
+  };
+
+  static Entry* Decode(uint64_t slot) {
+    return reinterpret_cast<Entry*>((slot & key_table_internal::kAddressMask) << 3);
+  }
+  static uint64_t AddressBits(const Entry* e) {
+    uint64_t address = reinterpret_cast<uintptr_t>(e);
+    if ((address & 7) != 0 || (address >> 47) != 0) {
+      std::fprintf(stderr, "KeyTable: entry address %p is not an 8-aligned x86-64 user address\n",
+                   static_cast<const void*>(e));
+      std::abort();
+    }
+    return address >> 3;
+  }
+  static uint32_t Next(uint32_t b, uint32_t nb) { return b + 1 == nb ? 0 : b + 1; }
+
+  size_t DirIndex(uint64_t hash) const {
+    return dir_depth_ == 0 ? 0 : static_cast<size_t>(hash >> (64 - dir_depth_));
+  }
+  // The first directory entry of the range that the segment at `index` occupies.
+  size_t Canonical(size_t index, uint32_t depth) const {
+    uint32_t shift = dir_depth_ - depth;
+    return (index >> shift) << shift;
+  }
+  Segment SegmentAt(size_t index) const {
+    const DirEntry& d = dir_[index];
+    Segment seg;
+    seg.main = reinterpret_cast<uint8_t*>(d.layout & key_table_internal::kPointerMask);
+    seg.tail = reinterpret_cast<uint8_t*>(d.tail & key_table_internal::kPointerMask);
+    seg.nb = static_cast<uint32_t>(d.layout >> 56);
+    seg.depth = static_cast<uint32_t>((d.layout >> 48) & 0xff);
+    seg.main_buckets = key_table_internal::kMainBucketTable[seg.nb];
+    return seg;
+  }
+  uint32_t CountAt(size_t canonical) const {
+    return static_cast<uint32_t>(dir_[canonical].tail >> 48);
+  }
+  void SetCount(size_t canonical, uint32_t count) {
+    DirEntry& d = dir_[canonical];
+    d.tail = (d.tail & key_table_internal::kPointerMask) | (uint64_t{count} << 48);
+  }
+
+  Position Locate(std::string_view key) const {
+    if (size_ == 0) return Position();
+    uint64_t hash = HashBytes(key);
+    Segment seg = SegmentAt(DirIndex(hash));
+    return Probe(seg, key_table_internal::TagOf(hash, seg.depth), key);
+  }
+
+  // Walks the probe chain from the tag's home bucket (invariant 3) comparing tags, and keys
+  // only where tags match.
+  static Position Probe(const Segment& seg, uint64_t tag, std::string_view key) {
+    using namespace key_table_internal;
+    const uint32_t home = HomeOf(tag, seg.nb);
+    uint32_t b = home;
+    for (uint32_t step = 0; step < seg.nb; ++step) {
+      uint8_t* bucket = seg.Bucket(b);
+      for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+        uint64_t slot = LoadSlot(bucket, i);
+        if (SlotTag(slot) == tag && (slot & kAddressMask) != 0 && KeyOf{}(Decode(slot)) == key) {
+          return Position{bucket, i, home, b};
+        }
+      }
+      if (bucket[kSpillOffset] == 0) break;
+      b = Next(b, seg.nb);
+    }
+    return Position();
+  }
+
+  // Stores a slot in the first free place of its probe chain, counting the spill of every
+  // full bucket it passes (invariant 3). REQUIRES: the segment has a free slot.
+  static void Place(const Segment& seg, uint64_t tag, uint64_t address_bits) {
+    using namespace key_table_internal;
+    uint32_t b = HomeOf(tag, seg.nb);
+    for (uint32_t step = 0; step < seg.nb; ++step) {
+      uint8_t* bucket = seg.Bucket(b);
+      for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+        if (LoadSlot(bucket, i) == 0) {
+          StoreSlot(bucket, i, MakeSlot(tag, address_bits));
+          return;
+        }
+      }
+      if (bucket[kSpillOffset] != kSpillSaturated) ++bucket[kSpillOffset];
+      b = Next(b, seg.nb);
+    }
+    assert(false && "KeyTable::Place: segment full");
+  }
+
+  Segment AllocateSegment(uint32_t nb, uint32_t depth) {
+    using namespace key_table_internal;
+    Segment seg;
+    seg.nb = nb;
+    seg.depth = depth;
+    seg.main_buckets = kMainBucketTable[nb];
+    seg.main = AllocateBuckets(seg.main_buckets);
+    if (nb > seg.main_buckets) seg.tail = AllocateBuckets(nb - seg.main_buckets);
+    ++depth_histogram_[depth];
+    return seg;
+  }
+  void FreeSegment(const Segment& seg) {
+    FreeBuckets(seg.main, seg.main_buckets);
+    if (seg.tail != nullptr) FreeBuckets(seg.tail, seg.nb - seg.main_buckets);
+    --depth_histogram_[seg.depth];
+  }
+  uint8_t* AllocateBuckets(uint32_t n) {
+    size_t bytes = key_table_internal::kBucketBytes * n;
+    auto* p = static_cast<uint8_t*>(
+        ::operator new(bytes, std::align_val_t{key_table_internal::kBucketBytes}));
+    std::memset(p, 0, bytes);
+    segment_bytes_ += bytes;
+    return p;
+  }
+  void FreeBuckets(uint8_t* p, uint32_t n) {
+    size_t bytes = key_table_internal::kBucketBytes * n;
+    ::operator delete(p, bytes, std::align_val_t{key_table_internal::kBucketBytes});
+    segment_bytes_ -= bytes;
+  }
+
+  // Points directory entries [first, first + n) at seg, with count in each (the canonical one
+  // is the one that counts).
+  void Publish(size_t first, size_t n, const Segment& seg, uint32_t count) {
+    DirEntry d;
+    d.layout = reinterpret_cast<uintptr_t>(seg.main) | (uint64_t{seg.depth} << 48) |
+               (uint64_t{seg.nb} << 56);
+    d.tail = reinterpret_cast<uintptr_t>(seg.tail) | (uint64_t{count} << 48);
+    for (size_t i = first; i < first + n; ++i) dir_[i] = d;
+  }
+  size_t RangeSize(uint32_t depth) const { return size_t{1} << (dir_depth_ - depth); }
+
+  void InitDirectory() {
+    dir_depth_ = 0;
+    dir_ = new DirEntry[1];
+    Publish(0, 1, AllocateSegment(1, 0), 0);
+  }
+
+  // Makes room for one more key in the segment at `index`.
+  void Grow(size_t index, const Segment& seg, uint32_t count) {
+    using namespace key_table_internal;
+    if (seg.nb < kSplitBuckets || seg.depth >= kMaxDepth) {
+      uint32_t nb = std::max(seg.nb + 1, BucketsFor(count + 1));
+      if (nb > kMaxBuckets) {
+        std::fprintf(stderr, "KeyTable: over %u keys share a 48-bit hash prefix\n", count);
+        std::abort();
+      }
+      Rebuild(index, seg, count, nb);
+    } else {
+      Split(index, seg, count);
+    }
+  }
+
+  // Re-places a segment's slots into a new one of nb buckets, from their tags alone.
+  void Rebuild(size_t index, const Segment& old, uint32_t count, uint32_t nb) {
+    using namespace key_table_internal;
+    Segment seg = AllocateSegment(nb, old.depth);
+    for (uint32_t b = 0; b < old.nb; ++b) {
+      const uint8_t* bucket = old.Bucket(b);
+      for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+        uint64_t slot = LoadSlot(bucket, i);
+        if (slot != 0) Place(seg, SlotTag(slot), slot & kAddressMask);
+      }
+    }
+    Publish(Canonical(index, old.depth), RangeSize(old.depth), seg, count);
+    FreeSegment(old);
+  }
+
+  // Reads every entry of the given segments and rehashes its key, for a split or merge.
+  // Prefetches a few entries ahead: the entries are scattered over the heap, and their cache
+  // misses overlap only if they are requested before they are needed.
+  size_t CollectHashes(const Segment* segs, int n, Entry** entries, uint64_t* hashes) const {
+    using namespace key_table_internal;
+    size_t total = 0;
+    for (int s = 0; s < n; ++s) {
+      for (uint32_t b = 0; b < segs[s].nb; ++b) {
+        const uint8_t* bucket = segs[s].Bucket(b);
+        for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+          uint64_t slot = LoadSlot(bucket, i);
+          if (slot != 0) entries[total++] = Decode(slot);
+        }
+      }
+    }
+    constexpr size_t kAhead = 8;
+    for (size_t i = 0; i < total && i < kAhead; ++i) __builtin_prefetch(entries[i]);
+    for (size_t i = 0; i < total; ++i) {
+      if (i + kAhead < total) __builtin_prefetch(entries[i + kAhead]);
+      hashes[i] = HashBytes(KeyOf{}(entries[i]));
+    }
+    return total;
+  }
+
+  void DoubleDirectory() {
+    size_t old_size = size_t{1} << dir_depth_;
+    auto* dir = new DirEntry[old_size * 2];
+    for (size_t i = 0; i < old_size; ++i) dir[2 * i] = dir[2 * i + 1] = dir_[i];
+    delete[] dir_;
+    dir_ = dir;
+    ++dir_depth_;
+  }
+
+  void HalveDirectory() {
+    size_t new_size = size_t{1} << (dir_depth_ - 1);
+    auto* dir = new DirEntry[new_size];
+    // Each segment's depth is < dir_depth_, so entries 2i and 2i+1 are copies; the canonical
+    // entry of every range has an even index and keeps its count.
+    for (size_t i = 0; i < new_size; ++i) dir[i] = dir_[2 * i];
+    delete[] dir_;
+    dir_ = dir;
+    --dir_depth_;
+  }
+
+  // Splits a full segment into two halves by the first hash bit after its prefix.
+  void Split(size_t index, const Segment& old, uint32_t count) {
+    using namespace key_table_internal;
+    if (old.depth == dir_depth_) {
+      DoubleDirectory();
+      index *= 2;
+    }
+    Entry* entries[kMaxBuckets * kSlotsPerBucket];
+    uint64_t hashes[kMaxBuckets * kSlotsPerBucket];
+    size_t total = CollectHashes(&old, 1, entries, hashes);
+    assert(total == count);
+    const uint32_t depth = old.depth + 1;
+    const uint64_t upper_bit = uint64_t{1} << (63 - old.depth);
+    uint32_t upper_count = 0;
+    for (size_t i = 0; i < total; ++i) upper_count += (hashes[i] & upper_bit) != 0;
+    const uint32_t lower_count = count - upper_count;
+    Segment lower = AllocateSegment(BucketsFor(lower_count), depth);
+    Segment upper = AllocateSegment(BucketsFor(upper_count), depth);
+    for (size_t i = 0; i < total; ++i) {
+      Place((hashes[i] & upper_bit) ? upper : lower, TagOf(hashes[i], depth),
+            AddressBits(entries[i]));
+    }
+    size_t first = Canonical(index, old.depth);
+    size_t half = RangeSize(depth);
+    Publish(first, half, lower, lower_count);
+    Publish(first + half, half, upper, upper_count);
+    FreeSegment(old);
+  }
+
+  // After an erase from the segment at `index`: merge it with its buddy while the two fit in
+  // one, else shrink it in place when its load has fallen below kShrinkBelow.
+  void Shrink(size_t index) {
+    using namespace key_table_internal;
+    for (;;) {
+      Segment seg = SegmentAt(index);
+      uint32_t count = CountAt(Canonical(index, seg.depth));
+      if (seg.depth > 0) {
+        size_t buddy_index = index ^ (size_t{1} << (dir_depth_ - seg.depth));
+        Segment buddy = SegmentAt(buddy_index);
+        uint32_t buddy_count = CountAt(Canonical(buddy_index, buddy.depth));
+        if (buddy.depth == seg.depth && count + buddy_count <= kMergeCount) {
+          index = Merge(index, seg, buddy, count + buddy_count);
+          continue;
+        }
+      }
+      if (count * 100 < seg.Capacity() * kShrinkBelow && BucketsFor(count) < seg.nb) {
+        Rebuild(index, seg, count, BucketsFor(count));
+      }
+      return;
+    }
+  }
+
+  // Merges two buddies into their parent segment; returns a directory index of the result.
+  size_t Merge(size_t index, const Segment& seg, const Segment& buddy, uint32_t count) {
+    using namespace key_table_internal;
+    Entry* entries[kMergeCount];
+    uint64_t hashes[kMergeCount];
+    const Segment both[2] = {seg, buddy};
+    size_t total = CollectHashes(both, 2, entries, hashes);
+    assert(total == count);
+    const uint32_t depth = seg.depth - 1;
+    Segment parent = AllocateSegment(BucketsFor(count), depth);
+    for (size_t i = 0; i < total; ++i) {
+      Place(parent, TagOf(hashes[i], depth), AddressBits(entries[i]));
+    }
+    Publish(Canonical(index, depth), RangeSize(depth), parent, count);
+    FreeSegment(seg);
+    FreeSegment(buddy);
+    while (dir_depth_ > 0 && depth_histogram_[dir_depth_] == 0) {
+      HalveDirectory();
+      index >>= 1;
+    }
+    return index;
+  }
+
+  template <class F>
+  void ForEachSegment(F&& f) const {
+    if (dir_ == nullptr) return;
+    size_t dir_size = size_t{1} << dir_depth_;
+    for (size_t i = 0; i < dir_size;) {
+      Segment seg = SegmentAt(i);
+      f(seg);
+      i += RangeSize(seg.depth);
+    }
+  }
+
+  void Release() {
+    if (dir_ == nullptr) return;
+    size_t dir_size = size_t{1} << dir_depth_;
+    for (size_t i = 0; i < dir_size;) {
+      Segment seg = SegmentAt(i);
+      i += RangeSize(seg.depth);
+      FreeSegment(seg);
+    }
+    delete[] dir_;
+    dir_ = nullptr;
+    dir_depth_ = 0;
+    size_ = 0;
+  }
+
+  void Steal(KeyTable* other) {
+    dir_ = std::exchange(other->dir_, nullptr);
+    dir_depth_ = std::exchange(other->dir_depth_, 0);
+    size_ = std::exchange(other->size_, 0);
+    segment_bytes_ = std::exchange(other->segment_bytes_, 0);
+    depth_histogram_ = std::exchange(other->depth_histogram_, {});
+  }
+
+  DirEntry* dir_ = nullptr;  // 2^dir_depth_ entries, or nullptr before the first Insert
+  uint32_t dir_depth_ = 0;
+  size_t size_ = 0;
+  size_t segment_bytes_ = 0;
+  // Segments per local depth, so the directory halves once no segment needs its last bit.
+  std::array<uint32_t, key_table_internal::kMaxDepth + 1> depth_histogram_{};
+};
+
+template <typename Entry, typename KeyOf>
+std::string KeyTable<Entry, KeyOf>::Validate() const {
+  using namespace key_table_internal;
+  if (dir_ == nullptr) return size_ == 0 && segment_bytes_ == 0 ? "" : "no directory";
+  std::string error;
+  auto fail = [&](const std::string& what) {
+    if (error.empty()) error = what;
+  };
+  size_t dir_size = size_t{1} << dir_depth_;
+  size_t total = 0;
+  size_t bytes = 0;
+  std::array<uint32_t, kMaxDepth + 1> histogram{};
+  for (size_t first = 0; first < dir_size;) {
+    Segment seg = SegmentAt(first);
+    if (seg.depth > dir_depth_) return "segment deeper than the directory";
+    size_t n = RangeSize(seg.depth);
+    if (first % n != 0) return "segment range not aligned";
+    for (size_t i = first; i < first + n; ++i) {
+      if ((dir_[i].layout != dir_[first].layout) ||
+          ((dir_[i].tail ^ dir_[first].tail) & kPointerMask) != 0) {
+        return "directory copies disagree";
+      }
+    }
+    ++histogram[seg.depth];
+    bytes += kBucketBytes * seg.nb;
+    if (seg.nb == 0 || seg.nb > kMaxBuckets) return "bad bucket count";
+    // Recount the spill each bucket should have (invariant 3) and check the stored one covers.
+    std::array<uint32_t, kMaxBuckets> passes{};
+    uint32_t count = 0;
+    for (uint32_t b = 0; b < seg.nb; ++b) {
+      const uint8_t* bucket = seg.Bucket(b);
+      for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+        uint64_t slot = LoadSlot(bucket, i);
+        if (slot == 0) continue;
+        ++count;
+        Entry* e = Decode(slot);
+        uint64_t hash = HashBytes(KeyOf{}(e));
+        if (DirIndex(hash) < first || DirIndex(hash) >= first + n) fail("entry in wrong segment");
+        if (TagOf(hash, seg.depth) != SlotTag(slot)) fail("tag mismatch");
+        for (uint32_t h = HomeOf(SlotTag(slot), seg.nb); h != b; h = Next(h, seg.nb)) {
+          ++passes[h];
+        }
+      }
+    }
+    for (uint32_t b = 0; b < seg.nb; ++b) {
+      uint8_t spill = seg.Bucket(b)[kSpillOffset];
+      if (spill != kSpillSaturated && spill != passes[b]) fail("spill count wrong");
+    }
+    if (count != CountAt(first)) fail("segment count wrong");
+    if (count >= seg.Capacity()) fail("segment full");
+    total += count;
+    first += n;
+  }
+  if (total != size_) fail("size wrong");
+  if (histogram != depth_histogram_) fail("depth histogram wrong");
+  if (dir_depth_ > 0 && histogram[dir_depth_] == 0) fail("directory deeper than needed");
+  if (bytes != segment_bytes_) fail("segment bytes wrong");
+  return error;
+}
+
+}  // namespace goblin

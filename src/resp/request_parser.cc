@@ -1,0 +1,174 @@
+#include "resp/request_parser.h"
+
+#include <cstring>
+
+#include "core/string_number.h"
+
+namespace goblin {
+namespace {
+
+// Finds "\r" from `from`; Redis frames header lines by '\r' and skips the '\n' after it.
+size_t FindCr(std::string_view data, size_t from) { return data.find('\r', from); }
+
+int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
+  out->clear();
+  size_t i = 0;
+  const size_t n = line.size();
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'; };
+  while (true) {
+    while (i < n && is_space(line[i])) ++i;
+    if (i >= n) return true;
+    std::string current;
+    bool in_double = false, in_single = false, done = false;
+    while (!done) {
+      if (in_double) {
+        if (i >= n) return false;  // unterminated quotes
+        char c = line[i];
+        if (c == '\\' && i + 3 < n && line[i + 1] == 'x' && HexDigitValue(line[i + 2]) >= 0 &&
+            HexDigitValue(line[i + 3]) >= 0) {
+          current.push_back(
+              static_cast<char>(HexDigitValue(line[i + 2]) * 16 + HexDigitValue(line[i + 3])));
+          i += 3;
+        } else if (c == '\\' && i + 1 < n) {
+          char e = line[++i];
+          switch (e) {
+            case 'n': current.push_back('\n'); break;
+            case 'r': current.push_back('\r'); break;
+            case 't': current.push_back('\t'); break;
+            case 'b': current.push_back('\b'); break;
+            case 'a': current.push_back('\a'); break;
+            default: current.push_back(e); break;
+          }
+        } else if (c == '"') {
+          // The closing quote must be followed by a space or the end of the line.
+          if (i + 1 < n && !is_space(line[i + 1])) return false;
+          done = true;
+        } else {
+          current.push_back(c);
+        }
+      } else if (in_single) {
+        if (i >= n) return false;
+        char c = line[i];
+        if (c == '\\' && i + 1 < n && line[i + 1] == '\'') {
+          ++i;
+          current.push_back('\'');
+        } else if (c == '\'') {
+          if (i + 1 < n && !is_space(line[i + 1])) return false;
+          done = true;
+        } else {
+          current.push_back(c);
+        }
+      } else {
+        if (i >= n) {
+          done = true;
+          break;
+        }
+        char c = line[i];
+        if (is_space(c)) {
+          done = true;
+        } else if (c == '"') {
+          in_double = true;
+        } else if (c == '\'') {
+          in_single = true;
+        } else {
+          current.push_back(c);
+        }
+      }
+      if (i < n) ++i;
+    }
+    out->push_back(std::move(current));
+  }
+}
+
+RequestParser::Status RequestParser::Fail(std::string message) {
+  error_ = "ERR Protocol error: " + std::move(message);
+  return Status::kError;
+}
+
+RequestParser::Status RequestParser::Parse(std::string_view data, const ProtocolLimits& limits,
+                                           std::vector<std::string_view>* args,
+                                           size_t* consumed) {
+  args->clear();
+  bytes_needed_ = 0;
+  if (data.empty()) return Status::kIncomplete;
+  if (data[0] == '*') return ParseMultibulk(data, limits, args, consumed);
+  return ParseInline(data, args, consumed);
+}
+
+RequestParser::Status RequestParser::ParseInline(std::string_view data,
+                                                 std::vector<std::string_view>* args,
+                                                 size_t* consumed) {
+  size_t newline = data.find('\n');
+  if (newline == std::string_view::npos) {
+    if (data.size() > kMaxInlineSize) return Fail("too big inline request");
+    return Status::kIncomplete;
+  }
+  std::string_view line = data.substr(0, newline);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!SplitInlineArgs(line, &inline_args_)) return Fail("unbalanced quotes in request");
+  for (const std::string& arg : inline_args_) args->emplace_back(arg);
+  *consumed = newline + 1;
+  return Status::kRequest;
+}
+
+RequestParser::Status RequestParser::ParseMultibulk(std::string_view data,
+                                                    const ProtocolLimits& limits,
+                                                    std::vector<std::string_view>* args,
+                                                    size_t* consumed) {
+  size_t cr = FindCr(data, 1);
+  if (cr == std::string_view::npos) {
+    if (data.size() > kMaxInlineSize) return Fail("too big mbulk count string");
+    return Status::kIncomplete;
+  }
+  if (cr + 1 >= data.size()) return Status::kIncomplete;  // the '\n' has not arrived yet
+  int64_t count;
+  std::string_view count_text = data.substr(1, cr - 1);
+  if (!ParseInt64(count_text, &count) || count > limits.max_multibulk_len ||
+      (!limits.authenticated && count > 10)) {
+    return Fail("invalid multibulk length");
+  }
+  size_t pos = cr + 2;
+  if (count <= 0) {
+    *consumed = pos;
+    return Status::kRequest;
+  }
+  // Reserve lazily: a hostile `*1000000000` must not allocate before its bulks arrive.
+  args->reserve(static_cast<size_t>(std::min<int64_t>(count, 1024)));
+  for (int64_t i = 0; i < count; ++i) {
+    if (pos >= data.size()) return Status::kIncomplete;
+    cr = FindCr(data, pos);
+    if (cr == std::string_view::npos) {
+      if (data.size() - pos > kMaxInlineSize) return Fail("too big bulk count string");
+      return Status::kIncomplete;
+    }
+    if (data[pos] != '$') {
+      return Fail(std::string("expected '$', got '") + data[pos] + "'");
+    }
+    int64_t len;
+    if (!ParseInt64(data.substr(pos + 1, cr - pos - 1), &len) || len < 0 ||
+        len > limits.max_bulk_len || (!limits.authenticated && len > 16384)) {
+      return Fail("invalid bulk length");
+    }
+    size_t body = cr + 2;
+    size_t end = body + static_cast<size_t>(len) + 2;
+    if (end > data.size()) {
+      bytes_needed_ = end;
+      return Status::kIncomplete;
+    }
+    args->emplace_back(data.data() + body, static_cast<size_t>(len));
+    pos = end;
+  }
+  *consumed = pos;
+  return Status::kRequest;
+}
+
+}  // namespace goblin

@@ -1,0 +1,55 @@
+// One connection: its buffers, protocol state and the per-connection settings that commands
+// read and change (database, RESP version, name, authentication, reply mode).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resp/reply_builder.h"
+#include "resp/request_parser.h"
+
+namespace goblin {
+
+enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
+
+struct Client {
+  Client(uint64_t id, int fd) : id(id), fd(fd), reply(&output) {}
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  uint64_t id;
+  int fd;
+  bool unix_socket = false;
+  std::string address;        // "ip:port" of the peer, or "/path:0" for a Unix socket
+  std::string local_address;  // "ip:port" of our end
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+
+  // Input: bytes read but not yet executed start at input_start.
+  std::string input;
+  size_t input_start = 0;
+  RequestParser parser;
+
+  // Output: replies not yet written start at output_sent.
+  std::string output;
+  size_t output_sent = 0;
+  ReplyBuilder reply;
+  bool want_write = false;  // registered for EPOLLOUT
+
+  int db = 0;
+  bool authenticated = false;
+  bool close_after_reply = false;
+  bool no_evict = false;
+  ReplyMode reply_mode = ReplyMode::kOn;
+  int64_t created_ms = 0;
+  int64_t last_interaction_ms = 0;
+  std::string last_command = "NULL";
+  uint64_t commands_processed = 0;
+
+  size_t pending_output() const { return output.size() - output_sent; }
+};
+
+}  // namespace goblin

@@ -1,0 +1,64 @@
+#include "server/command_table.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace goblin {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+const Command* Command::FindSubcommand(std::string_view name) const {
+  std::string full = this->name + "|" + Lower(name);
+  for (const auto& sub : subcommands) {
+    if (sub->name == full) return sub.get();
+  }
+  return nullptr;
+}
+
+std::vector<size_t> Command::KeyPositions(size_t argc) const {
+  std::vector<size_t> keys;
+  if (first_key <= 0) return keys;
+  int last = last_key >= 0 ? last_key : static_cast<int>(argc) + last_key;
+  for (int i = first_key; i <= last && i < static_cast<int>(argc); i += std::max(key_step, 1)) {
+    keys.push_back(static_cast<size_t>(i));
+  }
+  return keys;
+}
+
+CommandTable::CommandTable() { RegisterAllCommands(this); }
+
+Command* CommandTable::Add(Command command) {
+  command.name = Lower(command.name);
+  auto owned = std::make_unique<Command>(std::move(command));
+  Command* raw = owned.get();
+  ordered_.push_back(raw);
+  commands_[raw->name] = std::move(owned);
+  return raw;
+}
+
+Command* CommandTable::AddSubcommand(Command* parent, Command command) {
+  command.name = parent->name + "|" + Lower(command.name);
+  command.parent = parent;
+  parent->subcommands.push_back(std::make_unique<Command>(std::move(command)));
+  return parent->subcommands.back().get();
+}
+
+const Command* CommandTable::Find(std::string_view name) const {
+  // Fast path: clients send lowercase or uppercase names; fold into a small stack buffer.
+  char buf[64];
+  if (name.size() > sizeof(buf)) return nullptr;
+  for (size_t i = 0; i < name.size(); ++i) {
+    buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  auto it = commands_.find(std::string_view(buf, name.size()));
+  return it == commands_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace goblin

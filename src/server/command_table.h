@@ -1,0 +1,96 @@
+// The one table of commands: name, arity, flags, key positions and documentation.
+//
+// Every command family (src/commands/*.cc) registers its rows here at startup; dispatch,
+// COMMAND (COUNT, INFO, DOCS, LIST), INFO commandstats and arity errors all read the same rows.
+// Container commands (CONFIG, CLIENT, ...) own their subcommands as child rows, named
+// "config|get" as Redis names them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace goblin {
+
+struct CommandContext;
+using CommandHandler = void (*)(CommandContext& ctx);
+
+// Redis's command flags, reported by COMMAND INFO.
+enum CommandFlag : uint32_t {
+  kCmdWrite = 1 << 0,
+  kCmdReadonly = 1 << 1,
+  kCmdDenyOom = 1 << 2,
+  kCmdAdmin = 1 << 3,
+  kCmdPubsub = 1 << 4,
+  kCmdNoscript = 1 << 5,
+  kCmdBlocking = 1 << 6,
+  kCmdLoading = 1 << 7,  // allowed while a snapshot loads
+  kCmdStale = 1 << 8,
+  kCmdFast = 1 << 9,
+  kCmdNoAuth = 1 << 10,  // allowed before AUTH
+  kCmdSkipMonitor = 1 << 11,
+  kCmdSkipSlowlog = 1 << 12,
+  kCmdNoMulti = 1 << 13,
+  kCmdAllowBusy = 1 << 14,
+};
+
+struct CommandStats {
+  uint64_t calls = 0;
+  uint64_t usec = 0;
+  uint64_t rejected_calls = 0;
+  uint64_t failed_calls = 0;
+};
+
+struct Command {
+  std::string name;      // lowercase; "config|get" for a subcommand
+  int arity = 0;         // >0 exact argument count (name included), <0 at least -arity
+  uint32_t flags = 0;
+  int first_key = 0;     // 0 when the command takes no key
+  int last_key = 0;      // negative counts from the end
+  int key_step = 0;
+  CommandHandler handler = nullptr;
+  std::string group;     // "string", "generic", "connection", "server", "sorted-set", ...
+  std::string summary;
+  std::string since;
+  std::string complexity;
+  std::string syntax;    // the arguments after the name, as redis.io writes them
+  std::vector<std::unique_ptr<Command>> subcommands;
+  Command* parent = nullptr;
+  mutable CommandStats stats;
+
+  bool HasSubcommands() const { return !subcommands.empty(); }
+  const Command* FindSubcommand(std::string_view name) const;
+  bool ArityOk(size_t argc) const {
+    return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
+  }
+  // The key positions of a concrete call (indexes into argv).
+  std::vector<size_t> KeyPositions(size_t argc) const;
+};
+
+class CommandTable {
+ public:
+  CommandTable();
+
+  Command* Add(Command command);
+  Command* AddSubcommand(Command* parent, Command command);
+
+  const Command* Find(std::string_view name) const;  // case-insensitive
+  const std::vector<const Command*>& All() const { return ordered_; }
+  size_t size() const { return ordered_.size(); }
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, std::unique_ptr<Command>, NameHash, std::equal_to<>> commands_;
+  std::vector<const Command*> ordered_;
+};
+
+// Registers every command family; defined in src/commands/registry.cc.
+void RegisterAllCommands(CommandTable* table);
+
+}  // namespace goblin

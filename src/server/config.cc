@@ -1,0 +1,398 @@
+#include "server/config.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/glob.h"
+#include "core/string_number.h"
+#include "resp/request_parser.h"
+
+namespace goblin {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool ParseMemory(std::string_view text, int64_t* bytes) {
+  std::string lower = Lower(text);
+  struct Unit {
+    const char* suffix;
+    int64_t multiplier;
+  };
+  static const Unit kUnits[] = {{"kb", 1024},       {"mb", 1024LL * 1024},
+                                {"gb", 1024LL * 1024 * 1024}, {"k", 1000},
+                                {"m", 1000 * 1000}, {"g", 1000LL * 1000 * 1000},
+                                {"b", 1}};
+  int64_t multiplier = 1;
+  std::string_view digits = lower;
+  for (const Unit& unit : kUnits) {
+    size_t n = std::strlen(unit.suffix);
+    if (digits.size() > n && digits.substr(digits.size() - n) == unit.suffix) {
+      multiplier = unit.multiplier;
+      digits.remove_suffix(n);
+      break;
+    }
+  }
+  int64_t value;
+  if (!ParseInt64(digits, &value)) return false;
+  if (value != 0 && (value > INT64_MAX / multiplier || value < INT64_MIN / multiplier)) {
+    return false;
+  }
+  *bytes = value * multiplier;
+  return true;
+}
+
+struct ConfigRegistry::Option {
+  enum class Kind { kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kOctal, kDir };
+  std::string name;
+  std::vector<std::string> aliases;
+  Kind kind;
+  bool mutable_at_runtime;
+  void* field;
+  int64_t min = INT64_MIN;
+  int64_t max = INT64_MAX;
+  std::vector<std::string> choices;  // kEnum
+
+  std::string Format() const;
+  std::string Set(const std::vector<std::string>& values) const;
+};
+
+std::string ConfigRegistry::Option::Format() const {
+  switch (kind) {
+    case Kind::kBool:
+      return *static_cast<bool*>(field) ? "yes" : "no";
+    case Kind::kInt:
+    case Kind::kMemory:
+      return Int64ToString(*static_cast<int64_t*>(field));
+    case Kind::kOctal: {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%llo",
+                    static_cast<unsigned long long>(*static_cast<int64_t*>(field)));
+      return buf;
+    }
+    case Kind::kString:
+    case Kind::kEnum:
+    case Kind::kDir:
+      return *static_cast<std::string*>(field);
+    case Kind::kSave: {
+      std::string out;
+      for (const SaveRule& rule : *static_cast<std::vector<SaveRule>*>(field)) {
+        if (!out.empty()) out += ' ';
+        out += Int64ToString(rule.seconds) + " " + Int64ToString(rule.changes);
+      }
+      return out;
+    }
+    case Kind::kBind: {
+      std::string out;
+      for (const std::string& address : *static_cast<std::vector<std::string>*>(field)) {
+        if (!out.empty()) out += ' ';
+        out += address;
+      }
+      return out;
+    }
+  }
+  return "";
+}
+
+// Returns "" on success or Redis's reason text.
+std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) const {
+  bool single = values.size() == 1;
+  switch (kind) {
+    case Kind::kBool: {
+      if (!single) return "wrong number of arguments";
+      std::string v = Lower(values[0]);
+      if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
+      *static_cast<bool*>(field) = v == "yes";
+      return "";
+    }
+    case Kind::kInt:
+    case Kind::kMemory: {
+      if (!single) return "wrong number of arguments";
+      int64_t v;
+      bool ok = kind == Kind::kInt ? ParseInt64(values[0], &v) : ParseMemory(values[0], &v);
+      if (!ok) {
+        return kind == Kind::kInt ? "argument couldn't be parsed into an integer"
+                                  : "argument must be a memory value";
+      }
+      if (v < min || v > max) {
+        return "argument must be between " + Int64ToString(min) + " and " + Int64ToString(max) +
+               " inclusive";
+      }
+      *static_cast<int64_t*>(field) = v;
+      return "";
+    }
+    case Kind::kOctal: {
+      if (!single) return "wrong number of arguments";
+      char* end;
+      errno = 0;
+      long long v = std::strtoll(values[0].c_str(), &end, 8);
+      if (values[0].empty() || *end != '\0' || errno != 0 || v < 0 || v > 0777) {
+        return "argument couldn't be parsed into an integer";
+      }
+      *static_cast<int64_t*>(field) = v;
+      return "";
+    }
+    case Kind::kString:
+      if (!single) return "wrong number of arguments";
+      *static_cast<std::string*>(field) = values[0];
+      return "";
+    case Kind::kEnum: {
+      if (!single) return "wrong number of arguments";
+      std::string v = Lower(values[0]);
+      for (const std::string& choice : choices) {
+        if (v == choice) {
+          *static_cast<std::string*>(field) = v;
+          return "";
+        }
+      }
+      std::string reason = "argument(s) must be one of the following: ";
+      for (size_t i = 0; i < choices.size(); ++i) reason += (i ? ", " : "") + choices[i];
+      return reason;
+    }
+    case Kind::kDir: {
+      if (!single) return "wrong number of arguments";
+      if (chdir(values[0].c_str()) != 0) return std::strerror(errno);
+      char cwd[4096];
+      if (getcwd(cwd, sizeof(cwd)) == nullptr) return std::strerror(errno);
+      *static_cast<std::string*>(field) = cwd;
+      return "";
+    }
+    case Kind::kSave: {
+      // One value holding pairs ("3600 1 300 100"), several values, or "" for none.
+      std::vector<std::string> words;
+      for (const std::string& value : values) {
+        std::istringstream in(value);
+        for (std::string word; in >> word;) words.push_back(word);
+      }
+      if (words.size() % 2 != 0) return "Invalid save parameters";
+      std::vector<SaveRule> rules;
+      for (size_t i = 0; i < words.size(); i += 2) {
+        SaveRule rule;
+        if (!ParseInt64(words[i], &rule.seconds) || !ParseInt64(words[i + 1], &rule.changes) ||
+            rule.seconds < 1 || rule.changes < 0) {
+          return "Invalid save parameters";
+        }
+        rules.push_back(rule);
+      }
+      *static_cast<std::vector<SaveRule>*>(field) = std::move(rules);
+      return "";
+    }
+    case Kind::kBind: {
+      std::vector<std::string> addresses;
+      for (const std::string& value : values) {
+        std::istringstream in(value);
+        for (std::string word; in >> word;) addresses.push_back(word);
+      }
+      if (addresses.empty()) return "wrong number of arguments";
+      if (addresses.size() > 16) return "Too many bind addresses specified.";
+      *static_cast<std::vector<std::string>*>(field) = std::move(addresses);
+      return "";
+    }
+  }
+  return "unknown option kind";
+}
+
+ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
+  using Kind = Option::Kind;
+  Config& c = *config;
+  auto add = [this](Option option) { options_.push_back(std::move(option)); };
+  const int64_t kMaxInt = INT32_MAX;
+  // name, aliases, kind, mutable at runtime, field, min, max, choices
+  add({"port", {}, Kind::kInt, false, &c.port, 0, 65535, {}});
+  add({"bind", {}, Kind::kBind, false, &c.bind, 0, 0, {}});
+  add({"unixsocket", {}, Kind::kString, false, &c.unixsocket, 0, 0, {}});
+  add({"unixsocketperm", {}, Kind::kOctal, false, &c.unixsocketperm, 0, 0777, {}});
+  add({"protected-mode", {}, Kind::kBool, true, &c.protected_mode, 0, 0, {}});
+  add({"tcp-backlog", {}, Kind::kInt, false, &c.tcp_backlog, 0, kMaxInt, {}});
+  add({"tcp-keepalive", {}, Kind::kInt, true, &c.tcp_keepalive, 0, kMaxInt, {}});
+  add({"timeout", {}, Kind::kInt, true, &c.timeout, 0, kMaxInt, {}});
+  add({"maxclients", {}, Kind::kInt, true, &c.maxclients, 1, kMaxInt, {}});
+  add({"dir", {}, Kind::kDir, true, &c.dir, 0, 0, {}});
+  add({"databases", {}, Kind::kInt, false, &c.databases, 1, kMaxInt, {}});
+  add({"requirepass", {}, Kind::kString, true, &c.requirepass, 0, 0, {}});
+  add({"enable-debug-command", {}, Kind::kEnum, false, &c.enable_debug_command, 0, 0,
+       {"no", "yes", "local"}});
+  add({"hz", {}, Kind::kInt, true, &c.hz, 0, kMaxInt, {}});
+  add({"loglevel", {}, Kind::kEnum, true, &c.loglevel, 0, 0,
+       {"debug", "verbose", "notice", "warning", "nothing"}});
+  add({"logfile", {}, Kind::kString, false, &c.logfile, 0, 0, {}});
+  add({"daemonize", {}, Kind::kBool, false, &c.daemonize, 0, 0, {}});
+  add({"pidfile", {}, Kind::kString, false, &c.pidfile, 0, 0, {}});
+  add({"save", {}, Kind::kSave, true, &c.save, 0, 0, {}});
+  add({"appendonly", {}, Kind::kBool, true, &c.appendonly, 0, 0, {}});
+  add({"appendfsync", {}, Kind::kEnum, true, &c.appendfsync, 0, 0, {"always", "everysec", "no"}});
+  add({"appendfilename", {}, Kind::kString, false, &c.appendfilename, 0, 0, {}});
+  add({"dbfilename", {}, Kind::kString, true, &c.dbfilename, 0, 0, {}});
+  add({"proto-max-bulk-len", {}, Kind::kMemory, true, &c.proto_max_bulk_len, 1024 * 1024,
+       INT64_MAX, {}});
+  add({"client-query-buffer-limit", {}, Kind::kMemory, true, &c.client_query_buffer_limit,
+       1024 * 1024, INT64_MAX, {}});
+  add({"maxmemory", {}, Kind::kMemory, true, &c.maxmemory, 0, INT64_MAX, {}});
+  add({"maxmemory-policy", {}, Kind::kEnum, true, &c.maxmemory_policy, 0, 0,
+       {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
+        "allkeys-lfu", "allkeys-random", "noeviction"}});
+  add({"zset-max-listpack-entries", {"zset-max-ziplist-entries"}, Kind::kInt, true,
+       &c.zset_max_listpack_entries, 0, INT64_MAX, {}});
+  add({"zset-max-listpack-value", {"zset-max-ziplist-value"}, Kind::kMemory, true,
+       &c.zset_max_listpack_value, 0, INT64_MAX, {}});
+  add({"hash-max-listpack-entries", {"hash-max-ziplist-entries"}, Kind::kInt, true,
+       &c.hash_max_listpack_entries, 0, INT64_MAX, {}});
+  add({"hash-max-listpack-value", {"hash-max-ziplist-value"}, Kind::kMemory, true,
+       &c.hash_max_listpack_value, 0, INT64_MAX, {}});
+  add({"set-max-intset-entries", {}, Kind::kInt, true, &c.set_max_intset_entries, 0, INT64_MAX,
+       {}});
+  add({"set-max-listpack-entries", {}, Kind::kInt, true, &c.set_max_listpack_entries, 0,
+       INT64_MAX, {}});
+  add({"set-max-listpack-value", {}, Kind::kMemory, true, &c.set_max_listpack_value, 0,
+       INT64_MAX, {}});
+  add({"list-max-listpack-size", {"list-max-ziplist-size"}, Kind::kInt, true,
+       &c.list_max_listpack_size, INT32_MIN, INT32_MAX, {}});
+  add({"slowlog-log-slower-than", {}, Kind::kInt, true, &c.slowlog_log_slower_than, -1,
+       INT64_MAX, {}});
+  add({"slowlog-max-len", {}, Kind::kInt, true, &c.slowlog_max_len, 0, INT64_MAX, {}});
+  add({"latency-monitor-threshold", {}, Kind::kInt, true, &c.latency_monitor_threshold, 0,
+       INT64_MAX, {}});
+}
+
+ConfigRegistry::~ConfigRegistry() = default;
+
+const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const {
+  std::string lower = Lower(name);
+  for (const Option& option : options_) {
+    if (option.name == lower) return &option;
+    for (const std::string& alias : option.aliases) {
+      if (alias == lower) return &option;
+    }
+  }
+  return nullptr;
+}
+
+bool ConfigRegistry::IsKnown(std::string_view name) const { return Find(name) != nullptr; }
+
+std::string ConfigRegistry::Apply(std::string_view name, const std::vector<std::string>& values,
+                                  bool at_startup) {
+  const Option* option = Find(name);
+  if (option == nullptr) return "Bad directive or wrong number of arguments";
+  if (!at_startup && !option->mutable_at_runtime) return "can't set immutable config";
+  std::string error = option->Set(values);
+  if (error.empty() && !at_startup && on_change) on_change(option->name);
+  return error;
+}
+
+std::string ConfigRegistry::LoadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return "Fatal error, can't open config file '" + path + "': " + std::strerror(errno);
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    std::vector<std::string> words;
+    auto fail = [&](const std::string& reason) {
+      return "Reading the configuration file '" + path + "', at line " +
+             std::to_string(line_number) + "\n>>> '" + line + "'\n" + reason;
+    };
+    if (!SplitInlineArgs(line, &words)) return fail("Unbalanced quotes in configuration line");
+    if (words.empty()) continue;
+    if (Lower(words[0]) == "include") {
+      if (words.size() != 2) return fail("Bad directive or wrong number of arguments");
+      std::string error = LoadFile(words[1]);
+      if (!error.empty()) return error;
+      continue;
+    }
+    std::vector<std::string> values(words.begin() + 1, words.end());
+    if (values.empty()) return fail("Bad directive or wrong number of arguments");
+    std::string error = Apply(words[0], values, /*at_startup=*/true);
+    if (!error.empty()) return fail(error);
+  }
+  config_->config_file = path;
+  return "";
+}
+
+std::string ConfigRegistry::LoadCommandLine(int argc, char** argv) {
+  int i = 1;
+  if (i < argc && std::strncmp(argv[i], "--", 2) != 0) {
+    char resolved[4096];
+    std::string path = argv[i];
+    if (realpath(argv[i], resolved) != nullptr) path = resolved;
+    std::string error = LoadFile(path);
+    if (!error.empty()) return error;
+    ++i;
+  }
+  while (i < argc) {
+    std::string name = argv[i];
+    if (name.size() < 3 || name.compare(0, 2, "--") != 0) {
+      return std::string("Invalid argument '") + argv[i] + "': options start with --";
+    }
+    name = name.substr(2);
+    std::vector<std::string> values;
+    ++i;
+    // Values run until the next --option; "--save ''" gives one empty value.
+    while (i < argc && !(std::strncmp(argv[i], "--", 2) == 0 && std::strlen(argv[i]) > 2)) {
+      values.push_back(argv[i++]);
+    }
+    if (values.empty()) {
+      return "option '--" + name + "' needs a value (Bad directive or wrong number of arguments)";
+    }
+    std::string error = Apply(name, values, /*at_startup=*/true);
+    if (!error.empty()) return "option '--" + name + "': " + error;
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
+    std::string_view pattern) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  bool has_glob = pattern.find_first_of("*?[") != std::string_view::npos;
+  for (const Option& option : options_) {
+    if (GlobMatch(pattern, option.name, /*nocase=*/true)) {
+      out.emplace_back(option.name, option.Format());
+    }
+    // Aliases answer only when asked for by name or matched by a pattern, as in Redis.
+    for (const std::string& alias : option.aliases) {
+      if (GlobMatch(pattern, alias, true) && (has_glob || Lower(pattern) == alias)) {
+        out.emplace_back(alias, option.Format());
+      }
+    }
+  }
+  return out;
+}
+
+std::string ConfigRegistry::Rewrite() const {
+  if (config_->config_file.empty()) {
+    return "The server is running without a config file";
+  }
+  // Keep comments and unknown-to-us lines out: the file is the table, one line per option.
+  std::string text = "# Rewritten by goblin-server CONFIG REWRITE\n";
+  for (const Option& option : options_) {
+    std::string value = option.Format();
+    if (option.kind == Option::Kind::kSave && value.empty()) value = "\"\"";
+    if (option.kind == Option::Kind::kString && value.empty()) value = "\"\"";
+    text += option.name + " " + value + "\n";
+  }
+  std::string tmp = config_->config_file + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return std::string("Rewriting config file: ") + std::strerror(errno);
+    out << text;
+    if (!out.flush()) return std::string("Rewriting config file: ") + std::strerror(errno);
+  }
+  if (std::rename(tmp.c_str(), config_->config_file.c_str()) != 0) {
+    return std::string("Rewriting config file: ") + std::strerror(errno);
+  }
+  return "";
+}
+
+}  // namespace goblin

@@ -1,0 +1,107 @@
+// Server configuration: redis.conf syntax, redis-server's option names, CONFIG GET/SET/REWRITE.
+//
+// Every option is one row of a table (name, aliases, kind, bounds, mutability) bound to one
+// field of Config; the file parser, the command line, CONFIG GET, CONFIG SET and CONFIG
+// REWRITE all go through that table, so an option exists in all of them or in none.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace goblin {
+
+struct SaveRule {
+  int64_t seconds;
+  int64_t changes;
+};
+
+struct Config {
+  // Network.
+  int64_t port = 6379;
+  std::vector<std::string> bind = {"127.0.0.1", "-::1"};
+  std::string unixsocket;
+  int64_t unixsocketperm = 0;
+  bool protected_mode = true;
+  int64_t tcp_backlog = 511;
+  int64_t tcp_keepalive = 300;
+  int64_t timeout = 0;
+  int64_t maxclients = 10000;
+  // General.
+  std::string dir;  // absolute; filled from the working directory at startup
+  int64_t databases = 16;
+  std::string requirepass;
+  std::string enable_debug_command = "no";
+  int64_t hz = 10;
+  std::string loglevel = "notice";
+  std::string logfile;
+  bool daemonize = false;
+  std::string pidfile;
+  // Persistence (accepted now; the persistence issue makes them act).
+  std::vector<SaveRule> save = {{3600, 1}, {300, 100}, {60, 10000}};
+  bool appendonly = false;
+  std::string appendfsync = "everysec";
+  std::string appendfilename = "appendonly.aof";
+  std::string dbfilename = "dump.rdb";
+  // Limits.
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  int64_t maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  // Encoding thresholds.
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
+  int64_t hash_max_listpack_entries = 128;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
+  int64_t list_max_listpack_size = -2;
+  // Diagnostics.
+  int64_t slowlog_log_slower_than = 10000;
+  int64_t slowlog_max_len = 128;
+  int64_t latency_monitor_threshold = 0;
+
+  // Where CONFIG REWRITE writes; empty when started without a config file.
+  std::string config_file;
+};
+
+class ConfigRegistry {
+ public:
+  explicit ConfigRegistry(Config* config);
+  ~ConfigRegistry();
+  ConfigRegistry(const ConfigRegistry&) = delete;
+  ConfigRegistry& operator=(const ConfigRegistry&) = delete;
+
+  // Applies `name value...` (one directive). Returns an empty string on success, else the
+  // reason ("Bad directive or wrong number of arguments", "argument must be 'yes' or 'no'").
+  // At startup immutable options may be set; at runtime (CONFIG SET) they may not.
+  std::string Apply(std::string_view name, const std::vector<std::string>& values, bool at_startup);
+
+  // Loads a redis.conf-style file; on error returns "<file>:<line>: <reason> >>> '<text>'".
+  std::string LoadFile(const std::string& path);
+  // Parses `[config-file] [--name value...]` into directives and applies them.
+  std::string LoadCommandLine(int argc, char** argv);
+
+  // CONFIG GET: (name, value) for every option (or alias) matching the glob pattern.
+  std::vector<std::pair<std::string, std::string>> Get(std::string_view pattern) const;
+  // CONFIG REWRITE: writes every option's current value into config_file.
+  std::string Rewrite() const;
+
+  bool IsKnown(std::string_view name) const;
+  // Called after an option changed (CONFIG SET), with its canonical name.
+  std::function<void(std::string_view)> on_change;
+
+ private:
+  struct Option;
+  const Option* Find(std::string_view name) const;
+  std::vector<Option> options_;
+  Config* config_;
+};
+
+// "1gb" -> 1073741824, as Redis's memtoll; false on malformed text.
+bool ParseMemory(std::string_view text, int64_t* bytes);
+
+}  // namespace goblin

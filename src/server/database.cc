@@ -1,0 +1,102 @@
+#include "server/database.h"
+
+#include <vector>
+
+namespace goblin {
+
+KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
+  KeyEntry* entry = table_.Find(key);
+  if (entry == nullptr || !Expired(entry, now_ms)) return entry;
+  Delete(key);
+  if (counters_ != nullptr) ++counters_->expired_keys;
+  return nullptr;
+}
+
+KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
+  KeyEntry* entry = Find(key, now_ms);
+  if (counters_ != nullptr) ++(entry ? counters_->keyspace_hits : counters_->keyspace_misses);
+  return entry;
+}
+
+void Database::Insert(KeyEntry* entry) {
+  expires_ += entry->has_expire() ? 1 : 0;
+  table_.Insert(entry);
+}
+
+void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
+  Forget(slot.entry());
+  expires_ += fresh->has_expire() ? 1 : 0;
+  slot.Replace(fresh);
+}
+
+void Database::Put(std::string_view key, const EntryValue& value,
+                   std::optional<int64_t> expire_ms, bool keep_ttl) {
+  Table::Slot slot = table_.FindSlot(key);
+  if (!slot) {
+    Insert(KeyEntry::Make(key, value, keep_ttl ? std::nullopt : expire_ms));
+    return;
+  }
+  KeyEntry* old = slot.entry();
+  std::optional<int64_t> deadline = expire_ms;
+  if (keep_ttl) deadline = old->has_expire() ? std::optional(old->expire_ms()) : std::nullopt;
+  Replace(slot, KeyEntry::Make(key, value, deadline));
+  KeyEntry::Destroy(old);
+}
+
+void Database::Adopt(KeyEntry* entry) {
+  Table::Slot slot = table_.FindSlot(entry->key());
+  if (!slot) {
+    Insert(entry);
+    return;
+  }
+  KeyEntry* old = slot.entry();
+  Replace(slot, entry);
+  KeyEntry::Destroy(old);
+}
+
+KeyEntry* Database::Take(std::string_view key) {
+  KeyEntry* entry = table_.Erase(key);
+  if (entry != nullptr) Forget(entry);
+  return entry;
+}
+
+bool Database::Delete(std::string_view key) {
+  KeyEntry* entry = Take(key);
+  KeyEntry::Destroy(entry);
+  return entry != nullptr;
+}
+
+void Database::SetExpire(std::string_view key, std::optional<int64_t> expire_ms) {
+  Table::Slot slot = table_.FindSlot(key);
+  if (!slot) return;
+  KeyEntry* old = slot.entry();
+  Replace(slot, KeyEntry::WithExpire(old, expire_ms));
+  KeyEntry::FreeBlock(old);
+}
+
+uint64_t Database::Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const {
+  return table_.Scan(cursor, [&](KeyEntry* entry) { fn(entry); });
+}
+
+void Database::Clear() {
+  table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
+  expires_ = 0;
+  expire_cursor_ = 0;
+}
+
+Database::ExpireSweep Database::ActiveExpire(int64_t now_ms, size_t max_visits) {
+  if (expires_ == 0) return {};
+  std::vector<std::string> doomed;
+  size_t visits = 0;
+  do {
+    expire_cursor_ = table_.Scan(expire_cursor_, [&](KeyEntry* entry) {
+      ++visits;
+      if (Expired(entry, now_ms)) doomed.emplace_back(entry->key());
+    });
+  } while (expire_cursor_ != 0 && visits < max_visits);
+  for (const std::string& key : doomed) Delete(key);
+  if (counters_ != nullptr) counters_->expired_keys += doomed.size();
+  return {visits, doomed.size()};
+}
+
+}  // namespace goblin

@@ -1,0 +1,90 @@
+// One numbered database (SELECT n): the key table plus expiry, with lazy and active expiry.
+//
+// Invariants:
+//  1. An expired key is never returned: every lookup checks the deadline and deletes a key
+//     whose time has passed (lazy expiry); ActiveExpire reclaims keys nobody looks at.
+//  2. expires() equals the number of stored entries with has_expire(); every change of an
+//     entry goes through this class so the count stays right.
+//  3. now_ms is the time of the command being executed (cached by the server), so one command
+//     sees one consistent clock, as in Redis.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "core/key_entry.h"
+#include "core/key_table.h"
+
+namespace goblin {
+
+struct KeyspaceCounters {
+  uint64_t expired_keys = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+};
+
+class Database {
+ public:
+  using Table = KeyTable<KeyEntry, KeyOfEntry>;
+
+  Database() = default;
+  ~Database() { Clear(); }
+  Database(Database&&) = default;
+  Database& operator=(Database&&) = default;
+
+  // The live entry for key, or nullptr (deleting it first when it has expired).
+  KeyEntry* Find(std::string_view key, int64_t now_ms);
+  // The same, counting keyspace_hits / keyspace_misses for INFO.
+  KeyEntry* FindForRead(std::string_view key, int64_t now_ms);
+
+  // Stores value under key, replacing any previous value. With keep_ttl the old deadline
+  // stays, else expire_ms (or none) applies.
+  void Put(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms,
+           bool keep_ttl = false);
+  // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key.
+  void Adopt(KeyEntry* entry);
+  // Removes key from the table and hands its entry to the caller, or nullptr.
+  KeyEntry* Take(std::string_view key);
+  bool Delete(std::string_view key);
+  // Sets or clears the deadline of a present key.
+  void SetExpire(std::string_view key, std::optional<int64_t> expire_ms);
+
+  size_t size() const { return table_.size(); }
+  size_t expires() const { return expires_; }
+  uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
+  KeyEntry* Random(uint64_t random_bits) const { return table_.Random(random_bits); }
+  template <class F>
+  void ForEach(F&& fn) const {
+    table_.ForEach(std::forward<F>(fn));
+  }
+  void Clear();
+  size_t TableBytes() const { return table_.AllocatedBytes(); }
+
+  struct ExpireSweep {
+    size_t visited = 0;
+    size_t deleted = 0;
+  };
+  // Visits about max_visits entries from the expiry cursor and deletes the expired ones.
+  ExpireSweep ActiveExpire(int64_t now_ms, size_t max_visits);
+
+  static bool Expired(const KeyEntry* entry, int64_t now_ms) {
+    return entry->has_expire() && entry->expire_ms() <= now_ms;
+  }
+
+  KeyspaceCounters& counters() { return *counters_; }
+  void set_counters(KeyspaceCounters* counters) { counters_ = counters; }
+
+ private:
+  void Insert(KeyEntry* entry);
+  void Replace(Table::Slot slot, KeyEntry* fresh);
+  void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
+
+  Table table_;
+  size_t expires_ = 0;
+  uint64_t expire_cursor_ = 0;
+  KeyspaceCounters* counters_ = nullptr;
+};
+
+}  // namespace goblin

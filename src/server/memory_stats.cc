@@ -1,0 +1,64 @@
+#include "server/memory_stats.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#ifdef GOBLIN_HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+namespace goblin {
+
+#ifdef GOBLIN_HAVE_JEMALLOC
+namespace {
+
+// jemalloc caches its statistics; bumping the epoch refreshes them.
+size_t ReadJemallocStat(const char* name) {
+  uint64_t epoch = 1;
+  size_t epoch_size = sizeof(epoch);
+  mallctl("epoch", &epoch, &epoch_size, &epoch, epoch_size);
+  size_t value = 0;
+  size_t size = sizeof(value);
+  if (mallctl(name, &value, &size, nullptr, 0) != 0) return 0;
+  return value;
+}
+
+}  // namespace
+
+size_t AllocatedBytes() { return ReadJemallocStat("stats.allocated"); }
+size_t AllocatorActiveBytes() { return ReadJemallocStat("stats.active"); }
+size_t AllocatorResidentBytes() { return ReadJemallocStat("stats.resident"); }
+std::string_view AllocatorName() {
+  static char name[64];
+  if (name[0] == '\0') {
+    const char* version = "unknown";
+    size_t size = sizeof(version);
+    mallctl("version", &version, &size, nullptr, 0);
+    std::snprintf(name, sizeof(name), "jemalloc-%.*s", 5, version);
+  }
+  return name;
+}
+#else
+size_t AllocatedBytes() {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+size_t AllocatorActiveBytes() { return 0; }
+size_t AllocatorResidentBytes() { return 0; }
+std::string_view AllocatorName() { return "libc"; }
+#endif
+
+size_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace goblin

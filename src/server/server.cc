@@ -1,0 +1,590 @@
+#include "server/server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "core/string_number.h"
+#include "server/errors.h"
+#include "server/log.h"
+#include "server/memory_stats.h"
+
+namespace goblin {
+
+namespace {
+
+volatile sig_atomic_t g_shutdown_signal = 0;
+
+void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
+
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool SetNonBlocking(int fd) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+std::string FormatAddress(const sockaddr_storage& address) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+    port = ntohs(in->sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+    port = ntohs(in6->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+// Tokens of epoll events: listeners are tagged so they never collide with client fds.
+constexpr uint64_t kListenerTag = 1ULL << 40;
+
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kSlowlogArgs = 32;
+constexpr size_t kSlowlogArgBytes = 128;
+constexpr size_t kLatencyHistory = 160;
+
+}  // namespace
+
+Database& CommandContext::db() { return server.db(client.db); }
+
+Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
+  dbs_.resize(static_cast<size_t>(config.databases));
+  for (Database& db : dbs_) db.set_counters(&stats.keyspace);
+  start_time_ms = NowMs();
+  last_save_unix = start_time_ms / 1000;
+  pid = getpid();
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 40; ++i) run_id.push_back(kHex[rng_() % 16]);
+}
+
+Server::~Server() {
+  for (auto& [fd, client] : clients_by_fd_) close(fd);
+  for (const Listener& listener : listeners_) close(listener.fd);
+  if (!config.unixsocket.empty()) unlink(config.unixsocket.c_str());
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+int64_t Server::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t Server::UptimeSeconds() const { return (NowMs() - start_time_ms) / 1000; }
+
+size_t Server::UsedMemory() {
+  size_t used = AllocatedBytes();
+  peak_memory_ = std::max(peak_memory_, used);
+  return used;
+}
+
+void Server::SwapDatabases(int a, int b) {
+  std::swap(dbs_[static_cast<size_t>(a)], dbs_[static_cast<size_t>(b)]);
+}
+
+void Server::FlushAll() {
+  for (Database& db : dbs_) db.Clear();
+}
+
+Client* Server::FindClient(uint64_t id) {
+  auto it = clients_by_id_.find(id);
+  return it == clients_by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<Client*> Server::ClientsById() {
+  std::vector<Client*> out;
+  out.reserve(clients_by_id_.size());
+  for (auto& [id, client] : clients_by_id_) out.push_back(client);
+  return out;
+}
+
+void Server::CountError(std::string_view error_text) {
+  ++stats.total_error_replies;
+  size_t space = error_text.find(' ');
+  std::string prefix(error_text.substr(0, space));
+  // Keep errorstats bounded as Redis does (128 distinct prefixes).
+  if (stats.error_counts.size() < 128 || stats.error_counts.count(prefix)) {
+    ++stats.error_counts[prefix];
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Listeners and the loop.
+
+bool Server::OpenListeners(std::string* error) {
+  if (config.port != 0) {
+    for (const std::string& configured : config.bind) {
+      // "-addr" marks an address that may be missing on this host (Redis 7: bind ... -::1).
+      bool optional = !configured.empty() && configured[0] == '-';
+      std::string host = optional ? configured.substr(1) : configured;
+      if (host == "*") host = "0.0.0.0";
+      addrinfo hints{};
+      hints.ai_family = AF_UNSPEC;
+      hints.ai_socktype = SOCK_STREAM;
+      hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
+      addrinfo* result = nullptr;
+      std::string port = std::to_string(config.port);
+      if (getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
+        if (optional) continue;
+        *error = "Invalid bind address '" + host + "'";
+        return false;
+      }
+      int fd = socket(result->ai_family, SOCK_STREAM, 0);
+      int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+      if (result->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+      if (fd < 0 || bind(fd, result->ai_addr, result->ai_addrlen) != 0 ||
+          listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+        int saved = errno;
+        if (fd >= 0) close(fd);
+        freeaddrinfo(result);
+        if (optional && (saved == EADDRNOTAVAIL || saved == EAFNOSUPPORT)) continue;
+        *error = "Could not create server TCP listening socket " + host + ":" + port + ": " +
+                 std::strerror(saved);
+        return false;
+      }
+      freeaddrinfo(result);
+      SetNonBlocking(fd);
+      listeners_.push_back({fd, false});
+    }
+    tcp_port_bound = static_cast<int>(config.port);
+  }
+  if (!config.unixsocket.empty()) {
+    sockaddr_un address{};
+    if (config.unixsocket.size() >= sizeof(address.sun_path)) {
+      *error = "Unix socket path too long: " + config.unixsocket;
+      return false;
+    }
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, config.unixsocket.c_str(), config.unixsocket.size() + 1);
+    unlink(config.unixsocket.c_str());
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+      *error = "Could not create server Unix socket " + config.unixsocket + ": " +
+               std::strerror(errno);
+      return false;
+    }
+    if (config.unixsocketperm != 0) {
+      chmod(config.unixsocket.c_str(), static_cast<mode_t>(config.unixsocketperm));
+    }
+    SetNonBlocking(fd);
+    listeners_.push_back({fd, true});
+  }
+  if (listeners_.empty()) {
+    *error = "Configured to not listen anywhere, exiting.";
+    return false;
+  }
+  return true;
+}
+
+int Server::Run() {
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = OnShutdownSignal;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  std::string error;
+  if (!OpenListeners(&error)) {
+    LogWarning(error);
+    return 1;
+  }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = kListenerTag | i;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &event);
+  }
+  LogNotice("Ready to accept connections" +
+            (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
+            (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
+
+  std::vector<epoll_event> events(256);
+  int64_t next_tick = NowMs();
+  while (!shutdown_requested_) {
+    if (g_shutdown_signal != 0) {
+      LogNotice("Received shutdown signal, scheduling shutdown...");
+      break;
+    }
+    int64_t now = NowMs();
+    int64_t tick_interval = 1000 / std::max<int64_t>(config.hz, 1);
+    if (now >= next_tick) {
+      Tick();
+      next_tick = now + tick_interval;
+    }
+    int timeout = static_cast<int>(std::max<int64_t>(0, next_tick - NowMs()));
+    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
+      return 1;
+    }
+    for (int i = 0; i < n; ++i) {
+      uint64_t token = events[static_cast<size_t>(i)].data.u64;
+      if (token & kListenerTag) {
+        Accept(listeners_[token & ~kListenerTag]);
+        continue;
+      }
+      auto it = clients_by_fd_.find(static_cast<int>(token));
+      if (it == clients_by_fd_.end()) continue;
+      Client& client = *it->second;
+      uint32_t mask = events[static_cast<size_t>(i)].events;
+      if (mask & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
+      if ((mask & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
+        HandleWritable(client);
+      }
+    }
+    for (Client* client : clients_to_close_) CloseClient(*client);
+    clients_to_close_.clear();
+  }
+  LogNotice("Goblin is now ready to exit, bye bye...");
+  return 0;
+}
+
+void Server::Accept(const Listener& listener) {
+  for (int accepted = 0; accepted < 1000; ++accepted) {
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    int fd = accept4(listener.fd, reinterpret_cast<sockaddr*>(&peer), &peer_len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    ++stats.total_connections_received;
+    if (clients_by_fd_.size() >= static_cast<size_t>(config.maxclients)) {
+      static const char kTooMany[] = "-ERR max number of clients reached\r\n";
+      ssize_t ignored = write(fd, kTooMany, sizeof(kTooMany) - 1);
+      (void)ignored;
+      close(fd);
+      ++stats.rejected_connections;
+      continue;
+    }
+    auto client = std::make_unique<Client>(next_client_id_++, fd);
+    client->unix_socket = listener.unix_socket;
+    client->authenticated = config.requirepass.empty();
+    client->created_ms = client->last_interaction_ms = NowMs();
+    if (listener.unix_socket) {
+      client->address = config.unixsocket + ":0";
+      client->local_address = config.unixsocket + ":0";
+    } else {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      if (config.tcp_keepalive > 0) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+      client->address = FormatAddress(peer);
+      sockaddr_storage local{};
+      socklen_t local_len = sizeof(local);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
+      client->local_address = FormatAddress(local);
+    }
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = static_cast<uint64_t>(fd);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+    clients_by_id_[client->id] = client.get();
+    clients_by_fd_[fd] = std::move(client);
+  }
+}
+
+void Server::HandleReadable(Client& client) {
+  if (client.close_after_reply) return;
+  size_t pending = client.input.size() - client.input_start;
+  size_t want = kReadChunk;
+  size_t needed = client.parser.bytes_needed();
+  if (needed > pending) want = std::max(want, needed - pending);
+  size_t old_size = client.input.size();
+  client.input.resize(old_size + want);
+  ssize_t n = read(client.fd, client.input.data() + old_size, want);
+  if (n <= 0) {
+    client.input.resize(old_size);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    clients_to_close_.push_back(&client);
+    client.close_after_reply = true;
+    client.output.clear();
+    client.output_sent = 0;
+    return;
+  }
+  client.input.resize(old_size + static_cast<size_t>(n));
+  ++stats.total_reads_processed;
+  stats.net_input_bytes += static_cast<uint64_t>(n);
+  client.last_interaction_ms = NowMs();
+  if (client.input.size() - client.input_start >
+      static_cast<size_t>(config.client_query_buffer_limit)) {
+    LogWarning("Closing client that reached max query buffer length: id=" +
+               std::to_string(client.id));
+    ++stats.client_query_buffer_limit_disconnections;
+    client.close_after_reply = true;
+    client.output.clear();
+    client.output_sent = 0;
+    clients_to_close_.push_back(&client);
+    return;
+  }
+  ProcessInput(client);
+  Flush(client);
+}
+
+void Server::ProcessInput(Client& client) {
+  ProtocolLimits limits;
+  limits.max_bulk_len = config.proto_max_bulk_len;
+  std::vector<std::string_view>& argv = argv_scratch_;
+  while (!client.close_after_reply && client.input_start < client.input.size()) {
+    limits.authenticated = client.authenticated;
+    std::string_view data(client.input.data() + client.input_start,
+                          client.input.size() - client.input_start);
+    if (client.parser.bytes_needed() > data.size()) break;
+    size_t consumed = 0;
+    RequestParser::Status status = client.parser.Parse(data, limits, &argv, &consumed);
+    if (status == RequestParser::Status::kIncomplete) break;
+    if (status == RequestParser::Status::kError) {
+      client.reply.Error(client.parser.error());
+      CountError(client.parser.error());
+      LogVerbose("Protocol error from client id=" + std::to_string(client.id) + ": " +
+                 client.parser.error());
+      client.close_after_reply = true;
+      break;
+    }
+    if (!argv.empty()) Execute(client, argv);
+    client.input_start += consumed;
+  }
+  // Drop executed bytes; keep the buffer's capacity only while it is small.
+  if (client.input_start == client.input.size()) {
+    client.input.clear();
+    client.input_start = 0;
+    if (client.input.capacity() > 4 * kReadChunk) client.input.shrink_to_fit();
+  } else if (client.input_start > 0) {
+    client.input.erase(0, client.input_start);
+    client.input_start = 0;
+  }
+}
+
+void Server::Flush(Client& client) {
+  while (client.pending_output() > 0) {
+    ssize_t n = write(client.fd, client.output.data() + client.output_sent,
+                      client.pending_output());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      client.output.clear();
+      client.output_sent = 0;
+      client.close_after_reply = true;
+      break;
+    }
+    ++stats.total_writes_processed;
+    stats.net_output_bytes += static_cast<uint64_t>(n);
+    client.output_sent += static_cast<size_t>(n);
+  }
+  if (client.pending_output() == 0) {
+    client.output.clear();
+    client.output_sent = 0;
+    if (client.output.capacity() > 4 * kReadChunk) client.output.shrink_to_fit();
+    if (client.close_after_reply) {
+      clients_to_close_.push_back(&client);
+      return;
+    }
+  }
+  UpdateEpoll(client);
+}
+
+void Server::UpdateEpoll(Client& client) {
+  bool want_write = client.pending_output() > 0;
+  if (want_write == client.want_write) return;
+  client.want_write = want_write;
+  epoll_event event{};
+  event.events = want_write ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+  event.data.u64 = static_cast<uint64_t>(client.fd);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, client.fd, &event);
+}
+
+void Server::HandleWritable(Client& client) { Flush(client); }
+
+void Server::CloseClient(Client& client) {
+  int fd = client.fd;
+  if (!clients_by_fd_.count(fd)) return;  // closed earlier in this round
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  close(fd);
+  clients_by_id_.erase(client.id);
+  clients_by_fd_.erase(fd);
+}
+
+// ---------------------------------------------------------------------------------------
+// Dispatch.
+
+void Server::Execute(Client& client, const std::vector<std::string_view>& argv) {
+  size_t output_before = client.output.size();
+  bool skip_reply = client.reply_mode != ReplyMode::kOn;
+  Dispatch(client, argv);
+  // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
+  if (skip_reply && client.reply_mode != ReplyMode::kOn) {
+    client.output.resize(std::max(output_before, client.output_sent));
+  }
+  if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
+  if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
+}
+
+void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
+  const Command* command = commands.Find(argv[0]);
+  auto reject = [&](std::string_view error, const Command* counted) {
+    client.reply.Error(error);
+    CountError(error);
+    if (counted != nullptr) ++counted->stats.rejected_calls;
+  };
+  if (command == nullptr) {
+    std::string args;
+    for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+      args += "'" + std::string(argv[i].substr(0, 128 - args.size())) + "' ";
+    }
+    std::string error = "ERR unknown command '" + std::string(argv[0].substr(0, 128)) +
+                        "', with args beginning with: " + args;
+    std::replace(error.begin(), error.end(), '\r', ' ');
+    std::replace(error.begin(), error.end(), '\n', ' ');
+    reject(error, nullptr);
+    return;
+  }
+  if (command->HasSubcommands() && argv.size() >= 2) {
+    const Command* sub = command->FindSubcommand(argv[1]);
+    if (sub == nullptr) {
+      std::string upper = command->name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::string error = "ERR unknown subcommand '" + std::string(argv[1].substr(0, 128)) +
+                          "'. Try " + upper + " HELP.";
+      std::replace(error.begin(), error.end(), '\r', ' ');
+      std::replace(error.begin(), error.end(), '\n', ' ');
+      reject(error, nullptr);
+      return;
+    }
+    command = sub;
+  }
+  if (!command->ArityOk(argv.size())) {
+    reject("ERR wrong number of arguments for '" + command->name + "' command", command);
+    return;
+  }
+  if (!client.authenticated && !(command->flags & kCmdNoAuth)) {
+    if (config.requirepass.empty()) {
+      client.authenticated = true;
+    } else {
+      reject(errors::kNoAuth, command);
+      return;
+    }
+  }
+  client.last_command = command->name;
+  int64_t start = SteadyMicros();
+  uint64_t errors_before = stats.total_error_replies;
+  size_t output_before = client.output.size();
+  CommandContext ctx{*this, client, argv, *command, client.reply, NowMs()};
+  command->handler(ctx);
+  int64_t duration = SteadyMicros() - start;
+  // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
+  if (client.output.size() > output_before && client.output[output_before] == '-') {
+    if (stats.total_error_replies == errors_before) {
+      size_t end = client.output.find('\r', output_before);
+      CountError(std::string_view(client.output).substr(output_before + 1,
+                                                         end - output_before - 1));
+    }
+    ++command->stats.failed_calls;
+  }
+  ++command->stats.calls;
+  command->stats.usec += static_cast<uint64_t>(duration);
+  ++client.commands_processed;
+  ++stats.total_commands_processed;
+  if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, argv, duration);
+  if (config.latency_monitor_threshold > 0 && duration / 1000 >= config.latency_monitor_threshold) {
+    RecordLatency(command->flags & kCmdFast ? "fast-command" : "command", duration / 1000);
+  }
+}
+
+void Server::RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
+                           int64_t duration_us) {
+  if (config.slowlog_log_slower_than < 0 || duration_us < config.slowlog_log_slower_than) return;
+  SlowlogEntry entry;
+  entry.id = next_slowlog_id++;
+  entry.unix_time = NowMs() / 1000;
+  entry.duration_us = duration_us;
+  size_t shown = std::min(argv.size(), kSlowlogArgs);
+  for (size_t i = 0; i < shown; ++i) {
+    if (shown < argv.size() && i == shown - 1) {
+      entry.args.push_back("... (" + std::to_string(argv.size() - shown + 1) +
+                           " more arguments)");
+      break;
+    }
+    std::string arg(argv[i].substr(0, kSlowlogArgBytes));
+    if (argv[i].size() > kSlowlogArgBytes) {
+      arg += "... (" + std::to_string(argv[i].size() - kSlowlogArgBytes) + " more bytes)";
+    }
+    entry.args.push_back(std::move(arg));
+  }
+  entry.peer = client.address;
+  entry.client_name = client.name;
+  slowlog.push_front(std::move(entry));
+  while (slowlog.size() > static_cast<size_t>(config.slowlog_max_len)) slowlog.pop_back();
+}
+
+void Server::RecordLatency(std::string_view event, int64_t duration_ms) {
+  LatencyEvent& record = latency_events[std::string(event)];
+  int64_t now = NowMs() / 1000;
+  if (!record.history.empty() && record.history.back().unix_time == now) {
+    record.history.back().latency_ms = std::max(record.history.back().latency_ms, duration_ms);
+  } else {
+    record.history.push_back({now, duration_ms});
+    if (record.history.size() > kLatencyHistory) record.history.pop_front();
+  }
+  record.max_ms = std::max(record.max_ms, duration_ms);
+}
+
+// ---------------------------------------------------------------------------------------
+// Background work, in bounded slices.
+
+void Server::Tick() {
+  int64_t now = NowMs();
+  int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
+  if (active_expire_enabled) {
+    // At most a quarter of the tick, in slices of 256 visited entries per database.
+    int64_t deadline = SteadyMicros() + tick_ms * 250;
+    for (Database& db : dbs_) {
+      // At most one pass over the database per tick.
+      size_t visited = 0;
+      while (db.expires() > 0 && visited < db.size() && SteadyMicros() < deadline) {
+        visited += db.ActiveExpire(now, 256).visited;
+      }
+    }
+  }
+  if (config.timeout > 0) {
+    for (auto& [fd, client] : clients_by_fd_) {
+      if (now - client->last_interaction_ms > config.timeout * 1000) {
+        clients_to_close_.push_back(client.get());
+      }
+    }
+    for (Client* client : clients_to_close_) CloseClient(*client);
+    clients_to_close_.clear();
+  }
+  UsedMemory();
+  if (now - stats.last_sample_ms >= 100) {
+    double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
+    uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;
+    stats.ops_samples[stats.ops_sample_index++ % 16] =
+        stats.last_sample_ms ? static_cast<double>(ops) / seconds : 0;
+    stats.ops_at_last_sample = stats.total_commands_processed;
+    stats.last_sample_ms = now;
+  }
+}
+
+}  // namespace goblin

@@ -1,0 +1,169 @@
+// The server: configuration, databases, clients and the serving loop.
+//
+// One thread runs everything that touches data (Invariant 1 of DESIGN.md): the epoll loop
+// reads requests, executes every complete request in a client's buffer, batches the replies
+// and writes them before waiting again. A periodic tick (hz times a second) does background
+// work in bounded slices: active expiry, client timeouts, statistics.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "server/client.h"
+#include "server/command_table.h"
+#include "server/config.h"
+#include "server/database.h"
+
+namespace goblin {
+
+class Server;
+
+// What a command handler sees.
+struct CommandContext {
+  Server& server;
+  Client& client;
+  const std::vector<std::string_view>& argv;
+  const Command& command;
+  ReplyBuilder& reply;
+  int64_t now_ms;
+
+  Database& db();
+  size_t argc() const { return argv.size(); }
+  std::string_view arg(size_t i) const { return argv[i]; }
+};
+
+struct SlowlogEntry {
+  uint64_t id;
+  int64_t unix_time;
+  int64_t duration_us;
+  std::vector<std::string> args;
+  std::string peer;
+  std::string client_name;
+};
+
+struct LatencySample {
+  int64_t unix_time;
+  int64_t latency_ms;
+};
+
+struct LatencyEvent {
+  std::deque<LatencySample> history;  // at most 160 samples, as in Redis
+  int64_t max_ms = 0;
+};
+
+struct ServerStats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t total_reads_processed = 0;
+  uint64_t total_writes_processed = 0;
+  uint64_t client_query_buffer_limit_disconnections = 0;
+  std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
+  KeyspaceCounters keyspace;
+  // instantaneous_ops_per_sec: commands per tick over the last 16 ticks.
+  uint64_t ops_at_last_sample = 0;
+  int64_t last_sample_ms = 0;
+  double ops_samples[16] = {};
+  size_t ops_sample_index = 0;
+};
+
+class Server {
+ public:
+  explicit Server(Config config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Opens the listeners and serves until SHUTDOWN or a signal; returns the exit code.
+  int Run();
+
+  // Executes one request for client (argv[0] is the command name) and appends its reply.
+  void Execute(Client& client, const std::vector<std::string_view>& argv);
+
+  // Client bookkeeping.
+  Client* FindClient(uint64_t id);
+  std::vector<Client*> ClientsById();
+  void CloseClientLater(Client& client) { client.close_after_reply = true; }
+
+  // Time.
+  int64_t NowMs() const;
+  int64_t UptimeSeconds() const;
+
+  // Memory as INFO reports it.
+  size_t UsedMemory();
+  size_t PeakMemory() const { return peak_memory_; }
+
+  uint64_t Random64() { return rng_(); }
+  Database& db(int index) { return dbs_[static_cast<size_t>(index)]; }
+  size_t database_count() const { return dbs_.size(); }
+  void SwapDatabases(int a, int b);
+  void FlushAll();
+
+  void RequestShutdown() { shutdown_requested_ = true; }
+
+  // Records an error reply for INFO errorstats (the prefix is the first word).
+  void CountError(std::string_view error_text);
+
+  Config config;
+  ConfigRegistry config_registry{&config};
+  CommandTable commands;
+  ServerStats stats;
+  std::deque<SlowlogEntry> slowlog;
+  uint64_t next_slowlog_id = 0;
+  std::map<std::string, LatencyEvent> latency_events;
+  bool active_expire_enabled = true;
+  int64_t start_time_ms = 0;
+  int64_t last_save_unix = 0;
+  uint64_t dirty = 0;  // changes since the last save
+  std::string executable;
+  std::string run_id;
+  pid_t pid = 0;
+  int tcp_port_bound = 0;
+
+ private:
+  struct Listener {
+    int fd;
+    bool unix_socket;
+  };
+
+  bool OpenListeners(std::string* error);
+  void Accept(const Listener& listener);
+  void HandleReadable(Client& client);
+  void HandleWritable(Client& client);
+  void ProcessInput(Client& client);
+  void Flush(Client& client);
+  void CloseClient(Client& client);
+  void Tick();
+  void RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
+                     int64_t duration_us);
+  void RecordLatency(std::string_view event, int64_t duration_ms);
+  void Dispatch(Client& client, const std::vector<std::string_view>& argv);
+  void UpdateEpoll(Client& client);
+
+  std::vector<Database> dbs_;
+  std::vector<Listener> listeners_;
+  std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
+  std::map<uint64_t, Client*> clients_by_id_;
+  std::vector<Client*> clients_to_close_;
+  uint64_t next_client_id_ = 1;
+  int epoll_fd_ = -1;
+  bool shutdown_requested_ = false;
+  size_t peak_memory_ = 0;
+  std::mt19937_64 rng_;
+  std::vector<std::string_view> argv_scratch_;
+};
+
+}  // namespace goblin
