@@ -5,6 +5,7 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/glob.h"
+#include "server/command_syntax.h"
 #include "server/errors.h"
 
 namespace goblin {
@@ -100,9 +101,36 @@ void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
   for (const auto& sub : command.subcommands) ReplyCommandInfo(r, *sub);
 }
 
+void ReplyArgument(ReplyBuilder& r, const CommandArgument& argument) {
+  bool has_token = !argument.token.empty();
+  bool has_flags = argument.optional || argument.multiple;
+  bool has_children = !argument.children.empty();
+  r.Map(2 + has_token + has_flags + has_children);
+  r.Bulk("name");
+  r.Bulk(argument.name);
+  r.Bulk("type");
+  r.Bulk(argument.type);
+  if (has_token) {
+    r.Bulk("token");
+    r.Bulk(argument.token);
+  }
+  if (has_flags) {
+    r.Bulk("flags");
+    r.Set(argument.optional + argument.multiple);
+    if (argument.optional) r.Simple("optional");
+    if (argument.multiple) r.Simple("multiple");
+  }
+  if (has_children) {
+    r.Bulk("arguments");
+    r.Array(argument.children.size());
+    for (const CommandArgument& child : argument.children) ReplyArgument(r, child);
+  }
+}
+
 void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
   bool has_subcommands = command.HasSubcommands();
-  r.Map(4 + (has_subcommands ? 1 : 0));
+  std::vector<CommandArgument> arguments = ParseCommandSyntax(command.syntax);
+  r.Map(4 + (has_subcommands ? 1 : 0) + (arguments.empty() ? 0 : 1));
   r.Bulk("summary");
   r.Bulk(command.summary);
   r.Bulk("since");
@@ -111,6 +139,11 @@ void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
   r.Bulk(command.group);
   r.Bulk("complexity");
   r.Bulk(command.complexity);
+  if (!arguments.empty()) {
+    r.Bulk("arguments");
+    r.Array(arguments.size());
+    for (const CommandArgument& argument : arguments) ReplyArgument(r, argument);
+  }
   if (has_subcommands) {
     r.Bulk("subcommands");
     r.Map(command.subcommands.size());
