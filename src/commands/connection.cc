@@ -190,7 +190,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("psub", 0);
   number("ssub", 0);
   number("multi", -1);
-  number("qbuf", static_cast<int64_t>(c.input.size() - c.input_start));
+  number("qbuf", static_cast<int64_t>(c.input.size()));
   number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
   number("argv-mem", 0);
   number("multi-mem", 0);

@@ -9,6 +9,7 @@
 
 #include "resp/reply_builder.h"
 #include "resp/request_parser.h"
+#include "server/input_buffer.h"
 
 namespace goblin {
 
@@ -28,9 +29,7 @@ struct Client {
   std::string lib_name;
   std::string lib_ver;
 
-  // Input: bytes read but not yet executed start at input_start.
-  std::string input;
-  size_t input_start = 0;
+  InputBuffer input;
   RequestParser parser;
 
   // Output: replies not yet written start at output_sent.

@@ -55,7 +55,8 @@ const Command* CommandTable::Find(std::string_view name) const {
   char buf[64];
   if (name.size() > sizeof(buf)) return nullptr;
   for (size_t i = 0; i < name.size(); ++i) {
-    buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    char c = name[i];
+    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
   }
   auto it = commands_.find(std::string_view(buf, name.size()));
   return it == commands_.end() ? nullptr : it->second.get();

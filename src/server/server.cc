@@ -308,15 +308,12 @@ void Server::Accept(const Listener& listener) {
 
 void Server::HandleReadable(Client& client) {
   if (client.close_after_reply) return;
-  size_t pending = client.input.size() - client.input_start;
   size_t want = kReadChunk;
   size_t needed = client.parser.bytes_needed();
-  if (needed > pending) want = std::max(want, needed - pending);
-  size_t old_size = client.input.size();
-  client.input.resize(old_size + want);
-  ssize_t n = read(client.fd, client.input.data() + old_size, want);
+  if (needed > client.input.size()) want = std::max(want, needed - client.input.size());
+  char* target = client.input.PrepareWrite(want);
+  ssize_t n = read(client.fd, target, want);
   if (n <= 0) {
-    client.input.resize(old_size);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     clients_to_close_.push_back(&client);
     client.close_after_reply = true;
@@ -324,12 +321,12 @@ void Server::HandleReadable(Client& client) {
     client.output_sent = 0;
     return;
   }
-  client.input.resize(old_size + static_cast<size_t>(n));
+  client.input.CommitWrite(static_cast<size_t>(n));
   ++stats.total_reads_processed;
   stats.net_input_bytes += static_cast<uint64_t>(n);
-  client.last_interaction_ms = NowMs();
-  if (client.input.size() - client.input_start >
-      static_cast<size_t>(config.client_query_buffer_limit)) {
+  now_ms_ = NowMs();
+  client.last_interaction_ms = now_ms_;
+  if (client.input.size() > static_cast<size_t>(config.client_query_buffer_limit)) {
     LogWarning("Closing client that reached max query buffer length: id=" +
                std::to_string(client.id));
     ++stats.client_query_buffer_limit_disconnections;
@@ -347,10 +344,9 @@ void Server::ProcessInput(Client& client) {
   ProtocolLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
   std::vector<std::string_view>& argv = argv_scratch_;
-  while (!client.close_after_reply && client.input_start < client.input.size()) {
+  while (!client.close_after_reply && client.input.size() > 0) {
     limits.authenticated = client.authenticated;
-    std::string_view data(client.input.data() + client.input_start,
-                          client.input.size() - client.input_start);
+    std::string_view data = client.input.pending();
     if (client.parser.bytes_needed() > data.size()) break;
     size_t consumed = 0;
     RequestParser::Status status = client.parser.Parse(data, limits, &argv, &consumed);
@@ -364,17 +360,9 @@ void Server::ProcessInput(Client& client) {
       break;
     }
     if (!argv.empty()) Execute(client, argv);
-    client.input_start += consumed;
+    client.input.Consume(consumed);
   }
-  // Drop executed bytes; keep the buffer's capacity only while it is small.
-  if (client.input_start == client.input.size()) {
-    client.input.clear();
-    client.input_start = 0;
-    if (client.input.capacity() > 4 * kReadChunk) client.input.shrink_to_fit();
-  } else if (client.input_start > 0) {
-    client.input.erase(0, client.input_start);
-    client.input_start = 0;
-  }
+  client.input.ShrinkIfEmpty(4 * kReadChunk);
 }
 
 void Server::Flush(Client& client) {
@@ -490,7 +478,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   int64_t start = SteadyMicros();
   uint64_t errors_before = stats.total_error_replies;
   size_t output_before = client.output.size();
-  CommandContext ctx{*this, client, argv, *command, client.reply, NowMs()};
+  CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   command->handler(ctx);
   int64_t duration = SteadyMicros() - start;
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.

@@ -158,6 +158,7 @@ class Server {
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
+  int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
   bool shutdown_requested_ = false;
