@@ -156,6 +156,10 @@ void ResetCommand(CommandContext& ctx) {
   client.reply_mode = ReplyMode::kOn;
   client.no_evict = false;
   client.authenticated = ctx.server.config.requirepass.empty();
+  client.in_multi = false;
+  client.multi_failed = false;
+  client.queued.clear();
+  ctx.server.UnwatchAll(client);
   ctx.reply.Simple("RESET");
 }
 
@@ -469,7 +473,7 @@ void RegisterConnectionCommands(CommandTable* table) {
       "1.0.0", "O(1)", "[message]");
   add("echo", 2, kCmdFast, 0, 0, 0, EchoCommand, "Returns the given string.", "1.0.0", "O(1)",
       "message");
-  add("quit", -1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, QuitCommand,
+  add("quit", -1, kConn | kCmdNoAuth | kCmdFast | kCmdTransactionControl, 0, 0, 0, QuitCommand,
       "Closes the connection.", "1.0.0", "O(1)", "");
   add("select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand,
       "Changes the selected database.", "1.0.0", "O(1)", "index");
@@ -478,7 +482,7 @@ void RegisterConnectionCommands(CommandTable* table) {
       "O(N) where N is the number of passwords defined for the user", "[username] password");
   add("hello", -1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.",
       "6.0.0", "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
-  add("reset", 1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, ResetCommand,
+  add("reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdTransactionControl, 0, 0, 0, ResetCommand,
       "Resets the connection.", "6.2.0", "O(1)", "");
   Command* client = add("client", -2, kCmdSkipSlowlog, 0, 0, 0, nullptr,
                         "A container for client connection commands.", "2.4.0",

@@ -12,5 +12,6 @@ void RegisterConnectionCommands(CommandTable* table);
 void RegisterServerCommands(CommandTable* table);
 void RegisterIntrospectionCommands(CommandTable* table);
 void RegisterInfoCommand(CommandTable* table);
+void RegisterTransactionCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -9,6 +9,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterServerCommands(table);
   RegisterIntrospectionCommands(table);
   RegisterInfoCommand(table);
+  RegisterTransactionCommands(table);
 }
 
 }  // namespace goblin

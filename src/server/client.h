@@ -48,6 +48,13 @@ struct Client {
   std::string last_command = "NULL";
   uint64_t commands_processed = 0;
 
+  // MULTI / EXEC / WATCH.
+  bool in_multi = false;
+  bool multi_failed = false;  // a command was rejected while queueing: EXEC aborts
+  std::vector<std::vector<std::string>> queued;
+  bool watch_dirty = false;
+  std::vector<std::pair<int, std::string>> watched;  // (db, key)
+
   size_t pending_output() const { return output.size() - output_sent; }
 };
 

@@ -35,6 +35,8 @@ enum CommandFlag : uint32_t {
   kCmdSkipSlowlog = 1 << 12,
   kCmdNoMulti = 1 << 13,
   kCmdAllowBusy = 1 << 14,
+  // Goblin's own, not reported by COMMAND: runs at once inside MULTI instead of being queued.
+  kCmdTransactionControl = 1 << 15,
 };
 
 struct CommandStats {

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "server/client.h"
+
 namespace goblin {
 
 KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
@@ -18,12 +20,28 @@ KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
   return entry;
 }
 
+void Database::TouchWatched(std::string_view key) {
+  auto it = watched_->find(std::string(key));
+  if (it == watched_->end()) return;
+  for (Client* client : it->second) client->watch_dirty = true;
+}
+
+void Database::TouchAllWatched() {
+  if (watched_ == nullptr) return;
+  for (auto& [key, clients] : *watched_) {
+    if (table_.Find(key) == nullptr) continue;
+    for (Client* client : clients) client->watch_dirty = true;
+  }
+}
+
 void Database::Insert(KeyEntry* entry) {
+  Touch(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
   table_.Insert(entry);
 }
 
 void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
+  Touch(fresh->key());
   Forget(slot.entry());
   expires_ += fresh->has_expire() ? 1 : 0;
   slot.Replace(fresh);
@@ -56,7 +74,10 @@ void Database::Adopt(KeyEntry* entry) {
 
 KeyEntry* Database::Take(std::string_view key) {
   KeyEntry* entry = table_.Erase(key);
-  if (entry != nullptr) Forget(entry);
+  if (entry != nullptr) {
+    Touch(key);
+    Forget(entry);
+  }
   return entry;
 }
 
@@ -79,6 +100,7 @@ uint64_t Database::Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& f
 }
 
 void Database::Clear() {
+  TouchAllWatched();
   table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
   expires_ = 0;
   expire_cursor_ = 0;

@@ -12,12 +12,21 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "core/key_entry.h"
 #include "core/key_table.h"
 
 namespace goblin {
+
+struct Client;
+
+// WATCHed keys of one database index: key -> the clients watching it. A change to a watched
+// key marks those clients' transactions as failed (Client::watch_dirty).
+using WatchedKeys = std::unordered_map<std::string, std::vector<Client*>>;
 
 struct KeyspaceCounters {
   uint64_t expired_keys = 0;
@@ -51,6 +60,8 @@ class Database {
   // Sets or clears the deadline of a present key.
   void SetExpire(std::string_view key, std::optional<int64_t> expire_ms);
 
+  // Whether key is stored, expired or not (no lazy expiry: for bookkeeping, not for commands).
+  bool Contains(std::string_view key) const { return table_.Find(key) != nullptr; }
   size_t size() const { return table_.size(); }
   size_t expires() const { return expires_; }
   uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
@@ -75,16 +86,27 @@ class Database {
 
   KeyspaceCounters& counters() { return *counters_; }
   void set_counters(KeyspaceCounters* counters) { counters_ = counters; }
+  void set_watched(WatchedKeys* watched) { watched_ = watched; }
+
+  // Records that key changed (for WATCH). Every mutator here calls it; commands that change a
+  // collection in place call it themselves.
+  void Touch(std::string_view key) {
+    if (watched_ != nullptr && !watched_->empty()) TouchWatched(key);
+  }
+  // Marks every watched key that exists here as changed (FLUSHDB, SWAPDB).
+  void TouchAllWatched();
 
  private:
   void Insert(KeyEntry* entry);
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
+  void TouchWatched(std::string_view key);
 
   Table table_;
   size_t expires_ = 0;
   uint64_t expire_cursor_ = 0;
   KeyspaceCounters* counters_ = nullptr;
+  WatchedKeys* watched_ = nullptr;
 };
 
 }  // namespace goblin

@@ -56,6 +56,35 @@ std::string FormatAddress(const sockaddr_storage& address) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
+bool IsLoopback(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (address.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+// Redis's protected-mode refusal, sent to a remote peer when no password protects the server.
+constexpr std::string_view kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Set up an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
 // Tokens of epoll events: listeners are tagged so they never collide with client fds.
 constexpr uint64_t kListenerTag = 1ULL << 40;
 
@@ -70,7 +99,11 @@ Database& CommandContext::db() { return server.db(client.db); }
 
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
   dbs_.resize(static_cast<size_t>(config.databases));
-  for (Database& db : dbs_) db.set_counters(&stats.keyspace);
+  watched_keys_.resize(dbs_.size());
+  for (size_t i = 0; i < dbs_.size(); ++i) {
+    dbs_[i].set_counters(&stats.keyspace);
+    dbs_[i].set_watched(&watched_keys_[i]);
+  }
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
   pid = getpid();
@@ -100,7 +133,39 @@ size_t Server::UsedMemory() {
 }
 
 void Server::SwapDatabases(int a, int b) {
-  std::swap(dbs_[static_cast<size_t>(a)], dbs_[static_cast<size_t>(b)]);
+  size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
+  // A watcher of db x now sees db y's data: its transaction fails if its key exists in either.
+  auto touch = [this](size_t watched, size_t other) {
+    for (auto& [key, clients] : watched_keys_[watched]) {
+      if (!dbs_[watched].Contains(key) && !dbs_[other].Contains(key)) continue;
+      for (Client* client : clients) client->watch_dirty = true;
+    }
+  };
+  touch(x, y);
+  touch(y, x);
+  std::swap(dbs_[x], dbs_[y]);
+  dbs_[x].set_watched(&watched_keys_[x]);
+  dbs_[y].set_watched(&watched_keys_[y]);
+}
+
+void Server::Watch(Client& client, std::string_view key) {
+  for (const auto& [db, watched] : client.watched) {
+    if (db == client.db && watched == key) return;
+  }
+  client.watched.emplace_back(client.db, std::string(key));
+  watched_keys_[static_cast<size_t>(client.db)][std::string(key)].push_back(&client);
+}
+
+void Server::UnwatchAll(Client& client) {
+  for (const auto& [db, key] : client.watched) {
+    WatchedKeys& keys = watched_keys_[static_cast<size_t>(db)];
+    auto it = keys.find(key);
+    if (it == keys.end()) continue;
+    std::erase(it->second, &client);
+    if (it->second.empty()) keys.erase(it);
+  }
+  client.watched.clear();
+  client.watch_dirty = false;
 }
 
 void Server::FlushAll() {
@@ -296,6 +361,13 @@ void Server::Accept(const Listener& listener) {
       socklen_t local_len = sizeof(local);
       getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
       client->local_address = FormatAddress(local);
+      if (config.protected_mode && config.requirepass.empty() && !IsLoopback(peer)) {
+        ssize_t ignored = write(fd, kProtectedModeError.data(), kProtectedModeError.size());
+        (void)ignored;
+        close(fd);
+        ++stats.rejected_connections;
+        continue;
+      }
     }
     epoll_event event{};
     event.events = EPOLLIN;
@@ -410,6 +482,7 @@ void Server::CloseClient(Client& client) {
   if (!clients_by_fd_.count(fd)) return;  // closed earlier in this round
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   close(fd);
+  UnwatchAll(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }
@@ -435,6 +508,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     client.reply.Error(error);
     CountError(error);
     if (counted != nullptr) ++counted->stats.rejected_calls;
+    if (client.in_multi) client.multi_failed = true;
   };
   if (command == nullptr) {
     std::string args;
@@ -473,6 +547,15 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       reject(errors::kNoAuth, command);
       return;
     }
+  }
+  if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
+    if (command->flags & kCmdNoMulti) {
+      reject("ERR Command not allowed inside a transaction", command);
+      return;
+    }
+    client.queued.emplace_back(argv.begin(), argv.end());
+    client.reply.Simple("QUEUED");
+    return;
   }
   client.last_command = command->name;
   int64_t start = SteadyMicros();

@@ -92,6 +92,12 @@ class Server {
 
   // Executes one request for client (argv[0] is the command name) and appends its reply.
   void Execute(Client& client, const std::vector<std::string_view>& argv);
+  // Runs one command without the reply-mode handling of Execute (EXEC runs its queue with it).
+  void Dispatch(Client& client, const std::vector<std::string_view>& argv);
+
+  // WATCH bookkeeping.
+  void Watch(Client& client, std::string_view key);
+  void UnwatchAll(Client& client);
 
   // Client bookkeeping.
   Client* FindClient(uint64_t id);
@@ -150,10 +156,10 @@ class Server {
   void RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
                      int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);
-  void Dispatch(Client& client, const std::vector<std::string_view>& argv);
   void UpdateEpoll(Client& client);
 
   std::vector<Database> dbs_;
+  std::vector<WatchedKeys> watched_keys_;  // by database index, not moved by SWAPDB
   std::vector<Listener> listeners_;
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
