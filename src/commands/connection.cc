@@ -468,23 +468,24 @@ void ClientHelpCommand(CommandContext& ctx) {
 
 void RegisterConnectionCommands(CommandTable* table) {
   constexpr uint32_t kConn = kCmdNoscript | kCmdLoading | kCmdStale;
+  constexpr uint32_t kHandshake = kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy;
   CommandAdder add{table, "connection"};
   add("ping", -1, kCmdFast, 0, 0, 0, PingCommand, "Returns the server's liveliness response.",
       "1.0.0", "O(1)", "[message]");
-  add("echo", 2, kCmdFast, 0, 0, 0, EchoCommand, "Returns the given string.", "1.0.0", "O(1)",
+  add("echo", 2, kCmdFast | kCmdLoading | kCmdStale, 0, 0, 0, EchoCommand, "Returns the given string.", "1.0.0", "O(1)",
       "message");
-  add("quit", -1, kConn | kCmdNoAuth | kCmdFast | kCmdTransactionControl, 0, 0, 0, QuitCommand,
+  add("quit", -1, kHandshake | kCmdTransactionControl, 0, 0, 0, QuitCommand,
       "Closes the connection.", "1.0.0", "O(1)", "");
   add("select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand,
       "Changes the selected database.", "1.0.0", "O(1)", "index");
-  add("auth", -2, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, AuthCommand,
+  add("auth", -2, kHandshake, 0, 0, 0, AuthCommand,
       "Authenticates the connection.", "1.0.0",
       "O(N) where N is the number of passwords defined for the user", "[username] password");
-  add("hello", -1, kConn | kCmdNoAuth | kCmdFast, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.",
+  add("hello", -1, kHandshake, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.",
       "6.0.0", "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
-  add("reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdTransactionControl, 0, 0, 0, ResetCommand,
+  add("reset", 1, kHandshake | kCmdTransactionControl, 0, 0, 0, ResetCommand,
       "Resets the connection.", "6.2.0", "O(1)", "");
-  Command* client = add("client", -2, kCmdSkipSlowlog, 0, 0, 0, nullptr,
+  Command* client = add("client", -2, 0, 0, 0, 0, nullptr,
                         "A container for client connection commands.", "2.4.0",
                         "Depends on subcommand.", "");
   add.Sub(client, "id", 2, kConn, 0, 0, 0, ClientIdCommand,

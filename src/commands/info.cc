@@ -402,7 +402,8 @@ void RegisterInfoCommand(CommandTable* table) {
   CommandAdder add{table, "server"};
   add("info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand,
       "Returns information and statistics about the server.", "1.0.0", "O(1)",
-      "[section [section ...]]");
+      "[section [section ...]]")
+      ->acl = "@dangerous";
 }
 
 }  // namespace goblin

@@ -20,7 +20,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
       {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},      {kCmdNoMulti, "no_multi"},
-      {kCmdAllowBusy, "allow_busy"}};
+      {kCmdAllowBusy, "allow_busy"}, {kCmdNoAsyncLoading, "no_async_loading"}};
   std::vector<std::string_view> names;
   for (const auto& [flag, name] : kNames) {
     if (flags & flag) names.push_back(name);
@@ -30,12 +30,23 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
 
 std::vector<std::string> AclCategories(const Command& command) {
   std::vector<std::string> categories;
+  for (size_t start = 0; start < command.acl.size();) {
+    size_t end = command.acl.find(' ', start);
+    if (end == std::string::npos) end = command.acl.size();
+    categories.push_back(command.acl.substr(start, end - start));
+    start = end + 1;
+  }
+  // A container (CONFIG, CLIENT, ...) is only @slow; its subcommands carry the real categories.
+  if (command.handler == nullptr) {
+    categories.push_back("@slow");
+    return categories;
+  }
   if (command.flags & kCmdWrite) categories.push_back("@write");
   if (command.flags & kCmdReadonly) categories.push_back("@read");
   static const std::pair<const char*, const char*> kGroups[] = {
       {"string", "@string"},     {"generic", "@keyspace"}, {"hash", "@hash"},
       {"set", "@set"},           {"sorted-set", "@sortedset"}, {"list", "@list"},
-      {"connection", "@connection"}};
+      {"connection", "@connection"}, {"transactions", "@transaction"}};
   for (const auto& [group, category] : kGroups) {
     if (command.group == group) categories.push_back(category);
   }
@@ -299,23 +310,30 @@ void RegisterIntrospectionCommands(CommandTable* table) {
   Command* command = add("command", -1, kFlags, 0, 0, 0, CommandCommand,
                          "Returns detailed information about all commands.", "2.8.13",
                          "O(N) where N is the total number of Redis commands", "");
+  command->acl = "@connection";
   add.Sub(command, "count", 2, kFlags, 0, 0, 0, CommandCountCommand,
           "Returns a count of commands.", "2.8.13", "O(1)", "");
+  command->subcommands.back()->acl = "@connection";
   add.Sub(command, "info", -2, kFlags, 0, 0, 0, CommandInfoCommand,
           "Returns information about one, multiple or all commands.", "2.8.13",
           "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
+  command->subcommands.back()->acl = "@connection";
   add.Sub(command, "docs", -2, kFlags, 0, 0, 0, CommandDocsCommand,
           "Returns documentary information about one, multiple or all commands.", "7.0.0",
           "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
+  command->subcommands.back()->acl = "@connection";
   add.Sub(command, "list", -2, kFlags, 0, 0, 0, CommandListCommand,
           "Returns a list of command names.", "7.0.0",
           "O(N) where N is the total number of Redis commands",
           "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]");
-  add.Sub(command, "getkeys", -3, kFlags, 0, 0, 0, CommandGetkeysCommand,
+  command->subcommands.back()->acl = "@connection";
+  add.Sub(command, "getkeys", -4, kFlags, 0, 0, 0, CommandGetkeysCommand,
           "Extracts the key names from an arbitrary command.", "2.8.13",
           "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
+  command->subcommands.back()->acl = "@connection";
   add.Sub(command, "help", 2, kFlags, 0, 0, 0, CommandHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+  command->subcommands.back()->acl = "@connection";
 }
 
 }  // namespace goblin

@@ -503,7 +503,8 @@ void RegisterKeyCommands(CommandTable* table) {
       "Renames a key only when the target key name doesn't exist.", "1.0.0", "O(1)",
       "key newkey");
   add("keys", 2, kRead, 0, 0, 0, KeysCommand, "Returns all key names that match a pattern.",
-      "1.0.0", "O(N) with N being the number of keys in the database.", "pattern");
+      "1.0.0", "O(N) with N being the number of keys in the database.", "pattern")
+      ->acl = "@dangerous";
   add("scan", -2, kRead, 0, 0, 0, ScanCommand, "Iterates over the key names in the database.",
       "2.8.0",
       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
@@ -516,15 +517,18 @@ void RegisterKeyCommands(CommandTable* table) {
   CommandAdder server_add{table, "server"};
   server_add("flushdb", -1, kWrite, 0, 0, 0, FlushdbCommand,
              "Remove all keys from the current database.", "1.0.0",
-             "O(N) where N is the number of keys in the selected database", "[ASYNC | SYNC]");
+             "O(N) where N is the number of keys in the selected database", "[ASYNC | SYNC]")
+      ->acl = "@keyspace @dangerous";
   server_add("flushall", -1, kWrite, 0, 0, 0, FlushallCommand,
              "Removes all keys from all databases.", "1.0.0",
-             "O(N) where N is the total number of keys in all databases", "[ASYNC | SYNC]");
+             "O(N) where N is the total number of keys in all databases", "[ASYNC | SYNC]")
+      ->acl = "@keyspace @dangerous";
   add("move", 3, kWriteFast, 1, 1, 1, MoveCommand, "Moves a key to another database.", "1.0.0",
       "O(1)", "key db");
   add("swapdb", 3, kWriteFast, 0, 0, 0, SwapdbCommand, "Swaps two Redis databases.", "4.0.0",
       "O(N) where N is the count of clients watching or blocking on keys from both databases.",
-      "index1 index2");
+      "index1 index2")
+      ->acl = "@dangerous";
   add("copy", -3, kWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, "Copies the value of a key to a new key.",
       "6.2.0",
       "O(N) worst case for collections, where N is the number of nested items. O(1) for string "

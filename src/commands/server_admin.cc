@@ -581,8 +581,9 @@ void RegisterServerCommands(CommandTable* table) {
   add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
       "Returns the server time.", "2.6.0", "O(1)", "");
   add("lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastsaveCommand,
-      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "");
-  add("shutdown", -1, kAdmin, 0, 0, 0, ShutdownCommand,
+      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "")
+      ->acl = "@admin @dangerous";
+  add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, 0, 0, 0, ShutdownCommand,
       "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0",
       "O(N) when saving, where N is the total number of keys in all databases when saving data, "
       "otherwise O(1)",
@@ -608,12 +609,12 @@ void RegisterServerCommands(CommandTable* table) {
   Command* slowlog = add("slowlog", -2, 0, 0, 0, 0, nullptr,
                          "A container for slow log commands.", "2.2.12",
                          "Depends on subcommand.", "");
-  add.Sub(slowlog, "get", -2, kAdmin, 0, 0, 0, SlowlogGetCommand,
+  add.Sub(slowlog, "get", -2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogGetCommand,
           "Returns the slow log's entries.", "2.2.12",
           "O(N) where N is the number of entries returned", "[count]");
-  add.Sub(slowlog, "len", 2, kAdmin, 0, 0, 0, SlowlogLenCommand,
+  add.Sub(slowlog, "len", 2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogLenCommand,
           "Returns the number of entries in the slow log.", "2.2.12", "O(1)", "");
-  add.Sub(slowlog, "reset", 2, kAdmin, 0, 0, 0, SlowlogResetCommand,
+  add.Sub(slowlog, "reset", 2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogResetCommand,
           "Clears all entries from the slow log.", "2.2.12",
           "O(N) where N is the number of entries in the slowlog", "");
   add.Sub(slowlog, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, SlowlogHelpCommand,
@@ -635,15 +636,15 @@ void RegisterServerCommands(CommandTable* table) {
   Command* module = add("module", -2, 0, 0, 0, 0, nullptr,
                         "A container for module commands.", "4.0.0", "Depends on subcommand.",
                         "");
-  add.Sub(module, "list", 2, kAdmin, 0, 0, 0, ModuleListCommand,
+  add.Sub(module, "list", 2, kCmdAdmin | kCmdNoscript, 0, 0, 0, ModuleListCommand,
           "Returns all loaded modules.", "4.0.0", "O(N) where N is the number of loaded modules.",
           "");
-  add.Sub(module, "load", -3, kAdmin, 0, 0, 0, ModuleLoadCommand, "Loads a module.", "4.0.0",
+  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleLoadCommand, "Loads a module.", "4.0.0",
           "O(1)", "path [arg [arg ...]]");
-  add.Sub(module, "loadex", -3, kAdmin, 0, 0, 0, ModuleLoadCommand,
+  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleLoadCommand,
           "Loads a module using extended parameters.", "7.0.0", "O(1)",
           "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]");
-  add.Sub(module, "unload", 3, kAdmin, 0, 0, 0, ModuleUnloadCommand, "Unloads a module.",
+  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleUnloadCommand, "Unloads a module.",
           "4.0.0", "O(1)", "name");
   add.Sub(module, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ModuleHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");

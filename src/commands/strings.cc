@@ -441,9 +441,9 @@ void RegisterStringCommands(CommandTable* table) {
   add("getset", 3, kWriteFast, 1, 1, 1, GetsetCommand,
       "Returns the previous string value of a key after setting it to a new value.", "1.0.0",
       "O(1)", "key value");
-  add("getdel", 2, kWriteFast, 1, 1, 1, GetdelCommand,
+  add("getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetdelCommand,
       "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)", "key");
-  add("getex", -2, kWriteFast, 1, 1, 1, GetexCommand,
+  add("getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, GetexCommand,
       "Returns the string value of a key after setting its expiration time.", "6.2.0", "O(1)",
       "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds "
       "| PERSIST]");

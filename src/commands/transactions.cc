@@ -76,7 +76,7 @@ void RegisterTransactionCommands(CommandTable* table) {
   constexpr uint32_t kControl =
       kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdTransactionControl;
   CommandAdder add{table, "transactions"};
-  add("multi", 1, kControl | kCmdNoMulti, 0, 0, 0, MultiCommand,
+  add("multi", 1, kControl, 0, 0, 0, MultiCommand,
       "Starts a transaction.", "1.2.0", "O(1)", "");
   add("exec", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdSkipSlowlog |
                      kCmdTransactionControl,
@@ -84,7 +84,7 @@ void RegisterTransactionCommands(CommandTable* table) {
       "Depends on commands in the transaction", "");
   add("discard", 1, kControl, 0, 0, 0, DiscardCommand, "Discards a transaction.", "2.0.0",
       "O(N), when N is the number of queued commands", "");
-  add("watch", -2, kControl | kCmdNoMulti, 1, -1, 1, WatchCommand,
+  add("watch", -2, kControl, 1, -1, 1, WatchCommand,
       "Monitors changes to keys to determine the execution of a transaction.", "2.2.0",
       "O(1) for every key.", "key [key ...]");
   add("unwatch", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0, 0, 0,

@@ -37,6 +37,7 @@ enum CommandFlag : uint32_t {
   kCmdAllowBusy = 1 << 14,
   // Goblin's own, not reported by COMMAND: runs at once inside MULTI instead of being queued.
   kCmdTransactionControl = 1 << 15,
+  kCmdNoAsyncLoading = 1 << 16,
 };
 
 struct CommandStats {
@@ -59,6 +60,7 @@ struct Command {
   std::string since;
   std::string complexity;
   std::string syntax;    // the arguments after the name, as redis.io writes them
+  std::string acl;       // ACL categories beyond those implied by group and flags ("@dangerous")
   std::vector<std::unique_ptr<Command>> subcommands;
   Command* parent = nullptr;
   mutable CommandStats stats;
