@@ -42,35 +42,24 @@ void ConfigGetCommand(CommandContext& ctx) {
   }
 }
 
-void ApplyConfigChange(Server& server, std::string_view name) {
-  if (name == "loglevel") SetLogLevel(server.config.loglevel);
-}
-
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
     ctx.reply.Error("ERR wrong number of arguments for 'config|set' command");
     return;
   }
-  ConfigRegistry& registry = ctx.server.config_registry;
-  // Validate every name first so that a bad one changes nothing.
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    if (!registry.IsKnown(ctx.arg(i))) {
-      ctx.reply.Error("ERR Unknown option or number of arguments for CONFIG SET - '" +
-                      std::string(ctx.arg(i)) + "'");
-      return;
-    }
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  for (size_t i = 2; i < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
+  std::vector<std::string> changed;
+  Config before = ctx.server.config;
+  std::string error = ctx.server.config_registry.SetAtRuntime(pairs, &changed);
+  if (error.empty()) {
+    error = ctx.server.ApplyConfigChanges(changed);
+    if (!error.empty()) ctx.server.config = before;
   }
-  Config saved = ctx.server.config;
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    std::string error = registry.Apply(ctx.arg(i), {std::string(ctx.arg(i + 1))}, false);
-    if (!error.empty()) {
-      ctx.server.config = saved;
-      ctx.reply.Error("ERR CONFIG SET failed (possibly related to argument '" +
-                      std::string(ctx.arg(i)) + "') - " + error);
-      return;
-    }
+  if (!error.empty()) {
+    ctx.reply.Error(error);
+    return;
   }
-  for (size_t i = 2; i < ctx.argc(); i += 2) ApplyConfigChange(ctx.server, ctx.arg(i));
   ctx.reply.Ok();
 }
 

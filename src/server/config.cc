@@ -54,10 +54,11 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
 
 struct ConfigRegistry::Option {
   enum class Kind { kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kOctal, kDir };
+  enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
   std::vector<std::string> aliases;
   Kind kind;
-  bool mutable_at_runtime;
+  Mutability mutability;
   void* field;
   int64_t min = INT64_MIN;
   int64_t max = INT64_MAX;
@@ -207,60 +208,63 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   Config& c = *config;
   auto add = [this](Option option) { options_.push_back(std::move(option)); };
   const int64_t kMaxInt = INT32_MAX;
+  constexpr auto kImmutable = Option::kImmutable;
+  constexpr auto kMutable = Option::kMutable;
+  constexpr auto kProtected = Option::kProtected;
   // name, aliases, kind, mutable at runtime, field, min, max, choices
-  add({"port", {}, Kind::kInt, false, &c.port, 0, 65535, {}});
-  add({"bind", {}, Kind::kBind, false, &c.bind, 0, 0, {}});
-  add({"unixsocket", {}, Kind::kString, false, &c.unixsocket, 0, 0, {}});
-  add({"unixsocketperm", {}, Kind::kOctal, false, &c.unixsocketperm, 0, 0777, {}});
-  add({"protected-mode", {}, Kind::kBool, true, &c.protected_mode, 0, 0, {}});
-  add({"tcp-backlog", {}, Kind::kInt, false, &c.tcp_backlog, 0, kMaxInt, {}});
-  add({"tcp-keepalive", {}, Kind::kInt, true, &c.tcp_keepalive, 0, kMaxInt, {}});
-  add({"timeout", {}, Kind::kInt, true, &c.timeout, 0, kMaxInt, {}});
-  add({"maxclients", {}, Kind::kInt, true, &c.maxclients, 1, kMaxInt, {}});
-  add({"dir", {}, Kind::kDir, true, &c.dir, 0, 0, {}});
-  add({"databases", {}, Kind::kInt, false, &c.databases, 1, kMaxInt, {}});
-  add({"requirepass", {}, Kind::kString, true, &c.requirepass, 0, 0, {}});
-  add({"enable-debug-command", {}, Kind::kEnum, false, &c.enable_debug_command, 0, 0,
+  add({"port", {}, Kind::kInt, kMutable, &c.port, 0, 65535, {}});
+  add({"bind", {}, Kind::kBind, kMutable, &c.bind, 0, 0, {}});
+  add({"unixsocket", {}, Kind::kString, kImmutable, &c.unixsocket, 0, 0, {}});
+  add({"unixsocketperm", {}, Kind::kOctal, kImmutable, &c.unixsocketperm, 0, 0777, {}});
+  add({"protected-mode", {}, Kind::kBool, kMutable, &c.protected_mode, 0, 0, {}});
+  add({"tcp-backlog", {}, Kind::kInt, kImmutable, &c.tcp_backlog, 0, kMaxInt, {}});
+  add({"tcp-keepalive", {}, Kind::kInt, kMutable, &c.tcp_keepalive, 0, kMaxInt, {}});
+  add({"timeout", {}, Kind::kInt, kMutable, &c.timeout, 0, kMaxInt, {}});
+  add({"maxclients", {}, Kind::kInt, kMutable, &c.maxclients, 1, kMaxInt, {}});
+  add({"dir", {}, Kind::kDir, kProtected, &c.dir, 0, 0, {}});
+  add({"databases", {}, Kind::kInt, kImmutable, &c.databases, 1, kMaxInt, {}});
+  add({"requirepass", {}, Kind::kString, kMutable, &c.requirepass, 0, 0, {}});
+  add({"enable-debug-command", {}, Kind::kEnum, kImmutable, &c.enable_debug_command, 0, 0,
        {"no", "yes", "local"}});
-  add({"hz", {}, Kind::kInt, true, &c.hz, 0, kMaxInt, {}});
-  add({"loglevel", {}, Kind::kEnum, true, &c.loglevel, 0, 0,
+  add({"hz", {}, Kind::kInt, kMutable, &c.hz, 0, kMaxInt, {}});
+  add({"loglevel", {}, Kind::kEnum, kMutable, &c.loglevel, 0, 0,
        {"debug", "verbose", "notice", "warning", "nothing"}});
-  add({"logfile", {}, Kind::kString, false, &c.logfile, 0, 0, {}});
-  add({"daemonize", {}, Kind::kBool, false, &c.daemonize, 0, 0, {}});
-  add({"pidfile", {}, Kind::kString, false, &c.pidfile, 0, 0, {}});
-  add({"save", {}, Kind::kSave, true, &c.save, 0, 0, {}});
-  add({"appendonly", {}, Kind::kBool, true, &c.appendonly, 0, 0, {}});
-  add({"appendfsync", {}, Kind::kEnum, true, &c.appendfsync, 0, 0, {"always", "everysec", "no"}});
-  add({"appendfilename", {}, Kind::kString, false, &c.appendfilename, 0, 0, {}});
-  add({"dbfilename", {}, Kind::kString, true, &c.dbfilename, 0, 0, {}});
-  add({"proto-max-bulk-len", {}, Kind::kMemory, true, &c.proto_max_bulk_len, 1024 * 1024,
+  add({"logfile", {}, Kind::kString, kImmutable, &c.logfile, 0, 0, {}});
+  add({"daemonize", {}, Kind::kBool, kImmutable, &c.daemonize, 0, 0, {}});
+  add({"pidfile", {}, Kind::kString, kImmutable, &c.pidfile, 0, 0, {}});
+  add({"save", {}, Kind::kSave, kMutable, &c.save, 0, 0, {}});
+  add({"appendonly", {}, Kind::kBool, kMutable, &c.appendonly, 0, 0, {}});
+  add({"appendfsync", {}, Kind::kEnum, kMutable, &c.appendfsync, 0, 0, {"always", "everysec", "no"}});
+  add({"appendfilename", {}, Kind::kString, kImmutable, &c.appendfilename, 0, 0, {}});
+  add({"dbfilename", {}, Kind::kString, kProtected, &c.dbfilename, 0, 0, {}});
+  add({"proto-max-bulk-len", {}, Kind::kMemory, kMutable, &c.proto_max_bulk_len, 1024 * 1024,
        INT64_MAX, {}});
-  add({"client-query-buffer-limit", {}, Kind::kMemory, true, &c.client_query_buffer_limit,
+  add({"client-query-buffer-limit", {}, Kind::kMemory, kMutable, &c.client_query_buffer_limit,
        1024 * 1024, INT64_MAX, {}});
-  add({"maxmemory", {}, Kind::kMemory, true, &c.maxmemory, 0, INT64_MAX, {}});
-  add({"maxmemory-policy", {}, Kind::kEnum, true, &c.maxmemory_policy, 0, 0,
+  add({"maxmemory", {}, Kind::kMemory, kMutable, &c.maxmemory, 0, INT64_MAX, {}});
+  add({"maxmemory-policy", {}, Kind::kEnum, kMutable, &c.maxmemory_policy, 0, 0,
        {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
         "allkeys-lfu", "allkeys-random", "noeviction"}});
-  add({"zset-max-listpack-entries", {"zset-max-ziplist-entries"}, Kind::kInt, true,
+  add({"zset-max-listpack-entries", {"zset-max-ziplist-entries"}, Kind::kInt, kMutable,
        &c.zset_max_listpack_entries, 0, INT64_MAX, {}});
-  add({"zset-max-listpack-value", {"zset-max-ziplist-value"}, Kind::kMemory, true,
+  add({"zset-max-listpack-value", {"zset-max-ziplist-value"}, Kind::kMemory, kMutable,
        &c.zset_max_listpack_value, 0, INT64_MAX, {}});
-  add({"hash-max-listpack-entries", {"hash-max-ziplist-entries"}, Kind::kInt, true,
+  add({"hash-max-listpack-entries", {"hash-max-ziplist-entries"}, Kind::kInt, kMutable,
        &c.hash_max_listpack_entries, 0, INT64_MAX, {}});
-  add({"hash-max-listpack-value", {"hash-max-ziplist-value"}, Kind::kMemory, true,
+  add({"hash-max-listpack-value", {"hash-max-ziplist-value"}, Kind::kMemory, kMutable,
        &c.hash_max_listpack_value, 0, INT64_MAX, {}});
-  add({"set-max-intset-entries", {}, Kind::kInt, true, &c.set_max_intset_entries, 0, INT64_MAX,
+  add({"set-max-intset-entries", {}, Kind::kInt, kMutable, &c.set_max_intset_entries, 0, INT64_MAX,
        {}});
-  add({"set-max-listpack-entries", {}, Kind::kInt, true, &c.set_max_listpack_entries, 0,
+  add({"set-max-listpack-entries", {}, Kind::kInt, kMutable, &c.set_max_listpack_entries, 0,
        INT64_MAX, {}});
-  add({"set-max-listpack-value", {}, Kind::kMemory, true, &c.set_max_listpack_value, 0,
+  add({"set-max-listpack-value", {}, Kind::kMemory, kMutable, &c.set_max_listpack_value, 0,
        INT64_MAX, {}});
-  add({"list-max-listpack-size", {"list-max-ziplist-size"}, Kind::kInt, true,
+  add({"list-max-listpack-size", {"list-max-ziplist-size"}, Kind::kInt, kMutable,
        &c.list_max_listpack_size, INT32_MIN, INT32_MAX, {}});
-  add({"slowlog-log-slower-than", {}, Kind::kInt, true, &c.slowlog_log_slower_than, -1,
+  add({"slowlog-log-slower-than", {}, Kind::kInt, kMutable, &c.slowlog_log_slower_than, -1,
        INT64_MAX, {}});
-  add({"slowlog-max-len", {}, Kind::kInt, true, &c.slowlog_max_len, 0, INT64_MAX, {}});
-  add({"latency-monitor-threshold", {}, Kind::kInt, true, &c.latency_monitor_threshold, 0,
+  add({"slowlog-max-len", {}, Kind::kInt, kMutable, &c.slowlog_max_len, 0, INT64_MAX, {}});
+  add({"latency-monitor-threshold", {}, Kind::kInt, kMutable, &c.latency_monitor_threshold, 0,
        INT64_MAX, {}});
 }
 
@@ -279,14 +283,57 @@ const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const 
 
 bool ConfigRegistry::IsKnown(std::string_view name) const { return Find(name) != nullptr; }
 
-std::string ConfigRegistry::Apply(std::string_view name, const std::vector<std::string>& values,
-                                  bool at_startup) {
+std::string ConfigRegistry::Apply(std::string_view name, const std::vector<std::string>& values) {
   const Option* option = Find(name);
   if (option == nullptr) return "Bad directive or wrong number of arguments";
-  if (!at_startup && !option->mutable_at_runtime) return "can't set immutable config";
-  std::string error = option->Set(values);
-  if (error.empty() && !at_startup && on_change) on_change(option->name);
-  return error;
+  return option->Set(values);
+}
+
+std::string ConfigRegistry::SetAtRuntime(
+    const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+    std::vector<std::string>* changed) {
+  std::vector<const Option*> options;
+  std::string unknown, error, error_name;
+  for (const auto& [name, value] : pairs) {
+    const Option* option = Find(name);
+    if (option == nullptr) {
+      if (error.empty() && unknown.empty()) unknown = std::string(name);
+      continue;
+    }
+    if (!error.empty() || !unknown.empty()) continue;
+    if (option->mutability != Option::kMutable) {
+      error = option->mutability == Option::kImmutable ? "can't set immutable config"
+                                                       : "can't set protected config";
+      error_name = std::string(name);
+      continue;
+    }
+    for (const Option* earlier : options) {
+      if (earlier == option) {
+        error = "duplicate parameter";
+        error_name = std::string(name);
+      }
+    }
+    options.push_back(option);
+  }
+  if (!unknown.empty()) {
+    return "ERR Unknown option or number of arguments for CONFIG SET - '" + unknown + "'";
+  }
+  if (error.empty()) {
+    Config saved = *config_;
+    for (size_t i = 0; i < options.size(); ++i) {
+      error = options[i]->Set({std::string(pairs[i].second)});
+      if (!error.empty()) {
+        *config_ = saved;
+        error_name = options[i]->name;
+        break;
+      }
+    }
+  }
+  if (!error.empty()) {
+    return "ERR CONFIG SET failed (possibly related to argument '" + error_name + "') - " + error;
+  }
+  for (const Option* option : options) changed->push_back(option->name);
+  return "";
 }
 
 std::string ConfigRegistry::LoadFile(const std::string& path) {
@@ -314,7 +361,7 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
     }
     std::vector<std::string> values(words.begin() + 1, words.end());
     if (values.empty()) return fail("Bad directive or wrong number of arguments");
-    std::string error = Apply(words[0], values, /*at_startup=*/true);
+    std::string error = Apply(words[0], values);
     if (!error.empty()) return fail(error);
   }
   config_->config_file = path;
@@ -346,7 +393,7 @@ std::string ConfigRegistry::LoadCommandLine(int argc, char** argv) {
     if (values.empty()) {
       return "option '--" + name + "' needs a value (Bad directive or wrong number of arguments)";
     }
-    std::string error = Apply(name, values, /*at_startup=*/true);
+    std::string error = Apply(name, values);
     if (!error.empty()) return "option '--" + name + "': " + error;
   }
   return "";

@@ -75,10 +75,16 @@ class ConfigRegistry {
   ConfigRegistry(const ConfigRegistry&) = delete;
   ConfigRegistry& operator=(const ConfigRegistry&) = delete;
 
-  // Applies `name value...` (one directive). Returns an empty string on success, else the
-  // reason ("Bad directive or wrong number of arguments", "argument must be 'yes' or 'no'").
-  // At startup immutable options may be set; at runtime (CONFIG SET) they may not.
-  std::string Apply(std::string_view name, const std::vector<std::string>& values, bool at_startup);
+  // Applies `name value...` (one directive) at startup. Returns an empty string on success,
+  // else the reason ("Bad directive or wrong number of arguments", "argument must be 'yes' or
+  // 'no'").
+  std::string Apply(std::string_view name, const std::vector<std::string>& values);
+
+  // CONFIG SET name value [name value ...]: all or nothing, with Redis's checks in Redis's
+  // order (unknown names, immutable or protected options, duplicates, then values). Returns
+  // "" on success or the full error reply text. `changed` receives the canonical names set.
+  std::string SetAtRuntime(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                           std::vector<std::string>* changed);
 
   // Loads a redis.conf-style file; on error returns "<file>:<line>: <reason> >>> '<text>'".
   std::string LoadFile(const std::string& path);
@@ -91,8 +97,6 @@ class ConfigRegistry {
   std::string Rewrite() const;
 
   bool IsKnown(std::string_view name) const;
-  // Called after an option changed (CONFIG SET), with its canonical name.
-  std::function<void(std::string_view)> on_change;
 
  private:
   struct Option;

@@ -197,44 +197,101 @@ void Server::CountError(std::string_view error_text) {
 // ---------------------------------------------------------------------------------------
 // Listeners and the loop.
 
-bool Server::OpenListeners(std::string* error) {
-  if (config.port != 0) {
-    for (const std::string& configured : config.bind) {
-      // "-addr" marks an address that may be missing on this host (Redis 7: bind ... -::1).
-      bool optional = !configured.empty() && configured[0] == '-';
-      std::string host = optional ? configured.substr(1) : configured;
-      if (host == "*") host = "0.0.0.0";
-      addrinfo hints{};
-      hints.ai_family = AF_UNSPEC;
-      hints.ai_socktype = SOCK_STREAM;
-      hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
-      addrinfo* result = nullptr;
-      std::string port = std::to_string(config.port);
-      if (getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
-        if (optional) continue;
-        *error = "Invalid bind address '" + host + "'";
-        return false;
-      }
-      int fd = socket(result->ai_family, SOCK_STREAM, 0);
-      int one = 1;
+bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
+  if (config.port == 0) return true;
+  for (const std::string& configured : config.bind) {
+    // "-addr" marks an address that may be missing on this host (Redis 7: bind ... -::1).
+    bool optional = !configured.empty() && configured[0] == '-';
+    std::string host = optional ? configured.substr(1) : configured;
+    if (host == "*") host = "0.0.0.0";
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
+    addrinfo* result = nullptr;
+    std::string port = std::to_string(config.port);
+    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
+      if (optional) continue;
+      *error = "Invalid bind address '" + host + "'";
+      return false;
+    }
+    int fd = socket(result->ai_family, SOCK_STREAM, 0);
+    int one = 1;
+    if (fd >= 0) {
       setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-      if (result->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-      if (fd < 0 || bind(fd, result->ai_addr, result->ai_addrlen) != 0 ||
-          listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
-        int saved = errno;
-        if (fd >= 0) close(fd);
-        freeaddrinfo(result);
-        if (optional && (saved == EADDRNOTAVAIL || saved == EAFNOSUPPORT)) continue;
-        *error = "Could not create server TCP listening socket " + host + ":" + port + ": " +
-                 std::strerror(saved);
-        return false;
+      if (result->ai_family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
       }
+    }
+    if (fd < 0 || bind(fd, result->ai_addr, result->ai_addrlen) != 0 ||
+        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+      int saved = errno;
+      if (fd >= 0) close(fd);
       freeaddrinfo(result);
-      SetNonBlocking(fd);
-      listeners_.push_back({fd, false});
+      if (optional && (saved == EADDRNOTAVAIL || saved == EAFNOSUPPORT)) continue;
+      *error = "Could not create server TCP listening socket " + host + ":" + port + ": " +
+               std::strerror(saved);
+      for (const Listener& opened : *out) close(opened.fd);
+      out->clear();
+      return false;
+    }
+    freeaddrinfo(result);
+    SetNonBlocking(fd);
+    out->push_back({fd, false});
+  }
+  return true;
+}
+
+void Server::WatchListeners() {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = kListenerTag | i;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &event);
+  }
+}
+
+bool Server::RebindTcp(std::string* error) {
+  std::vector<Listener> fresh;
+  // Close ours first: the new sockets may want the same address and port.
+  std::vector<Listener> kept;
+  for (const Listener& listener : listeners_) {
+    if (listener.unix_socket) {
+      kept.push_back(listener);
+    } else {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+      close(listener.fd);
+    }
+  }
+  for (const Listener& listener : kept) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+  bool ok = OpenTcpListeners(&fresh, error);
+  listeners_ = std::move(kept);
+  listeners_.insert(listeners_.end(), fresh.begin(), fresh.end());
+  WatchListeners();
+  return ok;
+}
+
+std::string Server::ApplyConfigChanges(const std::vector<std::string>& names) {
+  bool rebind = false;
+  for (const std::string& name : names) {
+    if (name == "loglevel") SetLogLevel(config.loglevel);
+    if (name == "port" || name == "bind") rebind = true;
+  }
+  if (rebind) {
+    std::string error;
+    if (!RebindTcp(&error)) {
+      LogWarning(error);
+      return "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
+             "this port";
     }
     tcp_port_bound = static_cast<int>(config.port);
   }
+  return "";
+}
+
+bool Server::OpenListeners(std::string* error) {
+  if (!OpenTcpListeners(&listeners_, error)) return false;
+  tcp_port_bound = static_cast<int>(config.port);
   if (!config.unixsocket.empty()) {
     sockaddr_un address{};
     if (config.unixsocket.size() >= sizeof(address.sun_path)) {
@@ -277,12 +334,7 @@ int Server::Run() {
     return 1;
   }
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  for (size_t i = 0; i < listeners_.size(); ++i) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = kListenerTag | i;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &event);
-  }
+  WatchListeners();
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));

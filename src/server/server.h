@@ -120,6 +120,9 @@ class Server {
 
   void RequestShutdown() { shutdown_requested_ = true; }
 
+  // Puts CONFIG SET changes into effect (log level, listeners). Returns "" or the error reply.
+  std::string ApplyConfigChanges(const std::vector<std::string>& names);
+
   // Records an error reply for INFO errorstats (the prefix is the first word).
   void CountError(std::string_view error_text);
 
@@ -146,6 +149,9 @@ class Server {
   };
 
   bool OpenListeners(std::string* error);
+  bool OpenTcpListeners(std::vector<Listener>* out, std::string* error);
+  bool RebindTcp(std::string* error);
+  void WatchListeners();
   void Accept(const Listener& listener);
   void HandleReadable(Client& client);
   void HandleWritable(Client& client);
