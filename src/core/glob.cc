@@ -1,15 +1,24 @@
 #include "core/glob.h"
 
-#include <cctype>
+#include <utility>
 
 namespace goblin {
 namespace {
 
-char Fold(char c, bool nocase) {
-  return nocase ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : c;
+// Redis compares bytes as the platform's `char`, which is signed on x86-64: range bounds and
+// text bytes >= 0x80 are negative there, and Goblin answers as that redis-server does.
+// Case folding is the C locale's tolower (Redis never sets LC_CTYPE): ASCII letters only.
+int Signed(char c) { return static_cast<signed char>(c); }
+int Lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+bool SameByte(char a, char b, bool nocase) {
+  return nocase ? Lower(Signed(a)) == Lower(Signed(b)) : a == b;
 }
 
-// Matches a bracket class starting after '['; advances p past the closing ']'.
+// Matches the bracket class that starts after '[' against byte c and advances p past the
+// closing ']' (or to pend when the class is unterminated: it then takes the rest of the
+// pattern). The order of the checks is stringmatchlen's, and decides the odd cases:
+// "[a-]" is the range a..']' with no closing bracket, and an escape is compared exactly
+// even with nocase.
 bool MatchClass(const char*& p, const char* pend, char c, bool nocase) {
   bool negate = false;
   if (p < pend && *p == '^') {
@@ -18,17 +27,22 @@ bool MatchClass(const char*& p, const char* pend, char c, bool nocase) {
   }
   bool matched = false;
   while (p < pend && *p != ']') {
-    if (*p == '\\' && p + 1 < pend) {
+    if (*p == '\\' && pend - p >= 2) {
       ++p;
-      if (Fold(*p, nocase) == Fold(c, nocase)) matched = true;
-    } else if (p + 2 < pend && p[1] == '-' && p[2] != ']') {
-      unsigned char lo = static_cast<unsigned char>(Fold(p[0], nocase));
-      unsigned char hi = static_cast<unsigned char>(Fold(p[2], nocase));
-      if (lo > hi) std::swap(lo, hi);
-      unsigned char x = static_cast<unsigned char>(Fold(c, nocase));
-      if (x >= lo && x <= hi) matched = true;
+      if (*p == c) matched = true;
+    } else if (pend - p >= 3 && p[1] == '-') {
+      int start = Signed(p[0]);
+      int end = Signed(p[2]);
+      int x = Signed(c);
+      if (start > end) std::swap(start, end);
+      if (nocase) {  // after the swap, as Redis: [Z-a] folds to the empty z..a
+        start = Lower(start);
+        end = Lower(end);
+        x = Lower(x);
+      }
+      if (x >= start && x <= end) matched = true;
       p += 2;
-    } else if (Fold(*p, nocase) == Fold(c, nocase)) {
+    } else if (SameByte(*p, c, nocase)) {
       matched = true;
     }
     ++p;
@@ -37,9 +51,13 @@ bool MatchClass(const char*& p, const char* pend, char c, bool nocase) {
   return negate ? !matched : matched;
 }
 
-// Iterative matcher with single-star backtracking: linear in practice, and without the
-// exponential blow-up of naive recursion on patterns such as "*a*a*a*a*b".
+// Iterative matcher that backtracks only to the last '*': a later star can absorb anything an
+// earlier one could, so this accepts what stringmatchlen's recursion accepts, in O(pattern x
+// text) time instead of its exponential worst case on "*a*a*a*a*b".
 bool Match(const char* p, const char* pend, const char* s, const char* send, bool nocase) {
+  // stringmatchlen never lets a pattern match an empty string, not even "*" (KEYS * has its
+  // own shortcut, so an empty key is listed by "*" but not by "**" or "*?").
+  if (s == send) return p == pend;
   const char* star_p = nullptr;
   const char* star_s = nullptr;
   while (s < send) {
@@ -66,7 +84,7 @@ bool Match(const char* p, const char* pend, const char* s, const char* send, boo
       } else {
         const char* q = p;
         if (*q == '\\' && q + 1 < pend) ++q;
-        if (Fold(*q, nocase) == Fold(*s, nocase)) {
+        if (SameByte(*q, *s, nocase)) {
           p = q + 1;
           ++s;
           continue;

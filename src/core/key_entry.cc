@@ -65,7 +65,8 @@ KeyEntry* KeyEntry::Make(std::string_view key, const EntryValue& value,
     p += 8;
   }
   p = PutVarint(p, key.size());
-  std::memcpy(p, key.data(), key.size());
+  // An empty string_view may carry a null data(), which memcpy must not see even for 0 bytes.
+  if (!key.empty()) std::memcpy(p, key.data(), key.size());
   p += key.size();
   if (value.type != ValueType::kString) {
     std::memcpy(p, &value.object, sizeof(Collection*));
@@ -126,7 +127,11 @@ KeyEntry* KeyEntry::Clone(const KeyEntry* entry, std::string_view key, bool keep
   char scratch[kInt64TextMax];
   EntryValue value = ValueOf(entry, scratch);
   if (value.type != ValueType::kString) value.object = entry->object()->Clone();
-  return Make(key, value, keep_expire ? ExpireOf(entry) : std::nullopt);
+  KeyEntry* copy = Make(key, value, keep_expire ? ExpireOf(entry) : std::nullopt);
+  if (value.type == ValueType::kString && value.encoding == StringEncoding::kInt) {
+    *reinterpret_cast<uint8_t*>(copy) |= kUnsharedIntBit;
+  }
+  return copy;
 }
 
 std::string_view KeyEntry::key() const {

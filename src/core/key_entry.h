@@ -7,7 +7,8 @@
 //   | header | expire_ms (8 B)  | key_len   | key bytes | payload                        |
 //   | 1 byte | only if bit 7    | varint    |           |                                |
 //   +--------+------------------+-----------+-----------+--------------------------------+
-//   header bits 0-2: ValueType; bits 3-4: StringEncoding; bit 7: has expire
+//   header bits 0-2: ValueType; bits 3-4: StringEncoding; bit 5: an integer copied by COPY
+//   (Redis reports its refcount as 1 rather than that of a shared integer); bit 7: has expire
 //   payload: kInt    -> int64, 8 bytes
 //            kEmbstr / kRaw -> varint length + bytes
 //            collection types -> Collection* (8 bytes), owned by the entry
@@ -78,6 +79,7 @@ class KeyEntry {
     return static_cast<StringEncoding>((header() >> 3) & 0x3);
   }
   bool has_expire() const { return header() & kHasExpireBit; }
+  bool unshared_int() const { return header() & kUnsharedIntBit; }
   int64_t expire_ms() const;  // REQUIRES: has_expire()
 
   // The string value as bytes; an integer is formatted into scratch (kInt64TextMax bytes).
@@ -95,6 +97,7 @@ class KeyEntry {
 
  private:
   static constexpr uint8_t kHasExpireBit = 0x80;
+  static constexpr uint8_t kUnsharedIntBit = 0x20;
 
   uint8_t header() const { return *reinterpret_cast<const uint8_t*>(this); }
   const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(this); }

@@ -33,8 +33,17 @@ std::string FormatLongDoubleHuman(long double v);
 // overflow or underflow of the text itself.
 bool ParseDouble(std::string_view text, double* value);
 
-// Redis 7.2's double reply text: "inf", "-inf", "nan", integers in (-1e17, 1e17) without a
-// fraction as integers, anything else as the shortest text that reads back to the same double.
+// Redis 7.2's double text (util.c d2string, used for every double reply and stored score):
+//  1. "nan", "inf", "-inf", "0" and "-0".
+//  2. An integral value with |v| <= 2^62 as a plain integer: 1e18 -> "1000000000000000000".
+//  3. Anything else from Grisu2's digits D (at most 17; they round-trip, and are the shortest
+//     for all but about 0.1% of doubles) and exponent K, v = D * 10^K, E = K + len(D) - 1:
+//       K >= 0 and |E| < len(D) + 7    D then K zeros        1e23 -> "99999999999999990000000"
+//       K < 0 and (K > -7 or |E| < 4)  plain decimal         1e-6 -> "0.000001"
+//       otherwise                      d.ddd, 'e', sign, |E| 1e-7 -> "1e-7", 1e20 -> "1e+20",
+//                                                            12345.678901234567 ->
+//                                                            "1.2345678901234567e+4"
+//     with a leading '-' for negative values; at most 25 bytes in all.
 std::string FormatDouble(double v);
 
 }  // namespace goblin

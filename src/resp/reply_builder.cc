@@ -21,7 +21,15 @@ void ReplyBuilder::Simple(std::string_view text) {
 
 void ReplyBuilder::Error(std::string_view text) {
   out_->push_back('-');
+  size_t start = out_->size();
+  while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
   out_->append(text);
+  // Errors may quote user input; like Redis, drop trailing CR/LF and turn the others into
+  // spaces so the reply stays one line.
+  for (size_t i = start; i < out_->size(); ++i) {
+    char& c = (*out_)[i];
+    if (c == '\r' || c == '\n') c = ' ';
+  }
   out_->append("\r\n");
 }
 

@@ -22,7 +22,8 @@ class ReplyBuilder {
 
   void Ok() { Raw("+OK\r\n"); }
   void Simple(std::string_view text);
-  // REQUIRES: text begins with an error code ("ERR ...", "WRONGTYPE ...") and has no CR/LF.
+  // REQUIRES: text begins with an error code ("ERR ...", "WRONGTYPE ..."). CR and LF in it
+  // become spaces.
   void Error(std::string_view text);
   void Integer(int64_t value);
   void Bulk(std::string_view bytes);

@@ -1,5 +1,6 @@
 #include "resp/request_parser.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/string_number.h"
@@ -9,6 +10,10 @@ namespace {
 
 // Finds "\r" from `from`; Redis frames header lines by '\r' and skips the '\n' after it.
 size_t FindCr(std::string_view data, size_t from) { return data.find('\r', from); }
+
+// Redis's limits for a client that has not authenticated yet.
+constexpr int64_t kMaxUnauthenticatedArgs = 10;
+constexpr int64_t kMaxUnauthenticatedBulk = 16384;
 
 int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -23,7 +28,12 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
   out->clear();
   size_t i = 0;
   const size_t n = line.size();
-  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'; };
+  // Blanks between arguments and after a closing quote are isspace(); an unquoted argument
+  // ends only at one of the four characters sdssplitargs switches on.
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
+  };
+  auto ends_unquoted = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
   while (true) {
     while (i < n && is_space(line[i])) ++i;
     if (i >= n) return true;
@@ -41,12 +51,24 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
         } else if (c == '\\' && i + 1 < n) {
           char e = line[++i];
           switch (e) {
-            case 'n': current.push_back('\n'); break;
-            case 'r': current.push_back('\r'); break;
-            case 't': current.push_back('\t'); break;
-            case 'b': current.push_back('\b'); break;
-            case 'a': current.push_back('\a'); break;
-            default: current.push_back(e); break;
+            case 'n':
+              current.push_back('\n');
+              break;
+            case 'r':
+              current.push_back('\r');
+              break;
+            case 't':
+              current.push_back('\t');
+              break;
+            case 'b':
+              current.push_back('\b');
+              break;
+            case 'a':
+              current.push_back('\a');
+              break;
+            default:
+              current.push_back(e);
+              break;
           }
         } else if (c == '"') {
           // The closing quote must be followed by a space or the end of the line.
@@ -73,7 +95,7 @@ bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out) {
           break;
         }
         char c = line[i];
-        if (is_space(c)) {
+        if (ends_unquoted(c)) {
           done = true;
         } else if (c == '"') {
           in_double = true;
@@ -95,8 +117,7 @@ RequestParser::Status RequestParser::Fail(std::string message) {
 }
 
 RequestParser::Status RequestParser::Parse(std::string_view data, const ProtocolLimits& limits,
-                                           std::vector<std::string_view>* args,
-                                           size_t* consumed) {
+                                           std::vector<std::string_view>* args, size_t* consumed) {
   args->clear();
   bytes_needed_ = 0;
   if (data.empty()) return Status::kIncomplete;
@@ -132,9 +153,11 @@ RequestParser::Status RequestParser::ParseMultibulk(std::string_view data,
   if (cr + 1 >= data.size()) return Status::kIncomplete;  // the '\n' has not arrived yet
   int64_t count;
   std::string_view count_text = data.substr(1, cr - 1);
-  if (!ParseInt64(count_text, &count) || count > limits.max_multibulk_len ||
-      (!limits.authenticated && count > 10)) {
+  if (!ParseInt64(count_text, &count) || count > limits.max_multibulk_len) {
     return Fail("invalid multibulk length");
+  }
+  if (!limits.authenticated && count > kMaxUnauthenticatedArgs) {
+    return Fail("unauthenticated multibulk length");
   }
   size_t pos = cr + 2;
   if (count <= 0) {
@@ -150,13 +173,17 @@ RequestParser::Status RequestParser::ParseMultibulk(std::string_view data,
       if (data.size() - pos > kMaxInlineSize) return Fail("too big bulk count string");
       return Status::kIncomplete;
     }
+    if (cr + 1 >= data.size()) return Status::kIncomplete;  // as Redis: wait for the '\n'
     if (data[pos] != '$') {
       return Fail(std::string("expected '$', got '") + data[pos] + "'");
     }
     int64_t len;
     if (!ParseInt64(data.substr(pos + 1, cr - pos - 1), &len) || len < 0 ||
-        len > limits.max_bulk_len || (!limits.authenticated && len > 16384)) {
+        len > limits.max_bulk_len) {
       return Fail("invalid bulk length");
+    }
+    if (!limits.authenticated && len > kMaxUnauthenticatedBulk) {
+      return Fail("unauthenticated bulk length");
     }
     size_t body = cr + 2;
     size_t end = body + static_cast<size_t>(len) + 2;

@@ -19,10 +19,11 @@
 namespace goblin {
 
 struct ProtocolLimits {
-  int64_t max_bulk_len = 512LL * 1024 * 1024;      // proto-max-bulk-len
-  int64_t max_multibulk_len = 1024LL * 1024 * 1024;  // Redis caps at INT_MAX / 1G
-  // Before AUTH succeeds Redis accepts only tiny requests, so an unauthenticated peer cannot
-  // make the server buffer gigabytes.
+  int64_t max_bulk_len = 512LL * 1024 * 1024;  // proto-max-bulk-len
+  int64_t max_multibulk_len = 2147483647;      // Redis 7 accepts `*<n>` up to INT_MAX
+  // Before AUTH succeeds Redis accepts at most 10 arguments of at most 16384 bytes each
+  // ("unauthenticated multibulk length" / "unauthenticated bulk length"), so an
+  // unauthenticated peer cannot make the server buffer gigabytes.
   bool authenticated = true;
 };
 
@@ -47,8 +48,7 @@ class RequestParser {
   size_t bytes_needed() const { return bytes_needed_; }
 
  private:
-  Status ParseInline(std::string_view data, std::vector<std::string_view>* args,
-                     size_t* consumed);
+  Status ParseInline(std::string_view data, std::vector<std::string_view>* args, size_t* consumed);
   Status ParseMultibulk(std::string_view data, const ProtocolLimits& limits,
                         std::vector<std::string_view>* args, size_t* consumed);
   Status Fail(std::string message);
@@ -58,9 +58,11 @@ class RequestParser {
   std::vector<std::string> inline_args_;
 };
 
-// Splits an inline request line into arguments the way redis-cli and Redis do: spaces separate,
-// "double quotes" take \n \r \t \b \a \\ \" and \xHH escapes, 'single quotes' take \'.
-// Returns false on unbalanced quotes or a closing quote not followed by a space.
+// Splits an inline request line into arguments the way Redis's sdssplitargs does (inline
+// requests, redis.conf lines): blanks (isspace) separate arguments, but inside an unquoted
+// argument only ' ', \t, \r and \n end it (a \v or \f stays part of it); "double quotes" take
+// \n \r \t \b \a \xHH and \<any> (that character itself); 'single quotes' take only \'.
+// Returns false on unbalanced quotes or a closing quote followed by a non-blank.
 bool SplitInlineArgs(std::string_view line, std::vector<std::string>* out);
 
 }  // namespace goblin
