@@ -1,0 +1,47 @@
+"""Fixtures of the differential suite: the server under test and the reference, side by side."""
+
+import os
+
+import pytest
+
+from support.differ import ServerPair, ShrinkBudget
+from support.server import ServerProcess, stop_and_check
+from support.types import supported_commands
+
+from .generators import GENERATORS
+
+# Seconds the whole session may spend shrinking failing streams (each failure also has its own cap).
+SHRINK_BUDGET = float(os.environ.get("GOBLIN_DIFF_SHRINK_SECONDS", "100"))
+
+
+@pytest.fixture(scope="session")
+def diff_goblin(server_binary):
+    srv = ServerProcess(server_binary, name="goblin-diff", unix=False).start()
+    srv.show_log_on_failure = False
+    yield srv
+    stop_and_check(srv)
+
+
+@pytest.fixture(scope="session")
+def pair(diff_goblin, reference_server):
+    return ServerPair(diff_goblin, reference_server)
+
+
+@pytest.fixture(scope="session")
+def shrink_budget():
+    return ShrinkBudget(SHRINK_BUDGET)
+
+
+@pytest.fixture(scope="session")
+def reported_mismatches():
+    """Mismatch kinds already shrunk in this session -> the test that reported them."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def supported_generators(pair):
+    """Generator rows whose command both servers report in COMMAND INFO."""
+    names = sorted({gen.command for gen in GENERATORS})
+    with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
+        have = supported_commands(g, names) & supported_commands(r, names)
+    return [gen for gen in GENERATORS if gen.command in have]

@@ -1,0 +1,746 @@
+"""The differential engine: run the same operations on the server under test and on a reference
+redis-server, compare every reply, and shrink a failing sequence to a short one.
+
+Vocabulary
+  Step        one command (its arguments) plus the Comparator that judges its two replies.
+  Op          a list of Steps that belong together and are shrunk as a unit (for example
+              "EXISTS <all keys>" followed by "DBSIZE", so that lazy expiry happens first).
+  Comparator  decides whether the two replies agree. EXACT compares the bytes; the others
+              encode the documented exceptions: hash order (multisets, SCAN), clocks
+              (TTL tolerances), per-process values (client ids, LASTSAVE), and the
+              Redis 7.0 -> 7.2 differences Goblin follows (see REDIS-7.0-VS-7.2.md).
+  Mismatch    where the replies differ (or a server crashed, hung or closed the connection).
+
+`run_ops` replays Ops on fresh connections after FLUSHALL and a config reset, so a replay
+of any subsequence is self-contained; `shrink` applies delta debugging (drop chunks,
+replay, keep the smaller sequence if it still fails the same way).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from .resp import ConnectionClosed, ProtocolViolation, RawConnection, Reply, ReplyTimeout, encode_command
+
+# Configuration the streams may change, with the value each replay starts from.
+CONFIG_DEFAULTS = {
+    "hz": "10", "timeout": "0", "tcp-keepalive": "300", "loglevel": "notice",
+    "maxmemory": "0", "maxmemory-policy": "noeviction",
+}
+
+
+class Failure:
+    """Stands in for a reply when a server did not produce one."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.raw = b"<" + text.encode() + b">"
+        self.kind = "!failure"
+
+    def __repr__(self):
+        return f"<{self.text}>"
+
+
+# ---- comparators -----------------------------------------------------------------------------------
+
+# Replies that Redis 7.2 words differently from the 7.0 reference (Goblin follows 7.2): the
+# reference's text on the left is accepted as equal to 7.2's on the right.
+REDIS_72_REPLY_TEXT = [
+    (b"must be one of the following: debug, verbose, notice, warning\r\n",
+     b"must be one of the following: debug, verbose, notice, warning, nothing\r\n"),  # loglevel "nothing"
+]
+
+
+def same_as_72(g, r) -> bool:
+    """True if the reference's reply, rewritten to Redis 7.2's wording, equals Goblin's."""
+    if isinstance(g, Failure) or isinstance(r, Failure) or r.kind not in "-!":
+        return False
+    text = r.raw
+    for old, new in REDIS_72_REPLY_TEXT:
+        text = text.replace(old, new)
+    return text == g.raw
+
+
+class Comparator:
+    """Default behaviour: both servers run the step once; replies must be byte-identical."""
+
+    name = "exact"
+    # May the step be sent in a pipeline with its neighbours? Not if judging it needs a
+    # follow-up query right after it, or if it runs its own command sequence.
+    pipelinable = True
+
+    def execute(self, step: "Step", ctx: "Context"):
+        return ctx.both(step.args)
+
+    def differs(self, step: "Step", g, r, ctx: "Context") -> str | None:
+        if g.raw == r.raw or same_as_72(g, r):
+            return None
+        return "replies differ"
+
+
+EXACT = Comparator()
+
+
+def _failed(g, r) -> str | None:
+    if isinstance(g, Failure) or isinstance(r, Failure):
+        return "a server failed to reply"
+    return None
+
+
+class Multiset(Comparator):
+    """Aggregate replies whose order depends on hashing (KEYS): same type, same elements."""
+
+    name = "multiset"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.is_error or r.is_error or g.kind != r.kind or g.kind not in "*~":
+            return "replies differ"
+        gs, rs = sorted(e.raw for e in g.value or []), sorted(e.raw for e in r.value or [])
+        if gs != rs:
+            return "different elements (compared as multisets): " + _multiset_delta(gs, rs)
+        return None
+
+
+def _multiset_delta(goblin: list, reference: list) -> str:
+    from collections import Counter
+    cg, cr = Counter(goblin), Counter(reference)
+    only_g, only_r = sorted((cg - cr).elements()), sorted((cr - cg).elements())
+    return f"only from goblin {only_g[:10]!r}, only from reference {only_r[:10]!r}"
+
+
+class IntTolerance(Comparator):
+    """Clock-dependent integers (TTL, PTTL, EXPIRETIME, OBJECT IDLETIME): negative sentinels exact."""
+
+    def __init__(self, tolerance: int, name: str):
+        self.tolerance = tolerance
+        self.name = f"{name}±{tolerance}"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind != ":" or r.kind != ":" or g.value < 0 or r.value < 0:
+            return "replies differ"
+        if abs(g.value - r.value) > self.tolerance:
+            return f"differ by {abs(g.value - r.value)} (> tolerance {self.tolerance})"
+        return None
+
+
+class AnyInteger(Comparator):
+    """Per-process integers (CLIENT ID, LASTSAVE, MEMORY USAGE, OBJECT FREQ): only the shape must match."""
+
+    name = "any-integer"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind == ":" and r.kind == ":" and (g.value >= 0) == (r.value >= 0):
+            return None
+        return "reply shapes differ"
+
+
+class ServerTime(Comparator):
+    name = "time"
+
+    def differs(self, step, g, r, ctx):
+        def seconds(x):
+            assert x.kind == "*" and len(x.value) == 2 and all(e.kind == "$" for e in x.value)
+            return int(x.value[0].value) + int(x.value[1].value) / 1e6
+        if g.is_error or r.is_error:
+            return None if g.raw == r.raw else "replies differ"
+        try:
+            delta = abs(seconds(g) - seconds(r))
+        except (AssertionError, ValueError, TypeError):
+            return "TIME reply is not [seconds, microseconds]"
+        return None if delta < 2 else f"clocks differ by {delta:.3f}s"
+
+
+class RandomKey(Comparator):
+    """RANDOMKEY: both empty, or each returned key exists on both servers."""
+
+    name = "randomkey"
+    pipelinable = False
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind != "$" or r.kind != "$" or g.value is None or r.value is None:
+            return "replies differ"
+        for key in (g.value, r.value):
+            eg, er = ctx.both(("EXISTS", key))
+            if eg.raw != b":1\r\n" or er.raw != b":1\r\n":
+                return f"returned key {key!r} does not exist on both servers"
+        return None
+
+
+def _pairs(reply) -> list | None:
+    if reply.kind == "%":
+        return [(a.raw, b.raw) for a, b in reply.value]
+    if reply.kind == "*" and reply.value is not None and len(reply.value) % 2 == 0:
+        return [(reply.value[i].raw, reply.value[i + 1].raw) for i in range(0, len(reply.value), 2)]
+    return None
+
+
+class ConfigPairs(Comparator):
+    """CONFIG GET: the order of (name, value) pairs is unspecified since Redis 7.0."""
+
+    name = "config-pairs"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind != r.kind:
+            return "replies differ"
+        pg, pr = _pairs(g), _pairs(r)
+        if pg is None or pr is None or sorted(pg) != sorted(pr):
+            return "different (name, value) pairs"
+        return None
+
+
+class Hello(Comparator):
+    """HELLO: same fields in the same order; 'version' (7.0 vs 7.2) and 'id' (per process) may differ."""
+
+    name = "hello"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind != r.kind or g.is_error or r.is_error:
+            return "replies differ"
+        pg, pr = _pairs(g), _pairs(r)
+        if pg is None or pr is None or [k for k, _ in pg] != [k for k, _ in pr]:
+            return "different HELLO fields"
+        for (k, vg), (_, vr) in zip(pg, pr):
+            if k.endswith(b"version\r\n") or k.endswith(b"id\r\n"):
+                continue
+            if vg != vr:
+                return f"HELLO field {k!r} differs"
+        return None
+
+
+# CLIENT INFO fields that depend on the process or the moment, not on the command stream.
+_VOLATILE_CLIENT_FIELDS = {"id", "addr", "laddr", "fd", "age", "idle", "qbuf", "qbuf-free", "argv-mem",
+                           "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem", "events"}
+# Fields Redis 7.2 added to CLIENT INFO/LIST (Goblin follows 7.2; the 7.0 reference lacks them).
+_CLIENT_FIELDS_ADDED_IN_72 = {"lib-name", "lib-ver"}
+
+
+def parse_client_line(text: bytes) -> dict:
+    if text.startswith(b"txt:"):
+        text = text[4:]
+    out = {}
+    for item in text.decode("utf-8", "replace").strip().split(" "):
+        k, _, v = item.partition("=")
+        out[k] = v
+    return out
+
+
+class ClientInfo(Comparator):
+    name = "client-info"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind != r.kind or g.is_error or r.is_error or g.value is None or r.value is None:
+            return "replies differ"
+        fg, fr = parse_client_line(g.value), parse_client_line(r.value)
+        missing = set(fr) - set(fg)
+        extra = set(fg) - set(fr) - _CLIENT_FIELDS_ADDED_IN_72
+        if missing or extra:
+            return f"CLIENT INFO fields differ: missing {sorted(missing)}, unexpected {sorted(extra)}"
+        for k in fr:
+            vg, vr = fg[k], fr[k]
+            if k == "flags":
+                # RESET clears CLIENT NO-EVICT ('e') in 7.2 and keeps it in 7.0.
+                vg, vr = (v.replace("e", "") or "N" for v in (vg, vr))
+            if k not in _VOLATILE_CLIENT_FIELDS and vg != vr:
+                return f"CLIENT INFO field {k}: {fg[k]!r} vs {fr[k]!r}"
+        return None
+
+
+class ObjectEncoding(Comparator):
+    """OBJECT ENCODING, exact except 7.2's listpack for small lists and sets (7.0: quicklist/hashtable)."""
+
+    name = "object-encoding"
+    pipelinable = False
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind == "$" and r.kind == "$" and g.value == b"listpack" and len(step.args) == 3:
+            tg, _ = ctx.both(("TYPE", step.args[2]))
+            if (tg.raw, r.value) in ((b"+list\r\n", b"quicklist"), (b"+set\r\n", b"hashtable")):
+                return None
+        return "replies differ"
+
+
+class FullScan(Comparator):
+    """SCAN iterated to cursor 0 on each server: the union of the keys must be the same set."""
+
+    name = "full-scan"
+    pipelinable = False
+
+    def execute(self, step, ctx):
+        return ctx.each(lambda conn: self._scan(conn, step.args))
+
+    @staticmethod
+    def _scan(conn: RawConnection, args) -> Reply:
+        cursor, seen, rounds = b"0", set(), 0
+        while True:
+            reply = conn.call(args[0], cursor, *args[2:])
+            if reply.is_error:
+                return reply
+            if reply.kind != "*" or len(reply.value) != 2 or reply.value[0].kind != "$":
+                text = b"bad SCAN reply " + reply.raw[:200]
+                return Reply("!", text, b"<" + text + b">")
+            cursor = reply.value[0].value
+            seen.update(e.value for e in reply.value[1].value)
+            rounds += 1
+            if cursor == b"0":
+                break
+            if rounds > 100000:
+                return Reply("!", b"SCAN never returned cursor 0", b"<SCAN never returned cursor 0>")
+        summary = b"SCAN-SET " + b" ".join(repr(k).encode() for k in sorted(seen))
+        return Reply("+", summary, summary)
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.kind == "+" and r.kind == "+":
+            return "full SCAN returned different key sets: " + _multiset_delta(g.value.split(b" ")[1:],
+                                                                             r.value.split(b" ")[1:])
+        return "replies differ"
+
+
+MULTISET = Multiset()
+TTL = IntTolerance(1, "ttl")
+PTTL = IntTolerance(2000, "pttl")
+ANY_INTEGER = AnyInteger()
+# OBJECT IDLETIME: only the shape is compared. Redis keeps one LRU clock per *object*, and small
+# integers are shared objects, so a key holding 6 reports the idle time of whichever key touched
+# the shared "6" last; exact idle times are checked in the integration tests instead.
+IDLETIME = AnyInteger()
+IDLETIME.name = "idletime-shape"
+TIME = ServerTime()
+RANDOMKEY = RandomKey()
+CONFIG_PAIRS = ConfigPairs()
+HELLO = Hello()
+CLIENT_INFO = ClientInfo()
+OBJECT_ENCODING = ObjectEncoding()
+FULL_SCAN = FullScan()
+
+
+# ---- steps, ops, mismatches ---------------------------------------------------------------------
+
+CONTAINER_COMMANDS = {"CLIENT", "CONFIG", "OBJECT", "MEMORY", "MODULE", "COMMAND", "SLOWLOG", "LATENCY", "DEBUG",
+                      "ACL", "SCRIPT", "FUNCTION", "CLUSTER", "XINFO", "PUBSUB"}
+
+@dataclass
+class Step:
+    args: tuple
+    compare: Comparator = EXACT
+    readonly: bool = False   # a mismatch here cannot make the servers' data diverge
+
+    def command_name(self) -> str:
+        """The command's name in upper case, with the subcommand for container commands."""
+        def text(x):
+            return (x.decode("latin-1") if isinstance(x, bytes) else str(x)).upper()
+        name = text(self.args[0]) if self.args else ""
+        if name in CONTAINER_COMMANDS and len(self.args) > 1:
+            name += " " + text(self.args[1])
+        return name
+
+
+@dataclass
+class Op:
+    steps: list
+    source: str = ""
+
+
+@dataclass
+class Mismatch:
+    op_index: int
+    step: Step
+    goblin: object
+    reference: object
+    why: str
+    history: list = field(default_factory=list)
+    source: str = ""
+
+    def signature(self) -> tuple:
+        """What kind of mismatch this is: shrinking keeps only candidates that fail the same way."""
+        crashed = isinstance(self.goblin, Failure) or isinstance(self.reference, Failure)
+        # Unknown-command mismatches are one kind whatever the (random) name was.
+        name = "" if self.source.startswith("unknown") else self.step.command_name()
+        return (self.source, name, self.step.compare.name, crashed)
+
+    def errors_only(self) -> bool:
+        """Neither server can have changed its data (both replied with errors, or the command only
+        reads), so the stream can go on after this mismatch."""
+        if isinstance(self.goblin, Failure) or isinstance(self.reference, Failure):
+            return False
+        return self.step.readonly or (self.goblin.kind in "-!" and self.reference.kind in "-!")
+
+
+def format_arg(arg) -> str:
+    """An argument as redis-cli accepts it: bare if plain, else double-quoted with \\xNN escapes."""
+    data = arg if isinstance(arg, bytes) else str(arg).encode()
+    if data and re.fullmatch(rb"[A-Za-z0-9_.:+\-*?\[\]^{}|/=!@#%&,<>~]+", data):
+        return data.decode()
+    out = []
+    for b in data:
+        c = chr(b)
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\":
+            out.append("\\\\")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif 32 <= b < 127:
+            out.append(c)
+        else:
+            out.append(f"\\x{b:02x}")
+    return '"' + "".join(out) + '"'
+
+
+def format_step(step: Step, limit: int = 300) -> str:
+    text = " ".join(format_arg(a) for a in step.args)
+    if len(text) > limit:
+        text = text[:limit] + f"...({len(text)} chars)"
+    if step.compare is not EXACT:
+        text += f"    [compared: {step.compare.name}]"
+    return text
+
+
+def format_reply(reply, limit: int = 300) -> str:
+    raw = reply.raw if not isinstance(reply, Failure) else reply.raw
+    text = repr(raw)
+    return text if len(text) <= limit else text[:limit] + f"...({len(raw)} bytes)"
+
+
+def format_ops(ops) -> str:
+    lines = []
+    n = 0
+    for op in ops:
+        for step in op.steps:
+            n += 1
+            lines.append(f"  {n:4d}. {format_step(step)}")
+    return "\n".join(lines)
+
+
+# ---- running ----------------------------------------------------------------------------------------
+
+class Context:
+    """Fresh connections to both servers for one run."""
+
+    def __init__(self, goblin: RawConnection, reference: RawConnection):
+        self.goblin = goblin
+        self.reference = reference
+
+    def both(self, args):
+        """Sends one command to both servers, then reads both replies (Failure on error)."""
+        g_err = r_err = None
+        data = encode_command(*args)
+        try:
+            self.goblin.send(data)
+        except OSError as exc:
+            g_err = Failure(f"goblin: send failed: {exc}")
+        try:
+            self.reference.send(data)
+        except OSError as exc:
+            r_err = Failure(f"reference: send failed: {exc}")
+        g = g_err or self._read(self.goblin, "goblin")
+        r = r_err or self._read(self.reference, "reference")
+        return g, r
+
+    def window(self, steps) -> list:
+        """Sends several steps to both servers in one write each, then reads all replies."""
+        data = b"".join(encode_command(*step.args) for step in steps)
+        out = []
+        for conn, label in ((self.goblin, "goblin"), (self.reference, "reference")):
+            replies = []
+            try:
+                conn.send(data)
+                for _ in steps:
+                    replies.append(conn.read_reply())
+            except (ReplyTimeout, ConnectionClosed, ProtocolViolation, OSError) as exc:
+                failure = Failure(f"{label}: {type(exc).__name__}: {exc}")
+                replies += [failure] * (len(steps) - len(replies))
+            out.append(replies)
+        return list(zip(out[0], out[1]))
+
+    def each(self, fn):
+        out = []
+        for conn, label in ((self.goblin, "goblin"), (self.reference, "reference")):
+            try:
+                out.append(fn(conn))
+            except (ReplyTimeout, ConnectionClosed, ProtocolViolation, OSError) as exc:
+                out.append(Failure(f"{label}: {type(exc).__name__}: {exc}"))
+        return tuple(out)
+
+    @staticmethod
+    def _read(conn, label):
+        try:
+            return conn.read_reply()
+        except (ReplyTimeout, ConnectionClosed, ProtocolViolation, OSError) as exc:
+            return Failure(f"{label}: {type(exc).__name__}: {exc}")
+
+    def close(self):
+        self.goblin.close()
+        self.reference.close()
+
+
+class ServerPair:
+    """The server under test and the reference, with fresh-state replays."""
+
+    def __init__(self, goblin_server, reference_server, timeout: float = 10.0):
+        self.goblin_server = goblin_server
+        self.reference_server = reference_server
+        self.timeout = timeout
+
+    def _prepare(self, server, conn: RawConnection):
+        for command in (("FLUSHALL",), ("CONFIG", "SET", *[x for kv in CONFIG_DEFAULTS.items() for x in kv])):
+            reply = conn.call(*command)
+            assert reply.raw == b"+OK\r\n", f"{server.name}: {command} replied {reply!r}"
+
+    def open(self, timeout: float | None = None) -> Context:
+        timeout = timeout or self.timeout
+        self.ensure_healthy()
+        g = self.goblin_server.raw(timeout=timeout)
+        r = self.reference_server.raw(timeout=timeout)
+        self._prepare(self.goblin_server, g)
+        self._prepare(self.reference_server, r)
+        return Context(g, r)
+
+    def ensure_healthy(self):
+        """Restarts a server that died or stopped answering (so shrinking can go on after a crash)."""
+        for server in (self.goblin_server, self.reference_server):
+            healthy = server.alive()
+            if healthy:
+                try:
+                    with server.raw(timeout=5) as c:
+                        healthy = c.call("PING").raw == b"+PONG\r\n"
+                except (OSError, ReplyTimeout, ConnectionClosed):
+                    healthy = False
+            if not healthy:
+                server.crash_logs = getattr(server, "crash_logs", []) + [server.logs()]
+                server.restart()
+
+
+class MismatchList(list):
+    """Mismatches of one run; `stopped_at` is the op index where the run gave up early, if it did."""
+
+    stopped_at = None
+
+
+PIPELINE_DEPTH = 64
+
+
+def run_ops(pair: ServerPair, ops, timeout: float | None = None, history_len: int = 8, target=None,
+            limit: int = 25, independent: bool = False) -> list:
+    """Replays `ops` from a clean state and returns the mismatches found.
+
+    A mismatch where both servers answered with an error changed no data, so the run goes on and
+    collects further ones (up to `limit`); any other mismatch ends the run, since the two states
+    may have diverged, unless the ops are `independent` (each resets what it uses). A server that
+    fails to reply always ends the run. With `target` (a signature) the run ends at the first
+    mismatch of that kind.
+
+    Consecutive steps whose comparators allow it are pipelined (PIPELINE_DEPTH per write); both
+    servers still see exactly the same command sequence on one connection each.
+    """
+    ctx = pair.open(timeout)
+    history = []
+    found = MismatchList()
+    flat = [(i, op, step) for i, op in enumerate(ops) for step in op.steps]
+    try:
+        pos = 0
+        while pos < len(flat):
+            end = pos
+            while end < len(flat) and end - pos < PIPELINE_DEPTH and flat[end][2].compare.pipelinable:
+                end += 1
+            if end == pos:
+                step = flat[pos][2]
+                results = [step.compare.execute(step, ctx)]
+                end = pos + 1
+            else:
+                results = ctx.window([step for _, _, step in flat[pos:end]])
+            for (i, op, step), (g, r) in zip(flat[pos:end], results):
+                why = _failed(g, r) or (None if same_as_72(g, r) else step.compare.differs(step, g, r, ctx))
+                if why:
+                    m = Mismatch(i, step, g, r, why, history[-history_len:], op.source)
+                    found.append(m)
+                    crashed = isinstance(g, Failure) or isinstance(r, Failure)
+                    if crashed or len(found) >= limit or (target and m.signature() == target) or \
+                            not (m.errors_only() or independent):
+                        found.stopped_at = i if i + 1 < len(ops) else None
+                        return found
+                history.append((step, g, r))
+            pos = end
+        return found
+    finally:
+        ctx.close()
+
+
+def inert_ops(pair: ServerPair, ops) -> set:
+    """Indexes of ops that cannot change data: every step read-only or answered with an error by
+    the reference. Shrinking tries dropping them all at once."""
+    inert = set()
+    ctx = pair.open()
+    try:
+        for i, op in enumerate(ops):
+            quiet = True
+            for step in op.steps:
+                _, r = step.compare.execute(step, ctx)
+                if isinstance(r, Failure):
+                    return inert
+                if not (step.readonly or r.kind in "-!"):
+                    quiet = False
+            if quiet:
+                inert.add(i)
+        return inert
+    finally:
+        ctx.close()
+
+
+def shrink(pair: ServerPair, ops, mismatch: Mismatch, deadline: float, replay_timeout: float = 5.0):
+    """Delta debugging: the shortest prefix-closed subsequence of `ops` that still fails the same way.
+
+    Returns (ops, mismatch, replays). Stops at `deadline` (time.monotonic()) with the best so far.
+    """
+    signature = mismatch.signature()
+    best_ops = list(ops[:mismatch.op_index + 1])
+    best = mismatch
+    replays = 0
+
+    def still_fails(candidate):
+        nonlocal replays
+        replays += 1
+        for m in run_ops(pair, candidate, timeout=replay_timeout, target=signature):
+            if m.signature() == signature:
+                return m
+        return None
+
+    # The failing op alone, with nothing before it, is the best possible outcome: try it first.
+    m = still_fails(best_ops[-1:])
+    if m is not None:
+        return best_ops[-1:], m, replays
+    # Then short suffixes (most failures depend on the last few commands), then without the ops
+    # that cannot have changed any data.
+    for keep in (4, 16, 64, 256):
+        if keep < len(best_ops) and time.monotonic() < deadline:
+            m = still_fails(best_ops[-keep:])
+            if m is not None:
+                best_ops, best = best_ops[-keep:][:m.op_index + 1], m
+                break
+    if len(best_ops) > 8 and time.monotonic() < deadline:
+        inert = inert_ops(pair, best_ops[:-1])
+        candidate = [op for i, op in enumerate(best_ops[:-1]) if i not in inert] + best_ops[-1:]
+        if len(candidate) < len(best_ops):
+            m = still_fails(candidate)
+            if m is not None:
+                best_ops, best = candidate[:m.op_index + 1], m
+
+    granularity = 2
+    while len(best_ops) >= 2 and time.monotonic() < deadline:
+        chunk = max(1, len(best_ops) // granularity)
+        reduced = False
+        start = 0
+        while start < len(best_ops) and time.monotonic() < deadline:
+            candidate = best_ops[:start] + best_ops[start + chunk:]
+            m = still_fails(candidate) if candidate else None
+            if m is not None:
+                best_ops, best = candidate[:m.op_index + 1], m
+                granularity = max(granularity - 1, 2)
+                reduced = True
+                break
+            start += chunk
+        if not reduced:
+            if chunk == 1:
+                break
+            granularity = min(len(best_ops), granularity * 2)
+    return best_ops, best, replays
+
+
+def describe_mismatch(m: Mismatch, ops_total: int | None = None) -> str:
+    lines = [f"at op #{m.op_index + 1}" + (f" of {ops_total}" if ops_total else "") + f": {format_step(m.step)}",
+             f"  goblin:    {format_reply(m.goblin)}",
+             f"  reference: {format_reply(m.reference)}",
+             f"  why: {m.why}"]
+    if m.history:
+        lines.append("  preceding commands (goblin reply | reference reply):")
+        for step, g, r in m.history:
+            same = "same" if g.raw == r.raw else f"{format_reply(r, 80)}"
+            lines.append(f"    {format_step(step, 120)}  ->  {format_reply(g, 80)} | {same}")
+    return "\n".join(lines)
+
+
+class ShrinkBudget:
+    """Seconds a session may spend shrinking, handed out per mismatch."""
+
+    def __init__(self, total: float, per_mismatch: float = 30.0):
+        self.remaining = total
+        self.per_mismatch = per_mismatch
+
+    def deadline(self) -> float:
+        return time.monotonic() + max(0.0, min(self.per_mismatch, self.remaining))
+
+    def spend(self, seconds: float):
+        self.remaining -= seconds
+
+
+def investigate(pair: ServerPair, ops, mismatches: list, title: str, reproduce: str, budget,
+                reported: dict | None = None, label: str = "") -> str:
+    """The failure report: each distinct kind of mismatch, with the shortest failing sequence found.
+
+    `budget` hands out shrinking deadlines (see ShrinkBudget); `reported` maps mismatch signatures
+    already shrunk earlier in the session to where, so repeats are only listed.
+    """
+    reported = {} if reported is None else reported
+    distinct = {}
+    for m in mismatches:
+        distinct.setdefault(m.signature(), m)
+    stopped_at = getattr(mismatches, "stopped_at", None)
+    lines = [title, f"reproduce: {reproduce}",
+             f"{len(mismatches)} mismatch(es) of {len(distinct)} kind(s)"
+             + (f"; the run stopped at op #{stopped_at + 1} of {len(ops)} (after that mismatch the servers' "
+                f"data may differ, or a server failed)" if stopped_at is not None else "")]
+    if len(mismatches) > len(distinct):
+        lines.append("mismatching commands (goblin reply | reference reply):")
+        for m in mismatches[:40]:
+            lines.append(f"  #{m.op_index + 1}: {format_step(m.step, 100)}  ->  {format_reply(m.goblin, 90)} | "
+                         f"{format_reply(m.reference, 90)}")
+    for n, (signature, m) in enumerate(distinct.items(), 1):
+        lines += ["", f"[{n}] mismatch " + describe_mismatch(m, len(ops))]
+        if isinstance(m.goblin, Failure):
+            pair.ensure_healthy()
+            crash_logs = getattr(pair.goblin_server, "crash_logs", [])
+            if crash_logs:
+                lines += ["server log of the goblin process that failed:", crash_logs[-1]]
+        if signature in reported:
+            lines.append(f"  (same kind as the mismatch reported in {reported[signature]}; not shrunk again)")
+            continue
+        started = time.monotonic()
+        deadline = budget.deadline()
+        if time.monotonic() < deadline:
+            small, sm, replays = shrink(pair, ops, m, deadline)
+            count = sum(len(op.steps) for op in small)
+            lines += [f"  shortest failing sequence found ({count} commands, {replays} replays, "
+                      f"{time.monotonic() - started:.1f}s; each replay starts after FLUSHALL on fresh "
+                      f"connections):", format_ops(small),
+                      f"    -> goblin:    {format_reply(sm.goblin)}",
+                      f"    -> reference: {format_reply(sm.reference)}",
+                      f"    ({sm.why})"]
+            reported[signature] = label or title
+        else:
+            lines += ["  (shrinking budget used up; the commands before the mismatch:)",
+                      format_ops(ops[max(0, m.op_index - 15):m.op_index + 1])]
+        budget.spend(time.monotonic() - started)
+    return "\n".join(lines)
