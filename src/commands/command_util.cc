@@ -24,6 +24,18 @@ bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value)
   return false;
 }
 
+bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value) {
+  int64_t wide;
+  if (!ParseIntegerArg(ctx, text, &wide)) return false;
+  if (wide < INT32_MIN || wide > INT32_MAX) {
+    ctx.reply.Error(
+        "ERR value is out of range, value must between -2147483648 and 2147483647");
+    return false;
+  }
+  *value = static_cast<int>(wide);
+  return true;
+}
+
 bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyEntry** entry,
                  bool for_read) {
   Database& db = ctx.db();
@@ -33,6 +45,17 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyE
     return false;
   }
   return true;
+}
+
+void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
+  const Command& container = ctx.command.parent ? *ctx.command.parent : ctx.command;
+  std::string title = container.name;
+  for (char& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ctx.reply.Array(lines.size() + 3);
+  ctx.reply.Simple(title + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (const char* line : lines) ctx.reply.Simple(line);
+  ctx.reply.Simple("HELP");
+  ctx.reply.Simple("    Prints this help.");
 }
 
 void ReplyInvalidExpire(CommandContext& ctx) {

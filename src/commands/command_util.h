@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -16,6 +17,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // Parses a strict int64 argument; on failure replies kNotInteger and returns false.
 bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value);
+
+// Parses an argument that must fit in a 32-bit int (database indexes and the like), with
+// Redis's two errors: not an integer, or an integer outside the int range.
+bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value);
 
 // Looks up key; returns false (after replying WRONGTYPE) when it holds another type than
 // `type`. *entry is nullptr when the key is missing. Reads count keyspace hits and misses.
@@ -73,6 +78,10 @@ struct CommandAdder {
     return command;
   }
 };
+
+// A HELP reply as Redis's addReplyHelp builds it: a title line naming the container command,
+// the given lines, then "HELP / Prints this help.".
+void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines);
 
 // Marks a write for persistence bookkeeping (changes since the last save).
 inline void MarkDirty(CommandContext& ctx, uint64_t changes = 1) { ctx.server.dirty += changes; }

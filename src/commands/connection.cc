@@ -30,16 +30,13 @@ void QuitCommand(CommandContext& ctx) {
 }
 
 void SelectCommand(CommandContext& ctx) {
-  int64_t index;
-  if (!ParseInt64(ctx.arg(1), &index) || index < INT32_MIN || index > INT32_MAX) {
-    ctx.reply.Error(errors::kNotInteger);
-    return;
-  }
+  int index;
+  if (!ParseInt32Arg(ctx, ctx.arg(1), &index)) return;
   if (index < 0 || index >= static_cast<int64_t>(ctx.server.database_count())) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;
   }
-  ctx.client.db = static_cast<int>(index);
+  ctx.client.db = index;
   ctx.reply.Ok();
 }
 
@@ -109,7 +106,7 @@ void HelloCommand(CommandContext& ctx) {
       has_name = true;
       name = ctx.arg(++i);
     } else {
-      ctx.reply.Error("ERR Syntax error in HELLO option '" + std::string(ctx.arg(i)) + "'");
+      ctx.reply.Error("ERR Syntax error in HELLO option '" + errors::Quote(ctx.arg(i)) + "'");
       return;
     }
   }
@@ -186,6 +183,9 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("idle", (now_ms - c.last_interaction_ms) / 1000);
   std::string flags;
   if (c.close_after_reply) flags += 'c';
+  if (c.in_multi) flags += 'x';
+  if (c.watch_dirty) flags += 'd';
+  if (c.unix_socket) flags += 'U';
   if (c.no_evict) flags += 'e';
   if (flags.empty()) flags = "N";
   field("flags", flags);
@@ -245,7 +245,7 @@ void ClientListCommand(CommandContext& ctx) {
       if (!EqualsIgnoreCase(type, "normal") && !EqualsIgnoreCase(type, "master") &&
           !EqualsIgnoreCase(type, "replica") && !EqualsIgnoreCase(type, "slave") &&
           !EqualsIgnoreCase(type, "pubsub")) {
-        ctx.reply.Error("ERR Unknown client type '" + std::string(type) + "'");
+        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(type) + "'");
         return;
       }
       // Every Goblin client is a normal one.
@@ -283,7 +283,7 @@ void ClientKillCommand(CommandContext& ctx) {
   if (ctx.argc() == 3) {
     for (Client* client : ctx.server.ClientsById()) {
       if (client->address == ctx.arg(2)) {
-        ctx.server.CloseClientLater(*client);
+        ctx.server.KillClient(*client, ctx.client);
         ctx.reply.Ok();
         return;
       }
@@ -314,12 +314,16 @@ void ClientKillCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(option, "laddr")) {
       local_address = std::string(value);
     } else if (EqualsIgnoreCase(option, "user")) {
+      if (value != "default") {
+        ctx.reply.Error("ERR No such user '" + errors::Quote(value) + "'");
+        return;
+      }
       user = std::string(value);
     } else if (EqualsIgnoreCase(option, "type")) {
       if (!EqualsIgnoreCase(value, "normal") && !EqualsIgnoreCase(value, "master") &&
           !EqualsIgnoreCase(value, "replica") && !EqualsIgnoreCase(value, "slave") &&
           !EqualsIgnoreCase(value, "pubsub")) {
-        ctx.reply.Error("ERR Unknown client type '" + std::string(value) + "'");
+        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(value) + "'");
         return;
       }
       type_matches = EqualsIgnoreCase(value, "normal");
@@ -353,7 +357,7 @@ void ClientKillCommand(CommandContext& ctx) {
     if (user && *user != "default") continue;
     if (max_age && (ctx.now_ms - client->created_ms) / 1000 < *max_age) continue;
     if (skip_me && client == &ctx.client) continue;
-    ctx.server.CloseClientLater(*client);
+    ctx.server.KillClient(*client, ctx.client);
     ++killed;
   }
   ctx.reply.Integer(killed);
@@ -364,7 +368,7 @@ void ClientSetinfoCommand(CommandContext& ctx) {
   bool is_name = EqualsIgnoreCase(attribute, "lib-name");
   bool is_version = EqualsIgnoreCase(attribute, "lib-ver");
   if (!is_name && !is_version) {
-    ctx.reply.Error("ERR Unrecognized option '" + std::string(attribute) + "'");
+    ctx.reply.Error("ERR Unrecognized option '" + errors::Quote(attribute) + "'");
     return;
   }
   if (!ValidClientText(value)) {
@@ -416,9 +420,7 @@ void ClientReplyCommand(CommandContext& ctx) {
 }
 
 void ClientHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GETNAME",
+  ReplyHelp(ctx, {"GETNAME",
       "    Return the name of the current connection.",
       "ID",
       "    Return the ID of the current connection.",
@@ -457,11 +459,7 @@ void ClientHelpCommand(CommandContext& ctx) {
       "SETINFO <option> <value>",
       "    Set client meta attr. Options are:",
       "    * LIB-NAME: the client lib name.",
-      "    * LIB-VER: the client lib version.",
-      "HELP",
-      "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (const char* line : kLines) ctx.reply.Simple(line);
+      "    * LIB-VER: the client lib version."});
 }
 
 }  // namespace

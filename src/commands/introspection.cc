@@ -278,9 +278,7 @@ void CommandGetkeysCommand(CommandContext& ctx) {
 }
 
 void CommandHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
-      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "(no subcommand)",
+  ReplyHelp(ctx, {"(no subcommand)",
       "    Return details about all Redis commands.",
       "COUNT",
       "    Return the total number of commands in this Redis server.",
@@ -295,11 +293,7 @@ void CommandHelpCommand(CommandContext& ctx) {
       "    If no command names are given, documentation details for all",
       "    commands are returned.",
       "GETKEYS <full-command>",
-      "    Return the keys from a full Redis command.",
-      "HELP",
-      "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (const char* line : kLines) ctx.reply.Simple(line);
+      "    Return the keys from a full Redis command."});
 }
 
 }  // namespace

@@ -130,6 +130,7 @@ void ScanCommand(CommandContext& ctx) {
   std::string_view pattern;
   bool has_pattern = false;
   std::optional<ValueType> type_filter;
+  bool unknown_type = false;
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     bool has_value = i + 1 < ctx.argc();
     std::string_view option = ctx.arg(i);
@@ -143,12 +144,11 @@ void ScanCommand(CommandContext& ctx) {
       pattern = ctx.arg(i + 1);
       has_pattern = !(pattern == "*");
     } else if (EqualsIgnoreCase(option, "type") && has_value) {
+      // An unknown type name matches no key (Redis keeps this for compatibility rather than
+      // failing the command).
       ValueType type;
-      if (!ParseTypeName(ctx.arg(i + 1), &type)) {
-        ctx.reply.Error("ERR unknown type name '" + std::string(ctx.arg(i + 1)) + "'");
-        return;
-      }
-      type_filter = type;
+      type_filter = ParseTypeName(ctx.arg(i + 1), &type) ? std::optional(type) : std::nullopt;
+      unknown_type = !type_filter;
     } else {
       ctx.reply.Error(errors::kSyntax);
       return;
@@ -163,7 +163,7 @@ void ScanCommand(CommandContext& ctx) {
     cursor = db.Scan(cursor, [&](KeyEntry* entry) {
       ++visited;
       if (Database::Expired(entry, ctx.now_ms)) return;
-      if (type_filter && entry->type() != *type_filter) return;
+      if (unknown_type || (type_filter && entry->type() != *type_filter)) return;
       if (has_pattern && !GlobMatch(pattern, entry->key())) return;
       keys.emplace_back(entry->key());
     });
@@ -223,16 +223,13 @@ void FlushallCommand(CommandContext& ctx) {
 
 // A database index argument; replies Redis's errors.
 bool ParseDbIndex(CommandContext& ctx, std::string_view text, int* index) {
-  int64_t value;
-  if (!ParseInt64(text, &value) || value < INT32_MIN || value > INT32_MAX) {
-    ctx.reply.Error(errors::kNotInteger);
-    return false;
-  }
+  int value;
+  if (!ParseInt32Arg(ctx, text, &value)) return false;
   if (value < 0 || value >= static_cast<int64_t>(ctx.server.database_count())) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return false;
   }
-  *index = static_cast<int>(value);
+  *index = value;
   return true;
 }
 
@@ -323,9 +320,13 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   KeyEntry* entry = ObjectTarget(ctx);
   if (entry == nullptr) return;
   // Redis shares the integer objects 0..9999; tools see them with refcount INT_MAX.
-  bool shared = entry->type() == ValueType::kString &&
-                entry->string_encoding() == StringEncoding::kInt && entry->int_value() >= 0 &&
-                entry->int_value() < 10000;
+  const Config& config = ctx.server.config;
+  bool sharing = config.maxmemory == 0 ||
+                 (config.maxmemory_policy.find("lru") == std::string::npos &&
+                  config.maxmemory_policy.find("lfu") == std::string::npos);
+  bool shared = sharing && entry->type() == ValueType::kString &&
+                entry->string_encoding() == StringEncoding::kInt && !entry->unshared_int() &&
+                entry->int_value() >= 0 && entry->int_value() < 10000;
   ctx.reply.Integer(shared ? INT32_MAX : 1);
 }
 
@@ -350,6 +351,12 @@ void ObjectIdletimeCommand(CommandContext& ctx) {
 void ObjectFreqCommand(CommandContext& ctx) {
   KeyEntry* entry = ObjectTarget(ctx);
   if (entry == nullptr) return;
+  if (LfuPolicy(ctx)) {
+    // No per-key access counters are kept (they would cost bytes on every key): every key
+    // reports the counter Redis gives a freshly written key (LFU_INIT_VAL).
+    ctx.reply.Integer(5);
+    return;
+  }
   ctx.reply.Error(
       "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
       "that when switching between policies at runtime LRU and LFU data will take some time to "
@@ -357,9 +364,7 @@ void ObjectFreqCommand(CommandContext& ctx) {
 }
 
 void ObjectHelpCommand(CommandContext& ctx) {
-  static const char* kLines[] = {
-      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ENCODING <key>",
+  ReplyHelp(ctx, {"ENCODING <key>",
       "    Return the kind of internal representation used in order to store the value",
       "    associated with a <key>.",
       "FREQ <key>",
@@ -370,11 +375,7 @@ void ObjectHelpCommand(CommandContext& ctx) {
       "    seconds elapsed since the last access to the key.",
       "REFCOUNT <key>",
       "    Return the number of references of the value associated with the specified",
-      "    <key>.",
-      "HELP",
-      "    Print this help."};
-  ctx.reply.Array(std::size(kLines));
-  for (const char* line : kLines) ctx.reply.Simple(line);
+      "    <key>."});
 }
 
 void TouchCommand(CommandContext& ctx) { ExistsCommand(ctx); }
@@ -396,7 +397,7 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, bool seconds) {
     } else if (EqualsIgnoreCase(option, "lt")) {
       flags |= kExpireLt;
     } else {
-      ctx.reply.Error("ERR Unsupported option " + std::string(option));
+      ctx.reply.Error("ERR Unsupported option " + errors::Quote(option));
       return;
     }
   }

@@ -19,11 +19,6 @@
 namespace goblin {
 namespace {
 
-void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
-  ctx.reply.Array(lines.size());
-  for (const char* line : lines) ctx.reply.Simple(line);
-}
-
 // --- CONFIG -------------------------------------------------------------------------------
 
 void ConfigGetCommand(CommandContext& ctx) {
@@ -31,7 +26,7 @@ void ConfigGetCommand(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); ++i) {
     for (auto& pair : ctx.server.config_registry.Get(ctx.arg(i))) {
       bool seen = false;
-      for (const auto& existing : found) seen = seen || existing.first == pair.first;
+      for (const auto& existing : found) seen = seen || EqualsIgnoreCase(existing.first, pair.first);
       if (!seen) found.push_back(std::move(pair));
     }
   }
@@ -44,7 +39,7 @@ void ConfigGetCommand(CommandContext& ctx) {
 
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
-    ctx.reply.Error("ERR wrong number of arguments for 'config|set' command");
+    ctx.reply.Error(errors::kSyntax);
     return;
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
@@ -91,17 +86,14 @@ void ConfigRewriteCommand(CommandContext& ctx) {
 }
 
 void ConfigHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                  "GET <pattern>",
+  ReplyHelp(ctx, {"GET <pattern>",
                   "    Return parameters matching the glob-like <pattern> and their values.",
                   "SET <directive> <value>",
                   "    Set the configuration <directive> to <value>.",
                   "RESETSTAT",
                   "    Reset statistics reported by the INFO command.",
                   "REWRITE",
-                  "    Rewrite the configuration file.",
-                  "HELP",
-                  "    Print this help."});
+                  "    Rewrite the configuration file."});
 }
 
 // --- TIME, LASTSAVE, SHUTDOWN ---------------------------------------------------------------
@@ -154,6 +146,10 @@ void MemoryUsageCommand(CommandContext& ctx) {
   if (ctx.argc() == 5) {
     int64_t samples;
     if (!ParseIntegerArg(ctx, ctx.arg(4), &samples)) return;
+    if (samples < 0) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
   }
   KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
   if (entry == nullptr) {
@@ -227,8 +223,7 @@ void MemoryMallocStatsCommand(CommandContext& ctx) {
 void MemoryPurgeCommand(CommandContext& ctx) { ctx.reply.Ok(); }
 
 void MemoryHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                  "DOCTOR",
+  ReplyHelp(ctx, {"DOCTOR",
                   "    Return memory problems reports.",
                   "MALLOC-STATS",
                   "    Return internal statistics report from the memory allocator.",
@@ -238,9 +233,7 @@ void MemoryHelpCommand(CommandContext& ctx) {
                   "    Return information about the memory usage of the server.",
                   "USAGE <key> [SAMPLES <count>]",
                   "    Return memory in bytes used by <key> and its value. Nested values are",
-                  "    sampled up to <count> times (default: 5, 0 means sample all).",
-                  "HELP",
-                  "    Print this help."});
+                  "    sampled up to <count> times (default: 5, 0 means sample all)."});
 }
 
 // --- SLOWLOG ------------------------------------------------------------------------------
@@ -280,8 +273,7 @@ void SlowlogResetCommand(CommandContext& ctx) {
 }
 
 void SlowlogHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                  "GET [<count>]",
+  ReplyHelp(ctx, {"GET [<count>]",
                   "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
                   "    Entries are made of:",
                   "    id, timestamp, time in microseconds, arguments array, client IP and port,",
@@ -289,9 +281,7 @@ void SlowlogHelpCommand(CommandContext& ctx) {
                   "LEN",
                   "    Return the length of the slowlog.",
                   "RESET",
-                  "    Reset the slowlog.",
-                  "HELP",
-                  "    Print this help."});
+                  "    Reset the slowlog."});
 }
 
 // --- LATENCY ------------------------------------------------------------------------------
@@ -336,29 +326,25 @@ void LatencyResetCommand(CommandContext& ctx) {
 }
 
 void LatencyHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                  "HISTORY <event>",
+  ReplyHelp(ctx, {"HISTORY <event>",
                   "    Return time-latency samples for the <event> class.",
                   "LATEST",
                   "    Return the latest latency samples for all events.",
                   "RESET [<event> ...]",
                   "    Reset latency data of one or more <event> classes.",
-                  "    (default: reset all data for all event classes)",
-                  "HELP",
-                  "    Print this help."});
+                  "    (default: reset all data for all event classes)"});
 }
 
 // --- DEBUG --------------------------------------------------------------------------------
 
+bool IsLocalClient(const Client& client) {
+  const std::string& addr = client.address;
+  return client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0;
+}
+
 bool DebugAllowed(CommandContext& ctx) {
   const std::string& mode = ctx.server.config.enable_debug_command;
-  if (mode == "yes") return true;
-  if (mode == "local") {
-    const std::string& addr = ctx.client.address;
-    if (ctx.client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0) {
-      return true;
-    }
-  }
+  if (mode == "yes" || (mode == "local" && IsLocalClient(ctx.client))) return true;
   ctx.reply.Error(
       "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
       "you can run it from a local connection, otherwise you need to set this option in the "
@@ -492,8 +478,7 @@ void DebugCommand(CommandContext& ctx) {
           "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
     }
   } else if (EqualsIgnoreCase(sub, "help")) {
-    ReplyHelp(ctx, {"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                    "DIGEST",
+    ReplyHelp(ctx, {"DIGEST",
                     "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    Output a hex signature of the values of all the specified keys.",
@@ -506,9 +491,7 @@ void DebugCommand(CommandContext& ctx) {
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Setting it to 0 disables expiring keys in background.",
                     "SLEEP <seconds>",
-                    "    Stop the server for <seconds>. Decimals allowed.",
-                    "HELP",
-                    "    Print this help."});
+                    "    Stop the server for <seconds>. Decimals allowed."});
   } else {
     ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
                     "'. Try DEBUG HELP.");
@@ -519,30 +502,40 @@ void DebugCommand(CommandContext& ctx) {
 
 void ModuleListCommand(CommandContext& ctx) { ctx.reply.Array(0); }
 
+// Redis 7 refuses module loading unless enable-module-command allows it.
+bool ModuleCommandAllowed(CommandContext& ctx) {
+  const std::string& mode = ctx.server.config.enable_module_command;
+  if (mode == "yes" || (mode == "local" && IsLocalClient(ctx.client))) return true;
+  ctx.reply.Error(
+      "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
+      "you can run it from a local connection, otherwise you need to set this option in the "
+      "configuration file, and then restart the server.");
+  return false;
+}
+
 void ModuleLoadCommand(CommandContext& ctx) {
+  if (!ModuleCommandAllowed(ctx)) return;
   LogWarning("Module " + std::string(ctx.arg(2)) +
              " failed to load: Goblin does not load Redis modules");
   ctx.reply.Error("ERR Error loading the extension. Please check the server logs.");
 }
 
 void ModuleUnloadCommand(CommandContext& ctx) {
+  if (!ModuleCommandAllowed(ctx)) return;
   ctx.reply.Error(
       "ERR Error unloading module: no such module with that name");
 }
 
 void ModuleHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                  "LIST",
+  ReplyHelp(ctx, {"LIST",
                   "    Return a list of loaded modules.",
                   "LOAD <path> [<arg> ...]",
                   "    Load a module library from <path>, passing to it any optional arguments.",
                   "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
-                  "    Load a module library from <path>, while passing it module configurations",
-                  "    and optional arguments.",
+                  "    Load a module library from <path>, while passing it module configurations and "
+                  "optional arguments.",
                   "UNLOAD <name>",
-                  "    Unload a module.",
-                  "HELP",
-                  "    Print this help."});
+                  "    Unload a module."});
 }
 
 }  // namespace

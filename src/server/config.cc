@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/glob.h"
+#include "server/errors.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
 
@@ -120,7 +121,8 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
     case Kind::kMemory: {
       if (!single) return "wrong number of arguments";
       int64_t v;
-      bool ok = kind == Kind::kInt ? ParseInt64(values[0], &v) : ParseMemory(values[0], &v);
+      bool ok = kind == Kind::kInt ? ParseInt64(values[0], &v)
+                                   : ParseMemory(values[0], &v) && v >= 0;
       if (!ok) {
         return kind == Kind::kInt ? "argument couldn't be parsed into an integer"
                                   : "argument must be a memory value";
@@ -226,6 +228,8 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   add({"requirepass", {}, Kind::kString, kMutable, &c.requirepass, 0, 0, {}});
   add({"enable-debug-command", {}, Kind::kEnum, kImmutable, &c.enable_debug_command, 0, 0,
        {"no", "yes", "local"}});
+  add({"enable-module-command", {}, Kind::kEnum, kImmutable, &c.enable_module_command, 0, 0,
+       {"no", "yes", "local"}});
   add({"hz", {}, Kind::kInt, kMutable, &c.hz, 0, kMaxInt, {}});
   add({"loglevel", {}, Kind::kEnum, kMutable, &c.loglevel, 0, 0,
        {"debug", "verbose", "notice", "warning", "nothing"}});
@@ -297,20 +301,20 @@ std::string ConfigRegistry::SetAtRuntime(
   for (const auto& [name, value] : pairs) {
     const Option* option = Find(name);
     if (option == nullptr) {
-      if (error.empty() && unknown.empty()) unknown = std::string(name);
+      if (error.empty() && unknown.empty()) unknown = errors::Quote(name);
       continue;
     }
     if (!error.empty() || !unknown.empty()) continue;
     if (option->mutability != Option::kMutable) {
       error = option->mutability == Option::kImmutable ? "can't set immutable config"
                                                        : "can't set protected config";
-      error_name = std::string(name);
+      error_name = errors::Quote(name);
       continue;
     }
     for (const Option* earlier : options) {
       if (earlier == option) {
         error = "duplicate parameter";
-        error_name = std::string(name);
+        error_name = errors::Quote(name);
       }
     }
     options.push_back(option);
@@ -402,16 +406,17 @@ std::string ConfigRegistry::LoadCommandLine(int argc, char** argv) {
 std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
     std::string_view pattern) const {
   std::vector<std::pair<std::string, std::string>> out;
-  bool has_glob = pattern.find_first_of("*?[") != std::string_view::npos;
+  // A plain name is answered under the spelling it was asked with, as Redis does.
+  if (pattern.find_first_of("*?[") == std::string_view::npos) {
+    if (const Option* option = Find(pattern)) out.emplace_back(pattern, option->Format());
+    return out;
+  }
   for (const Option& option : options_) {
     if (GlobMatch(pattern, option.name, /*nocase=*/true)) {
       out.emplace_back(option.name, option.Format());
     }
-    // Aliases answer only when asked for by name or matched by a pattern, as in Redis.
     for (const std::string& alias : option.aliases) {
-      if (GlobMatch(pattern, alias, true) && (has_glob || Lower(pattern) == alias)) {
-        out.emplace_back(alias, option.Format());
-      }
+      if (GlobMatch(pattern, alias, true)) out.emplace_back(alias, option.Format());
     }
   }
   return out;

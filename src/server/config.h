@@ -34,6 +34,7 @@ struct Config {
   int64_t databases = 16;
   std::string requirepass;
   std::string enable_debug_command = "no";
+  std::string enable_module_command = "no";
   int64_t hz = 10;
   std::string loglevel = "notice";
   std::string logfile;

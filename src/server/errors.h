@@ -2,9 +2,15 @@
 // written once here and never retyped in a command.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace goblin::errors {
+
+// User text quoted in an error, as Redis's printf-style "%s" shows it: up to its first NUL.
+inline std::string Quote(std::string_view text) {
+  return std::string(text.substr(0, text.find('\0')));
+}
 
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";

@@ -89,6 +89,9 @@ constexpr std::string_view kProtectedModeError =
 constexpr uint64_t kListenerTag = 1ULL << 40;
 
 constexpr size_t kReadChunk = 64 * 1024;
+// Redis clamps hz into this range whatever the configuration says.
+constexpr int64_t kMinHz = 1;
+constexpr int64_t kMaxHz = 500;
 constexpr size_t kSlowlogArgs = 32;
 constexpr size_t kSlowlogArgBytes = 128;
 constexpr size_t kLatencyHistory = 160;
@@ -98,6 +101,7 @@ constexpr size_t kLatencyHistory = 160;
 Database& CommandContext::db() { return server.db(client.db); }
 
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
+  config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
   dbs_.resize(static_cast<size_t>(config.databases));
   watched_keys_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {
@@ -182,6 +186,14 @@ std::vector<Client*> Server::ClientsById() {
   out.reserve(clients_by_id_.size());
   for (auto& [id, client] : clients_by_id_) out.push_back(client);
   return out;
+}
+
+void Server::KillClient(Client& victim, const Client& caller) {
+  victim.close_after_reply = true;
+  if (&victim == &caller) return;
+  victim.output.clear();
+  victim.output_sent = 0;
+  clients_to_close_.push_back(&victim);
 }
 
 void Server::CountError(std::string_view error_text) {
@@ -275,6 +287,7 @@ std::string Server::ApplyConfigChanges(const std::vector<std::string>& names) {
   bool rebind = false;
   for (const std::string& name : names) {
     if (name == "loglevel") SetLogLevel(config.loglevel);
+    if (name == "hz") config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
     if (name == "port" || name == "bind") rebind = true;
   }
   if (rebind) {
@@ -563,11 +576,15 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     if (client.in_multi) client.multi_failed = true;
   };
   if (command == nullptr) {
+    // Redis formats these with %s, so each argument stops at its first NUL byte.
+    auto c_string = [](std::string_view arg, size_t limit) {
+      return std::string(arg.substr(0, std::min(limit, arg.find('\0'))));
+    };
     std::string args;
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
-      args += "'" + std::string(argv[i].substr(0, 128 - args.size())) + "' ";
+      args += "'" + c_string(argv[i], 128 - args.size()) + "' ";
     }
-    std::string error = "ERR unknown command '" + std::string(argv[0].substr(0, 128)) +
+    std::string error = "ERR unknown command '" + c_string(argv[0], 128) +
                         "', with args beginning with: " + args;
     std::replace(error.begin(), error.end(), '\r', ' ');
     std::replace(error.begin(), error.end(), '\n', ' ');
@@ -579,7 +596,8 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     if (sub == nullptr) {
       std::string upper = command->name;
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      std::string error = "ERR unknown subcommand '" + std::string(argv[1].substr(0, 128)) +
+      std::string_view name = argv[1].substr(0, std::min<size_t>(128, argv[1].find('\0')));
+      std::string error = "ERR unknown subcommand '" + std::string(name) +
                           "'. Try " + upper + " HELP.";
       std::replace(error.begin(), error.end(), '\r', ' ');
       std::replace(error.begin(), error.end(), '\n', ' ');

@@ -102,7 +102,11 @@ class Server {
   // Client bookkeeping.
   Client* FindClient(uint64_t id);
   std::vector<Client*> ClientsById();
+  // Closes client after the reply now being built has been written (QUIT).
   void CloseClientLater(Client& client) { client.close_after_reply = true; }
+  // CLIENT KILL: another client is dropped at once, unread replies and all; the caller itself
+  // (SKIPME no) still gets its reply first.
+  void KillClient(Client& victim, const Client& caller);
 
   // Time.
   int64_t NowMs() const;
