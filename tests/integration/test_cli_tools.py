@@ -133,6 +133,15 @@ class Terminal:
         self.output = b""
         return seen
 
+    def expect_reply(self, needle: bytes, timeout=15.0) -> bytes:
+        """Waits for needle and then for the prompt printed after it."""
+        seen = self.expect(needle, timeout)
+        tail = seen[seen.index(needle) + len(needle):]
+        if b"> " not in tail:
+            self.output = tail + self.output
+            seen += self.expect(b"> ", timeout)
+        return seen
+
     def type(self, text: bytes):
         os.write(self.master, text)
 
@@ -150,12 +159,14 @@ def test_interactive_cli_with_hints(server, r, tmp_path):
         term.type(b"set ")
         hint = term.expect(b"value")  # redis-cli shows the argument hint for SET
         assert b"key" in hint
+        # Each reply is awaited together with the next prompt: linenoise flushes typeahead
+        # when it re-enters raw mode, so a command typed before the prompt would be lost.
         term.type(b"cli-key cli-value\r")
-        term.expect(b"OK")
+        term.expect_reply(b"OK")
         term.type(b"get cli-key\r")
-        term.expect(b'"cli-value"')
+        term.expect_reply(b'"cli-value"')
         term.type(b"incr cli-key\r")
-        term.expect(b"ERR value is not an integer or out of range")
+        term.expect_reply(b"ERR value is not an integer or out of range")
         term.type(b"quit\r")
         assert term.proc.wait(timeout=15) == 0
     finally:
