@@ -7,17 +7,6 @@
 
 namespace goblin {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value) {
   if (ParseInt64(text, value)) return true;
   ctx.reply.Error(errors::kNotInteger);
@@ -28,8 +17,7 @@ bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value) {
   int64_t wide;
   if (!ParseIntegerArg(ctx, text, &wide)) return false;
   if (wide < INT32_MIN || wide > INT32_MAX) {
-    ctx.reply.Error(
-        "ERR value is out of range, value must between -2147483648 and 2147483647");
+    ctx.reply.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
     return false;
   }
   *value = static_cast<int>(wide);
@@ -49,8 +37,7 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyE
 
 void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
   const Command& container = ctx.command.parent ? *ctx.command.parent : ctx.command;
-  std::string title = container.name;
-  for (char& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string title = AsciiUpper(container.name);
   ctx.reply.Array(lines.size() + 3);
   ctx.reply.Simple(title + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
   for (const char* line : lines) ctx.reply.Simple(line);

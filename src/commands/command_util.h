@@ -7,13 +7,12 @@
 #include <optional>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "core/key_entry.h"
 #include "server/command_table.h"
 #include "server/server.h"
 
 namespace goblin {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
 // Parses a strict int64 argument; on failure replies kNotInteger and returns false.
 bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value);
@@ -45,8 +44,8 @@ struct CommandAdder {
   const char* group;
 
   Command* operator()(const char* name, int arity, uint32_t flags, int first_key, int last_key,
-                      int key_step, CommandHandler handler, const char* summary,
-                      const char* since, const char* complexity, const char* syntax) const {
+                      int key_step, CommandHandler handler, const char* summary, const char* since,
+                      const char* complexity, const char* syntax) const {
     return table->Add(Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
                            since, complexity, syntax));
   }

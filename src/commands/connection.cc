@@ -120,8 +120,7 @@ void HelloCommand(CommandContext& ctx) {
   }
   if (has_name) {
     if (!ValidClientText(name)) {
-      ctx.reply.Error(
-          "ERR Client names cannot contain spaces, newlines or special characters.");
+      ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
       return;
     }
     ctx.client.name = name;
@@ -187,8 +186,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   if (c.watch_dirty) flags += 'd';
   if (c.unix_socket) flags += 'U';
   if (c.no_evict) flags += 'e';
-  if (flags.empty()) flags = "N";
-  field("flags", flags);
+  field("flags", flags.empty() ? std::string_view("N") : std::string_view(flags));
   number("db", c.db);
   number("sub", 0);
   number("psub", 0);
@@ -217,7 +215,9 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
 
 namespace {
 
-void ClientIdCommand(CommandContext& ctx) { ctx.reply.Integer(static_cast<int64_t>(ctx.client.id)); }
+void ClientIdCommand(CommandContext& ctx) {
+  ctx.reply.Integer(static_cast<int64_t>(ctx.client.id));
+}
 
 void ClientSetnameCommand(CommandContext& ctx) {
   if (!ValidClientText(ctx.arg(2))) {
@@ -372,8 +372,9 @@ void ClientSetinfoCommand(CommandContext& ctx) {
     return;
   }
   if (!ValidClientText(value)) {
-    ctx.reply.Error("ERR " + std::string(is_name ? "lib-name" : "lib-ver") +
-                    " cannot contain spaces, newlines or special characters.");
+    ctx.reply.Error(is_name
+                        ? "ERR lib-name cannot contain spaces, newlines or special characters."
+                        : "ERR lib-ver cannot contain spaces, newlines or special characters.");
     return;
   }
   (is_name ? ctx.client.lib_name : ctx.client.lib_ver) = value;
@@ -421,45 +422,45 @@ void ClientReplyCommand(CommandContext& ctx) {
 
 void ClientHelpCommand(CommandContext& ctx) {
   ReplyHelp(ctx, {"GETNAME",
-      "    Return the name of the current connection.",
-      "ID",
-      "    Return the ID of the current connection.",
-      "INFO",
-      "    Return information about the current client connection.",
-      "KILL <ip:port>",
-      "    Kill connection made from <ip:port>.",
-      "KILL <option> <value> [<option> <value> [...]]",
-      "    Kill connections. Options are:",
-      "    * ADDR (<ip:port>|<unixsocket>:0)",
-      "      Kill connections made from the specified address",
-      "    * LADDR (<ip:port>|<unixsocket>:0)",
-      "      Kill connections made to specified local address",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "      Kill connections by type.",
-      "    * USER <username>",
-      "      Kill connections authenticated by <username>.",
-      "    * SKIPME (YES|NO)",
-      "      Skip killing current connection (default: yes).",
-      "    * ID <client-id>",
-      "      Kill connections by client id.",
-      "    * MAXAGE <maxage>",
-      "      Kill connections older than the specified age.",
-      "LIST [options ...]",
-      "    Return information about client connections. Options:",
-      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
-      "      Return clients of specified type.",
-      "NO-EVICT (ON|OFF)",
-      "    Protect current client connection from eviction.",
-      "NO-TOUCH (ON|OFF)",
-      "    Will not touch LRU/LFU stats when this mode is on.",
-      "REPLY (ON|OFF|SKIP)",
-      "    Control the replies sent to the current connection.",
-      "SETNAME <name>",
-      "    Assign the name <name> to the current connection.",
-      "SETINFO <option> <value>",
-      "    Set client meta attr. Options are:",
-      "    * LIB-NAME: the client lib name.",
-      "    * LIB-VER: the client lib version."});
+                  "    Return the name of the current connection.",
+                  "ID",
+                  "    Return the ID of the current connection.",
+                  "INFO",
+                  "    Return information about the current client connection.",
+                  "KILL <ip:port>",
+                  "    Kill connection made from <ip:port>.",
+                  "KILL <option> <value> [<option> <value> [...]]",
+                  "    Kill connections. Options are:",
+                  "    * ADDR (<ip:port>|<unixsocket>:0)",
+                  "      Kill connections made from the specified address",
+                  "    * LADDR (<ip:port>|<unixsocket>:0)",
+                  "      Kill connections made to specified local address",
+                  "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+                  "      Kill connections by type.",
+                  "    * USER <username>",
+                  "      Kill connections authenticated by <username>.",
+                  "    * SKIPME (YES|NO)",
+                  "      Skip killing current connection (default: yes).",
+                  "    * ID <client-id>",
+                  "      Kill connections by client id.",
+                  "    * MAXAGE <maxage>",
+                  "      Kill connections older than the specified age.",
+                  "LIST [options ...]",
+                  "    Return information about client connections. Options:",
+                  "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+                  "      Return clients of specified type.",
+                  "NO-EVICT (ON|OFF)",
+                  "    Protect current client connection from eviction.",
+                  "NO-TOUCH (ON|OFF)",
+                  "    Will not touch LRU/LFU stats when this mode is on.",
+                  "REPLY (ON|OFF|SKIP)",
+                  "    Control the replies sent to the current connection.",
+                  "SETNAME <name>",
+                  "    Assign the name <name> to the current connection.",
+                  "SETINFO <option> <value>",
+                  "    Set client meta attr. Options are:",
+                  "    * LIB-NAME: the client lib name.",
+                  "    * LIB-VER: the client lib version."});
 }
 
 }  // namespace
@@ -470,26 +471,25 @@ void RegisterConnectionCommands(CommandTable* table) {
   CommandAdder add{table, "connection"};
   add("ping", -1, kCmdFast, 0, 0, 0, PingCommand, "Returns the server's liveliness response.",
       "1.0.0", "O(1)", "[message]");
-  add("echo", 2, kCmdFast | kCmdLoading | kCmdStale, 0, 0, 0, EchoCommand, "Returns the given string.", "1.0.0", "O(1)",
-      "message");
+  add("echo", 2, kCmdFast | kCmdLoading | kCmdStale, 0, 0, 0, EchoCommand,
+      "Returns the given string.", "1.0.0", "O(1)", "message");
   add("quit", -1, kHandshake | kCmdTransactionControl, 0, 0, 0, QuitCommand,
       "Closes the connection.", "1.0.0", "O(1)", "");
   add("select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand,
       "Changes the selected database.", "1.0.0", "O(1)", "index");
-  add("auth", -2, kHandshake, 0, 0, 0, AuthCommand,
-      "Authenticates the connection.", "1.0.0",
+  add("auth", -2, kHandshake, 0, 0, 0, AuthCommand, "Authenticates the connection.", "1.0.0",
       "O(N) where N is the number of passwords defined for the user", "[username] password");
-  add("hello", -1, kHandshake, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.",
-      "6.0.0", "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
+  add("hello", -1, kHandshake, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.", "6.0.0",
+      "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
   add("reset", 1, kHandshake | kCmdTransactionControl, 0, 0, 0, ResetCommand,
       "Resets the connection.", "6.2.0", "O(1)", "");
-  Command* client = add("client", -2, 0, 0, 0, 0, nullptr,
-                        "A container for client connection commands.", "2.4.0",
-                        "Depends on subcommand.", "");
+  Command* client =
+      add("client", -2, 0, 0, 0, 0, nullptr, "A container for client connection commands.", "2.4.0",
+          "Depends on subcommand.", "");
   add.Sub(client, "id", 2, kConn, 0, 0, 0, ClientIdCommand,
           "Returns the unique client ID of the connection.", "5.0.0", "O(1)", "");
-  add.Sub(client, "setname", 3, kConn, 0, 0, 0, ClientSetnameCommand,
-          "Sets the connection name.", "2.6.9", "O(1)", "connection-name");
+  add.Sub(client, "setname", 3, kConn, 0, 0, 0, ClientSetnameCommand, "Sets the connection name.",
+          "2.6.9", "O(1)", "connection-name");
   add.Sub(client, "getname", 2, kConn, 0, 0, 0, ClientGetnameCommand,
           "Returns the name of the connection.", "2.6.9", "O(1)", "");
   add.Sub(client, "list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientListCommand,

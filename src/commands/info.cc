@@ -51,9 +51,7 @@ class InfoWriter {
     text_.append(name).append(":").append(value).append("\r\n");
   }
   void Field(std::string_view name, int64_t value) { Field(name, Int64ToString(value)); }
-  void Field(std::string_view name, uint64_t value) {
-    Field(name, std::to_string(value));
-  }
+  void Field(std::string_view name, uint64_t value) { Field(name, std::to_string(value)); }
   std::string& text() { return text_; }
 
  private:
@@ -121,11 +119,14 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   size_t active = AllocatorActiveBytes();
   size_t resident = AllocatorResidentBytes();
   long pages = sysconf(_SC_PHYS_PAGES);
-  size_t system = pages > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
+  size_t system =
+      pages > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(sysconf(_SC_PAGESIZE)) : 0;
   size_t tables = 0;
   for (size_t i = 0; i < s.database_count(); ++i) tables += s.db(static_cast<int>(i)).TableBytes();
   size_t overhead = tables;
-  auto ratio = [](size_t a, size_t b) { return b ? Fixed(static_cast<double>(a) / static_cast<double>(b)) : std::string("0.00"); };
+  auto ratio = [](size_t a, size_t b) {
+    return b ? Fixed(static_cast<double>(a) / static_cast<double>(b)) : std::string("0.00");
+  };
   w.Section("Memory");
   w.Field("used_memory", static_cast<uint64_t>(used));
   w.Field("used_memory_human", BytesToHuman(static_cast<double>(used)));
@@ -133,11 +134,18 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("used_memory_rss_human", BytesToHuman(static_cast<double>(rss)));
   w.Field("used_memory_peak", static_cast<uint64_t>(peak));
   w.Field("used_memory_peak_human", BytesToHuman(static_cast<double>(peak)));
-  w.Field("used_memory_peak_perc", (peak ? Fixed(100.0 * static_cast<double>(used) / static_cast<double>(peak)) : std::string("0.00")) + "%");
+  w.Field("used_memory_peak_perc",
+          (peak ? Fixed(100.0 * static_cast<double>(used) / static_cast<double>(peak))
+                : std::string("0.00")) +
+              "%");
   w.Field("used_memory_overhead", static_cast<uint64_t>(overhead));
   w.Field("used_memory_startup", "0");
   w.Field("used_memory_dataset", static_cast<uint64_t>(used > overhead ? used - overhead : 0));
-  w.Field("used_memory_dataset_perc", (used ? Fixed(100.0 * static_cast<double>(used > overhead ? used - overhead : 0) / static_cast<double>(used)) : std::string("0.00")) + "%");
+  w.Field("used_memory_dataset_perc",
+          (used ? Fixed(100.0 * static_cast<double>(used > overhead ? used - overhead : 0) /
+                        static_cast<double>(used))
+                : std::string("0.00")) +
+              "%");
   w.Field("allocator_allocated", static_cast<uint64_t>(used));
   w.Field("allocator_active", static_cast<uint64_t>(active));
   w.Field("allocator_resident", static_cast<uint64_t>(resident));
@@ -319,11 +327,11 @@ void CommandstatsSection(CommandContext& ctx, InfoWriter& w) {
     const CommandStats& st = command.stats;
     if (st.calls == 0 && st.rejected_calls == 0 && st.failed_calls == 0) return;
     double per_call = st.calls ? static_cast<double>(st.usec) / static_cast<double>(st.calls) : 0;
-    w.Field("cmdstat_" + command.name,
-            "calls=" + std::to_string(st.calls) + ",usec=" + std::to_string(st.usec) +
-                ",usec_per_call=" + Fixed(per_call) +
-                ",rejected_calls=" + std::to_string(st.rejected_calls) +
-                ",failed_calls=" + std::to_string(st.failed_calls));
+    w.Field("cmdstat_" + command.name, "calls=" + std::to_string(st.calls) +
+                                           ",usec=" + std::to_string(st.usec) +
+                                           ",usec_per_call=" + Fixed(per_call) +
+                                           ",rejected_calls=" + std::to_string(st.rejected_calls) +
+                                           ",failed_calls=" + std::to_string(st.failed_calls));
   };
   for (const Command* command : ctx.server.commands.All()) {
     emit(*command);
@@ -348,9 +356,8 @@ void KeyspaceSection(CommandContext& ctx, InfoWriter& w) {
   for (size_t i = 0; i < ctx.server.database_count(); ++i) {
     Database& db = ctx.server.db(static_cast<int>(i));
     if (db.size() == 0) continue;
-    w.Field("db" + std::to_string(i), "keys=" + std::to_string(db.size()) +
-                                          ",expires=" + std::to_string(db.expires()) +
-                                          ",avg_ttl=0");
+    w.Field("db" + std::to_string(i), "keys=" + std::to_string(db.size()) + ",expires=" +
+                                          std::to_string(db.expires()) + ",avg_ttl=0");
   }
 }
 
@@ -381,11 +388,15 @@ void InfoCommand(CommandContext& ctx) {
   bool everything = false, all = false, defaults = ctx.argc() == 1;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string name(ctx.arg(i));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "everything") everything = true;
-    else if (name == "all") all = true;
-    else if (name == "default") defaults = true;
-    else wanted.insert(name);
+    name = AsciiLower(name);
+    if (name == "everything")
+      everything = true;
+    else if (name == "all")
+      all = true;
+    else if (name == "default")
+      defaults = true;
+    else
+      wanted.insert(name);
   }
   InfoWriter writer;
   for (const InfoSection& section : kSections) {

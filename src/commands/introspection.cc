@@ -13,14 +13,22 @@ namespace {
 
 std::vector<std::string_view> FlagNames(uint32_t flags) {
   static const std::pair<uint32_t, const char*> kNames[] = {
-      {kCmdWrite, "write"},         {kCmdReadonly, "readonly"},
-      {kCmdDenyOom, "denyoom"},     {kCmdAdmin, "admin"},
-      {kCmdPubsub, "pubsub"},       {kCmdNoscript, "noscript"},
-      {kCmdBlocking, "blocking"},   {kCmdLoading, "loading"},
-      {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
-      {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdFast, "fast"},
-      {kCmdNoAuth, "no_auth"},      {kCmdNoMulti, "no_multi"},
-      {kCmdAllowBusy, "allow_busy"}, {kCmdNoAsyncLoading, "no_async_loading"}};
+      {kCmdWrite, "write"},
+      {kCmdReadonly, "readonly"},
+      {kCmdDenyOom, "denyoom"},
+      {kCmdAdmin, "admin"},
+      {kCmdPubsub, "pubsub"},
+      {kCmdNoscript, "noscript"},
+      {kCmdBlocking, "blocking"},
+      {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},
+      {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdFast, "fast"},
+      {kCmdNoAuth, "no_auth"},
+      {kCmdNoMulti, "no_multi"},
+      {kCmdAllowBusy, "allow_busy"},
+      {kCmdNoAsyncLoading, "no_async_loading"}};
   std::vector<std::string_view> names;
   for (const auto& [flag, name] : kNames) {
     if (flags & flag) names.push_back(name);
@@ -43,10 +51,14 @@ std::vector<std::string> AclCategories(const Command& command) {
   }
   if (command.flags & kCmdWrite) categories.push_back("@write");
   if (command.flags & kCmdReadonly) categories.push_back("@read");
-  static const std::pair<const char*, const char*> kGroups[] = {
-      {"string", "@string"},     {"generic", "@keyspace"}, {"hash", "@hash"},
-      {"set", "@set"},           {"sorted-set", "@sortedset"}, {"list", "@list"},
-      {"connection", "@connection"}, {"transactions", "@transaction"}};
+  static const std::pair<const char*, const char*> kGroups[] = {{"string", "@string"},
+                                                                {"generic", "@keyspace"},
+                                                                {"hash", "@hash"},
+                                                                {"set", "@set"},
+                                                                {"sorted-set", "@sortedset"},
+                                                                {"list", "@list"},
+                                                                {"connection", "@connection"},
+                                                                {"transactions", "@transaction"}};
   for (const auto& [group, category] : kGroups) {
     if (command.group == group) categories.push_back(category);
   }
@@ -278,22 +290,16 @@ void CommandGetkeysCommand(CommandContext& ctx) {
 }
 
 void CommandHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"(no subcommand)",
-      "    Return details about all Redis commands.",
-      "COUNT",
-      "    Return the total number of commands in this Redis server.",
-      "LIST",
-      "    Return a list of all commands in this Redis server.",
-      "INFO [<command-name> ...]",
-      "    Return details about multiple Redis commands.",
-      "    If no command names are given, documentation details for all",
-      "    commands are returned.",
-      "DOCS [<command-name> ...]",
-      "    Return documentation details about multiple Redis commands.",
-      "    If no command names are given, documentation details for all",
-      "    commands are returned.",
-      "GETKEYS <full-command>",
-      "    Return the keys from a full Redis command."});
+  ReplyHelp(ctx, {"(no subcommand)", "    Return details about all Redis commands.", "COUNT",
+                  "    Return the total number of commands in this Redis server.", "LIST",
+                  "    Return a list of all commands in this Redis server.",
+                  "INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+                  "    If no command names are given, documentation details for all",
+                  "    commands are returned.", "DOCS [<command-name> ...]",
+                  "    Return documentation details about multiple Redis commands.",
+                  "    If no command names are given, documentation details for all",
+                  "    commands are returned.", "GETKEYS <full-command>",
+                  "    Return the keys from a full Redis command."});
 }
 
 }  // namespace
@@ -305,8 +311,8 @@ void RegisterIntrospectionCommands(CommandTable* table) {
                          "Returns detailed information about all commands.", "2.8.13",
                          "O(N) where N is the total number of Redis commands", "");
   command->acl = "@connection";
-  add.Sub(command, "count", 2, kFlags, 0, 0, 0, CommandCountCommand,
-          "Returns a count of commands.", "2.8.13", "O(1)", "");
+  add.Sub(command, "count", 2, kFlags, 0, 0, 0, CommandCountCommand, "Returns a count of commands.",
+          "2.8.13", "O(1)", "");
   command->subcommands.back()->acl = "@connection";
   add.Sub(command, "info", -2, kFlags, 0, 0, 0, CommandInfoCommand,
           "Returns information about one, multiple or all commands.", "2.8.13",

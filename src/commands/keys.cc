@@ -16,11 +16,16 @@ namespace goblin {
 
 std::string_view TypeName(ValueType type) {
   switch (type) {
-    case ValueType::kString: return "string";
-    case ValueType::kList: return "list";
-    case ValueType::kSet: return "set";
-    case ValueType::kZSet: return "zset";
-    case ValueType::kHash: return "hash";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kList:
+      return "list";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kHash:
+      return "hash";
   }
   return "none";
 }
@@ -111,9 +116,11 @@ bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* curso
 }
 
 bool ParseTypeName(std::string_view name, ValueType* type) {
-  static const std::pair<const char*, ValueType> kNames[] = {
-      {"string", ValueType::kString}, {"list", ValueType::kList}, {"set", ValueType::kSet},
-      {"zset", ValueType::kZSet},     {"hash", ValueType::kHash}};
+  static const std::pair<const char*, ValueType> kNames[] = {{"string", ValueType::kString},
+                                                             {"list", ValueType::kList},
+                                                             {"set", ValueType::kSet},
+                                                             {"zset", ValueType::kZSet},
+                                                             {"hash", ValueType::kHash}};
   for (const auto& [text, value] : kNames) {
     if (EqualsIgnoreCase(name, text)) {
       *type = value;
@@ -196,9 +203,8 @@ void DbsizeCommand(CommandContext& ctx) {
 }
 
 bool ParseFlushMode(CommandContext& ctx) {
-  if (ctx.argc() > 2 ||
-      (ctx.argc() == 2 && !EqualsIgnoreCase(ctx.arg(1), "sync") &&
-       !EqualsIgnoreCase(ctx.arg(1), "async"))) {
+  if (ctx.argc() > 2 || (ctx.argc() == 2 && !EqualsIgnoreCase(ctx.arg(1), "sync") &&
+                         !EqualsIgnoreCase(ctx.arg(1), "async"))) {
     ctx.reply.Error(errors::kSyntax);
     return false;
   }
@@ -321,9 +327,9 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   if (entry == nullptr) return;
   // Redis shares the integer objects 0..9999; tools see them with refcount INT_MAX.
   const Config& config = ctx.server.config;
-  bool sharing = config.maxmemory == 0 ||
-                 (config.maxmemory_policy.find("lru") == std::string::npos &&
-                  config.maxmemory_policy.find("lfu") == std::string::npos);
+  bool sharing =
+      config.maxmemory == 0 || (config.maxmemory_policy.find("lru") == std::string::npos &&
+                                config.maxmemory_policy.find("lfu") == std::string::npos);
   bool shared = sharing && entry->type() == ValueType::kString &&
                 entry->string_encoding() == StringEncoding::kInt && !entry->unshared_int() &&
                 entry->int_value() >= 0 && entry->int_value() < 10000;
@@ -365,17 +371,15 @@ void ObjectFreqCommand(CommandContext& ctx) {
 
 void ObjectHelpCommand(CommandContext& ctx) {
   ReplyHelp(ctx, {"ENCODING <key>",
-      "    Return the kind of internal representation used in order to store the value",
-      "    associated with a <key>.",
-      "FREQ <key>",
-      "    Return the access frequency index of the <key>. The returned integer is",
-      "    proportional to the logarithm of the recent access frequency of the key.",
-      "IDLETIME <key>",
-      "    Return the idle time of the <key>, that is the approximated number of",
-      "    seconds elapsed since the last access to the key.",
-      "REFCOUNT <key>",
-      "    Return the number of references of the value associated with the specified",
-      "    <key>."});
+                  "    Return the kind of internal representation used in order to store the value",
+                  "    associated with a <key>.", "FREQ <key>",
+                  "    Return the access frequency index of the <key>. The returned integer is",
+                  "    proportional to the logarithm of the recent access frequency of the key.",
+                  "IDLETIME <key>",
+                  "    Return the idle time of the <key>, that is the approximated number of",
+                  "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+                  "    Return the number of references of the value associated with the specified",
+                  "    <key>."});
 }
 
 void TouchCommand(CommandContext& ctx) { ExistsCommand(ctx); }
@@ -491,18 +495,17 @@ void RegisterKeyCommands(CommandTable* table) {
   CommandAdder add{table, "generic"};
   add("del", -2, kWrite, 1, -1, 1, DelCommand, "Deletes one or more keys.", "1.0.0",
       "O(N) where N is the number of keys that will be removed.", "key [key ...]");
-  add("unlink", -2, kWriteFast, 1, -1, 1, DelCommand,
-      "Asynchronously deletes one or more keys.", "4.0.0",
-      "O(1) for each key removed regardless of its size.", "key [key ...]");
-  add("exists", -2, kReadFast, 1, -1, 1, ExistsCommand, "Determines whether one or more keys exist.",
-      "1.0.0", "O(N) where N is the number of keys to check.", "key [key ...]");
+  add("unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "Asynchronously deletes one or more keys.",
+      "4.0.0", "O(1) for each key removed regardless of its size.", "key [key ...]");
+  add("exists", -2, kReadFast, 1, -1, 1, ExistsCommand,
+      "Determines whether one or more keys exist.", "1.0.0",
+      "O(N) where N is the number of keys to check.", "key [key ...]");
   add("type", 2, kReadFast, 1, 1, 1, TypeCommand, "Determines the type of value stored at a key.",
       "1.0.0", "O(1)", "key");
   add("rename", 3, kWrite, 1, 2, 1, RenameCommand, "Renames a key and overwrites the destination.",
       "1.0.0", "O(1)", "key newkey");
   add("renamenx", 3, kWriteFast, 1, 2, 1, RenamenxCommand,
-      "Renames a key only when the target key name doesn't exist.", "1.0.0", "O(1)",
-      "key newkey");
+      "Renames a key only when the target key name doesn't exist.", "1.0.0", "O(1)", "key newkey");
   add("keys", 2, kRead, 0, 0, 0, KeysCommand, "Returns all key names that match a pattern.",
       "1.0.0", "O(N) with N being the number of keys in the database.", "pattern")
       ->acl = "@dangerous";
@@ -513,8 +516,8 @@ void RegisterKeyCommands(CommandTable* table) {
       "cursor [MATCH pattern] [COUNT count] [TYPE type]");
   add("randomkey", 1, kRead, 0, 0, 0, RandomkeyCommand,
       "Returns a random key name from the database.", "1.0.0", "O(1)", "");
-  add("dbsize", 1, kReadFast, 0, 0, 0, DbsizeCommand,
-      "Returns the number of keys in the database.", "1.0.0", "O(1)", "");
+  add("dbsize", 1, kReadFast, 0, 0, 0, DbsizeCommand, "Returns the number of keys in the database.",
+      "1.0.0", "O(1)", "");
   CommandAdder server_add{table, "server"};
   server_add("flushdb", -1, kWrite, 0, 0, 0, FlushdbCommand,
              "Remove all keys from the current database.", "1.0.0",
@@ -530,8 +533,8 @@ void RegisterKeyCommands(CommandTable* table) {
       "O(N) where N is the count of clients watching or blocking on keys from both databases.",
       "index1 index2")
       ->acl = "@dangerous";
-  add("copy", -3, kWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, "Copies the value of a key to a new key.",
-      "6.2.0",
+  add("copy", -3, kWrite | kCmdDenyOom, 1, 2, 1, CopyCommand,
+      "Copies the value of a key to a new key.", "6.2.0",
       "O(N) worst case for collections, where N is the number of nested items. O(1) for string "
       "values.",
       "source destination [DB destination-db] [REPLACE]");
@@ -539,9 +542,9 @@ void RegisterKeyCommands(CommandTable* table) {
       "Returns the number of existing keys out of those specified after updating the time they "
       "were last accessed.",
       "3.2.1", "O(N) where N is the number of keys that will be touched.", "key [key ...]");
-  Command* object = add("object", -2, 0, 0, 0, 0, nullptr,
-                        "A container for object introspection commands.", "2.2.3",
-                        "Depends on subcommand.", "");
+  Command* object =
+      add("object", -2, 0, 0, 0, 0, nullptr, "A container for object introspection commands.",
+          "2.2.3", "Depends on subcommand.", "");
   add.Sub(object, "encoding", 3, kRead, 2, 2, 1, ObjectEncodingCommand,
           "Returns the internal encoding of a Redis object.", "2.2.3", "O(1)", "key");
   add.Sub(object, "freq", 3, kRead, 2, 2, 1, ObjectFreqCommand,
@@ -575,8 +578,8 @@ void RegisterKeyCommands(CommandTable* table) {
   add("pexpiretime", 2, kReadFast, 1, 1, 1, PexpiretimeCommand,
       "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "O(1)",
       "key");
-  add("persist", 2, kWriteFast, 1, 1, 1, PersistCommand,
-      "Removes the expiration time of a key.", "2.2.0", "O(1)", "key");
+  add("persist", 2, kWriteFast, 1, 1, 1, PersistCommand, "Removes the expiration time of a key.",
+      "2.2.0", "O(1)", "key");
 }
 
 }  // namespace goblin

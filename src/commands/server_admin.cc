@@ -26,7 +26,8 @@ void ConfigGetCommand(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); ++i) {
     for (auto& pair : ctx.server.config_registry.Get(ctx.arg(i))) {
       bool seen = false;
-      for (const auto& existing : found) seen = seen || EqualsIgnoreCase(existing.first, pair.first);
+      for (const auto& existing : found)
+        seen = seen || EqualsIgnoreCase(existing.first, pair.first);
       if (!seen) found.push_back(std::move(pair));
     }
   }
@@ -88,11 +89,8 @@ void ConfigRewriteCommand(CommandContext& ctx) {
 void ConfigHelpCommand(CommandContext& ctx) {
   ReplyHelp(ctx, {"GET <pattern>",
                   "    Return parameters matching the glob-like <pattern> and their values.",
-                  "SET <directive> <value>",
-                  "    Set the configuration <directive> to <value>.",
-                  "RESETSTAT",
-                  "    Reset statistics reported by the INFO command.",
-                  "REWRITE",
+                  "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                  "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
                   "    Rewrite the configuration file."});
 }
 
@@ -174,7 +172,8 @@ void MemoryStatsCommand(CommandContext& ctx) {
   size_t rss = ResidentBytes();
   ReplyBuilder& r = ctx.reply;
   size_t nonempty = 0;
-  for (size_t i = 0; i < s.database_count(); ++i) nonempty += s.db(static_cast<int>(i)).size() ? 1 : 0;
+  for (size_t i = 0; i < s.database_count(); ++i)
+    nonempty += s.db(static_cast<int>(i)).size() ? 1 : 0;
   r.Map(16 + nonempty);
   auto field = [&r](const char* name, int64_t value) {
     r.Bulk(name);
@@ -209,8 +208,9 @@ void MemoryStatsCommand(CommandContext& ctx) {
 }
 
 void MemoryDoctorCommand(CommandContext& ctx) {
-  ctx.reply.Verbatim("Hi Sam, I can't find any memory issue in your instance. I can only account "
-                     "for what occurs on this base.\n");
+  ctx.reply.Verbatim(
+      "Hi Sam, I can't find any memory issue in your instance. I can only account "
+      "for what occurs on this base.\n");
 }
 
 void MemoryMallocStatsCommand(CommandContext& ctx) {
@@ -223,13 +223,9 @@ void MemoryMallocStatsCommand(CommandContext& ctx) {
 void MemoryPurgeCommand(CommandContext& ctx) { ctx.reply.Ok(); }
 
 void MemoryHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"DOCTOR",
-                  "    Return memory problems reports.",
-                  "MALLOC-STATS",
-                  "    Return internal statistics report from the memory allocator.",
-                  "PURGE",
-                  "    Attempt to purge dirty pages for reclamation by the allocator.",
-                  "STATS",
+  ReplyHelp(ctx, {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
+                  "    Return internal statistics report from the memory allocator.", "PURGE",
+                  "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",
                   "    Return information about the memory usage of the server.",
                   "USAGE <key> [SAMPLES <count>]",
                   "    Return memory in bytes used by <key> and its value. Nested values are",
@@ -277,10 +273,7 @@ void SlowlogHelpCommand(CommandContext& ctx) {
                   "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
                   "    Entries are made of:",
                   "    id, timestamp, time in microseconds, arguments array, client IP and port,",
-                  "    client name",
-                  "LEN",
-                  "    Return the length of the slowlog.",
-                  "RESET",
+                  "    client name", "LEN", "    Return the length of the slowlog.", "RESET",
                   "    Reset the slowlog."});
 }
 
@@ -321,17 +314,15 @@ void LatencyResetCommand(CommandContext& ctx) {
     return;
   }
   int64_t count = 0;
-  for (size_t i = 2; i < ctx.argc(); ++i) count += static_cast<int64_t>(events.erase(std::string(ctx.arg(i))));
+  for (size_t i = 2; i < ctx.argc(); ++i)
+    count += static_cast<int64_t>(events.erase(std::string(ctx.arg(i))));
   ctx.reply.Integer(count);
 }
 
 void LatencyHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"HISTORY <event>",
-                  "    Return time-latency samples for the <event> class.",
-                  "LATEST",
-                  "    Return the latest latency samples for all events.",
-                  "RESET [<event> ...]",
-                  "    Reset latency data of one or more <event> classes.",
+  ReplyHelp(ctx, {"HISTORY <event>", "    Return time-latency samples for the <event> class.",
+                  "LATEST", "    Return the latest latency samples for all events.",
+                  "RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
                   "    (default: reset all data for all event classes)"});
 }
 
@@ -424,8 +415,8 @@ void DebugCommand(CommandContext& ctx) {
     }
     char address[32];
     std::snprintf(address, sizeof(address), "%p", static_cast<void*>(entry));
-    ctx.reply.Simple(std::string("Value at:") + address + " refcount:1 encoding:" +
-                     std::string(entry->EncodingName()) +
+    ctx.reply.Simple(std::string("Value at:") + address +
+                     " refcount:1 encoding:" + std::string(entry->EncodingName()) +
                      " serializedlength:" + std::to_string(entry->MemoryUsage()) +
                      " lru:0 lru_seconds_idle:0");
   } else if (EqualsIgnoreCase(sub, "protocol") && ctx.argc() == 3) {
@@ -478,19 +469,14 @@ void DebugCommand(CommandContext& ctx) {
           "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
     }
   } else if (EqualsIgnoreCase(sub, "help")) {
-    ReplyHelp(ctx, {"DIGEST",
-                    "    Output a hex signature representing the current DB content.",
+    ReplyHelp(ctx, {"DIGEST", "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    Output a hex signature of the values of all the specified keys.",
-                    "ERROR <string>",
-                    "    Return a Redis protocol error with <string> as message.",
-                    "OBJECT <key>",
-                    "    Show low level info about the <key> and associated value.",
-                    "PROTOCOL <type>",
-                    "    Reply with a test value of the specified type.",
+                    "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
+                    "OBJECT <key>", "    Show low level info about the <key> and associated value.",
+                    "PROTOCOL <type>", "    Reply with a test value of the specified type.",
                     "SET-ACTIVE-EXPIRE <0|1>",
-                    "    Setting it to 0 disables expiring keys in background.",
-                    "SLEEP <seconds>",
+                    "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed."});
   } else {
     ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
@@ -522,20 +508,17 @@ void ModuleLoadCommand(CommandContext& ctx) {
 
 void ModuleUnloadCommand(CommandContext& ctx) {
   if (!ModuleCommandAllowed(ctx)) return;
-  ctx.reply.Error(
-      "ERR Error unloading module: no such module with that name");
+  ctx.reply.Error("ERR Error unloading module: no such module with that name");
 }
 
 void ModuleHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"LIST",
-                  "    Return a list of loaded modules.",
-                  "LOAD <path> [<arg> ...]",
-                  "    Load a module library from <path>, passing to it any optional arguments.",
-                  "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
-                  "    Load a module library from <path>, while passing it module configurations and "
-                  "optional arguments.",
-                  "UNLOAD <name>",
-                  "    Unload a module."});
+  ReplyHelp(ctx,
+            {"LIST", "    Return a list of loaded modules.", "LOAD <path> [<arg> ...]",
+             "    Load a module library from <path>, passing to it any optional arguments.",
+             "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+             "    Load a module library from <path>, while passing it module configurations and "
+             "optional arguments.",
+             "UNLOAD <name>", "    Unload a module."});
 }
 
 }  // namespace
@@ -543,9 +526,9 @@ void ModuleHelpCommand(CommandContext& ctx) {
 void RegisterServerCommands(CommandTable* table) {
   constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoscript | kCmdLoading | kCmdStale;
   CommandAdder add{table, "server"};
-  Command* config = add("config", -2, 0, 0, 0, 0, nullptr,
-                        "A container for server configuration commands.", "2.0.0",
-                        "Depends on subcommand.", "");
+  Command* config =
+      add("config", -2, 0, 0, 0, 0, nullptr, "A container for server configuration commands.",
+          "2.0.0", "Depends on subcommand.", "");
   add.Sub(config, "get", -3, kAdmin, 0, 0, 0, ConfigGetCommand,
           "Returns the effective values of configuration parameters.", "2.0.0",
           "O(N) when N is the number of configuration parameters provided",
@@ -570,16 +553,16 @@ void RegisterServerCommands(CommandTable* table) {
       "O(N) when saving, where N is the total number of keys in all databases when saving data, "
       "otherwise O(1)",
       "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]");
-  Command* memory = add("memory", -2, 0, 0, 0, 0, nullptr,
-                        "A container for memory diagnostics commands.", "4.0.0",
-                        "Depends on subcommand.", "");
+  Command* memory =
+      add("memory", -2, 0, 0, 0, 0, nullptr, "A container for memory diagnostics commands.",
+          "4.0.0", "Depends on subcommand.", "");
   add.Sub(memory, "usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsageCommand,
-          "Estimates the memory usage of a key.", "4.0.0",
-          "O(N) where N is the number of samples.", "key [SAMPLES count]");
-  add.Sub(memory, "stats", 2, 0, 0, 0, 0, MemoryStatsCommand,
-          "Returns details about memory usage.", "4.0.0", "O(1)", "");
-  add.Sub(memory, "doctor", 2, 0, 0, 0, 0, MemoryDoctorCommand,
-          "Outputs a memory problems report.", "4.0.0", "O(1)", "");
+          "Estimates the memory usage of a key.", "4.0.0", "O(N) where N is the number of samples.",
+          "key [SAMPLES count]");
+  add.Sub(memory, "stats", 2, 0, 0, 0, 0, MemoryStatsCommand, "Returns details about memory usage.",
+          "4.0.0", "O(1)", "");
+  add.Sub(memory, "doctor", 2, 0, 0, 0, 0, MemoryDoctorCommand, "Outputs a memory problems report.",
+          "4.0.0", "O(1)", "");
   add.Sub(memory, "malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStatsCommand,
           "Returns the allocator statistics.", "4.0.0",
           "Depends on how much memory is allocated, could be slow", "");
@@ -588,9 +571,8 @@ void RegisterServerCommands(CommandTable* table) {
           "Depends on how much memory is allocated, could be slow", "");
   add.Sub(memory, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelpCommand,
           "Returns helpful text about the different subcommands.", "4.0.0", "O(1)", "");
-  Command* slowlog = add("slowlog", -2, 0, 0, 0, 0, nullptr,
-                         "A container for slow log commands.", "2.2.12",
-                         "Depends on subcommand.", "");
+  Command* slowlog = add("slowlog", -2, 0, 0, 0, 0, nullptr, "A container for slow log commands.",
+                         "2.2.12", "Depends on subcommand.", "");
   add.Sub(slowlog, "get", -2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogGetCommand,
           "Returns the slow log's entries.", "2.2.12",
           "O(N) where N is the number of entries returned", "[count]");
@@ -601,9 +583,9 @@ void RegisterServerCommands(CommandTable* table) {
           "O(N) where N is the number of entries in the slowlog", "");
   add.Sub(slowlog, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, SlowlogHelpCommand,
           "Show helpful text about the different subcommands", "6.2.0", "O(1)", "");
-  Command* latency = add("latency", -2, 0, 0, 0, 0, nullptr,
-                         "A container for latency diagnostics commands.", "2.8.13",
-                         "Depends on subcommand.", "");
+  Command* latency =
+      add("latency", -2, 0, 0, 0, 0, nullptr, "A container for latency diagnostics commands.",
+          "2.8.13", "Depends on subcommand.", "");
   add.Sub(latency, "latest", 2, kAdmin, 0, 0, 0, LatencyLatestCommand,
           "Returns the latest latency samples for all events.", "2.8.13", "O(1)", "");
   add.Sub(latency, "history", 3, kAdmin, 0, 0, 0, LatencyHistoryCommand,
@@ -613,21 +595,20 @@ void RegisterServerCommands(CommandTable* table) {
           "[event [event ...]]");
   add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, LatencyHelpCommand,
           "Returns helpful text about the different subcommands.", "2.8.13", "O(1)", "");
-  add("debug", -2, kAdmin, 0, 0, 0, DebugCommand, "A container for debugging commands.",
-      "1.0.0", "Depends on subcommand.", "subcommand [argument ...]");
-  Command* module = add("module", -2, 0, 0, 0, 0, nullptr,
-                        "A container for module commands.", "4.0.0", "Depends on subcommand.",
-                        "");
+  add("debug", -2, kAdmin, 0, 0, 0, DebugCommand, "A container for debugging commands.", "1.0.0",
+      "Depends on subcommand.", "subcommand [argument ...]");
+  Command* module = add("module", -2, 0, 0, 0, 0, nullptr, "A container for module commands.",
+                        "4.0.0", "Depends on subcommand.", "");
   add.Sub(module, "list", 2, kCmdAdmin | kCmdNoscript, 0, 0, 0, ModuleListCommand,
           "Returns all loaded modules.", "4.0.0", "O(N) where N is the number of loaded modules.",
           "");
-  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleLoadCommand, "Loads a module.", "4.0.0",
-          "O(1)", "path [arg [arg ...]]");
-  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleLoadCommand,
-          "Loads a module using extended parameters.", "7.0.0", "O(1)",
+  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
+          ModuleLoadCommand, "Loads a module.", "4.0.0", "O(1)", "path [arg [arg ...]]");
+  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
+          ModuleLoadCommand, "Loads a module using extended parameters.", "7.0.0", "O(1)",
           "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]");
-  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0, ModuleUnloadCommand, "Unloads a module.",
-          "4.0.0", "O(1)", "name");
+  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
+          ModuleUnloadCommand, "Unloads a module.", "4.0.0", "O(1)", "name");
   add.Sub(module, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ModuleHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
 }

@@ -15,8 +15,15 @@ namespace {
 // conflict with each other, NX with XX; anything else is a syntax error.
 struct StringOptions {
   enum Flag : uint32_t {
-    kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kPersist = 16,
-    kEx = 32, kPx = 64, kExAt = 128, kPxAt = 256,
+    kNx = 1,
+    kXx = 2,
+    kGet = 4,
+    kKeepTtl = 8,
+    kPersist = 16,
+    kEx = 32,
+    kPx = 64,
+    kExAt = 128,
+    kPxAt = 256,
   };
   uint32_t flags = 0;
   std::string_view expire_text;
@@ -246,7 +253,8 @@ void MsetnxCommand(CommandContext& ctx) {
 // Redis's checkStringLength: a string may not grow past proto-max-bulk-len.
 bool CheckStringLength(CommandContext& ctx, int64_t size, int64_t append) {
   int64_t total;
-  if (__builtin_add_overflow(size, append, &total) || total > ctx.server.config.proto_max_bulk_len) {
+  if (__builtin_add_overflow(size, append, &total) ||
+      total > ctx.server.config.proto_max_bulk_len) {
     ctx.reply.Error(errors::kStringTooLong);
     return false;
   }
@@ -465,9 +473,8 @@ void RegisterStringCommands(CommandTable* table) {
   add("getrange", 4, kRead, 1, 1, 1, GetrangeCommand,
       "Returns a substring of the string stored at a key.", "2.4.0",
       "O(N) where N is the length of the returned string.", "key start end");
-  add("substr", 4, kRead, 1, 1, 1, GetrangeCommand,
-      "Returns a substring from a string value.", "1.0.0",
-      "O(N) where N is the length of the returned string.", "key start end");
+  add("substr", 4, kRead, 1, 1, 1, GetrangeCommand, "Returns a substring from a string value.",
+      "1.0.0", "O(N) where N is the length of the returned string.", "key start end");
   add("setrange", 4, kWrite, 1, 1, 1, SetrangeCommand,
       "Overwrites a part of a string value with another by an offset. Creates the key if it "
       "doesn't exist.",

@@ -76,10 +76,8 @@ void RegisterTransactionCommands(CommandTable* table) {
   constexpr uint32_t kControl =
       kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdTransactionControl;
   CommandAdder add{table, "transactions"};
-  add("multi", 1, kControl, 0, 0, 0, MultiCommand,
-      "Starts a transaction.", "1.2.0", "O(1)", "");
-  add("exec", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdSkipSlowlog |
-                     kCmdTransactionControl,
+  add("multi", 1, kControl, 0, 0, 0, MultiCommand, "Starts a transaction.", "1.2.0", "O(1)", "");
+  add("exec", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdSkipSlowlog | kCmdTransactionControl,
       0, 0, 0, ExecCommand, "Executes all commands in a transaction.", "1.2.0",
       "Depends on commands in the transaction", "");
   add("discard", 1, kControl, 0, 0, 0, DiscardCommand, "Discards a transaction.", "2.0.0",

@@ -79,6 +79,29 @@ KeyEntry* KeyEntry::Make(std::string_view key, const EntryValue& value,
   return reinterpret_cast<KeyEntry*>(block);
 }
 
+bool KeyEntry::TryOverwrite(KeyEntry* entry, const EntryValue& value,
+                            std::optional<int64_t> expire_ms) {
+  if (entry->type() != ValueType::kString || value.type != ValueType::kString) return false;
+  if (entry->has_expire() != expire_ms.has_value()) return false;
+  std::string_view key = entry->key();
+  size_t size = 1 + (expire_ms ? 8 : 0) + VarintSize(key.size()) + key.size() + PayloadSize(value);
+  size_t usable = malloc_usable_size(entry);
+  if (size > usable || size * 2 < usable) return false;
+  auto* block = reinterpret_cast<uint8_t*>(entry);
+  uint8_t* payload = const_cast<uint8_t*>(entry->payload());
+  block[0] = static_cast<uint8_t>(static_cast<uint8_t>(ValueType::kString) |
+                                  (static_cast<uint8_t>(value.encoding) << 3) |
+                                  (expire_ms ? kHasExpireBit : 0));
+  if (expire_ms) std::memcpy(block + 1, &*expire_ms, 8);
+  if (value.encoding == StringEncoding::kInt) {
+    std::memcpy(payload, &value.integer, sizeof(int64_t));
+  } else {
+    payload = PutVarint(payload, value.bytes.size());
+    if (!value.bytes.empty()) std::memcpy(payload, value.bytes.data(), value.bytes.size());
+  }
+  return true;
+}
+
 void KeyEntry::FreeBlock(KeyEntry* entry) { std::free(entry); }
 
 void KeyEntry::Destroy(KeyEntry* entry) {
@@ -91,7 +114,8 @@ namespace {
 
 // The value an entry holds, as an EntryValue that still points into the entry.
 EntryValue ValueOf(const KeyEntry* entry, char* scratch) {
-  if (entry->type() != ValueType::kString) return EntryValue::Object(entry->type(), entry->object());
+  if (entry->type() != ValueType::kString)
+    return EntryValue::Object(entry->type(), entry->object());
   if (entry->string_encoding() == StringEncoding::kInt) {
     return EntryValue::Integer(entry->int_value());
   }
@@ -182,9 +206,12 @@ size_t KeyEntry::MemoryUsage() const {
 std::string_view KeyEntry::EncodingName() const {
   if (type() != ValueType::kString) return object()->EncodingName();
   switch (string_encoding()) {
-    case StringEncoding::kInt: return "int";
-    case StringEncoding::kEmbstr: return "embstr";
-    case StringEncoding::kRaw: return "raw";
+    case StringEncoding::kInt:
+      return "int";
+    case StringEncoding::kEmbstr:
+      return "embstr";
+    case StringEncoding::kRaw:
+      return "raw";
   }
   return "raw";
 }

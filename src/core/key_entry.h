@@ -14,8 +14,10 @@
 //            collection types -> Collection* (8 bytes), owned by the entry
 //
 // Invariants:
-//  1. An entry is immutable in place: a changed value or expiry produces a new block (the old
-//     one is released by the same call), and the caller stores the new pointer in the table.
+//  1. An entry's key never changes in place. A changed value or expiry produces a new block
+//     that the caller stores in the table, except that TryOverwrite rewrites a string value in
+//     place when the new one fits the block (SET over a same-sized value, INCR), saving the
+//     allocation and the table update.
 //  2. kEmbstr and kRaw differ only in the name OBJECT ENCODING reports; Redis calls a string
 //     raw once APPEND or SETRANGE touched it or when it is longer than 44 bytes.
 //  3. Multi-byte fields are unaligned and read with memcpy.
@@ -41,9 +43,9 @@ constexpr size_t kEmbstrMaxLength = 44;
 struct EntryValue {
   ValueType type = ValueType::kString;
   StringEncoding encoding = StringEncoding::kRaw;
-  std::string_view bytes;          // kEmbstr / kRaw
-  int64_t integer = 0;             // kInt
-  Collection* object = nullptr;    // collection types; ownership passes to the entry
+  std::string_view bytes;        // kEmbstr / kRaw
+  int64_t integer = 0;           // kInt
+  Collection* object = nullptr;  // collection types; ownership passes to the entry
 
   static EntryValue String(std::string_view bytes);  // picks the encoding as SET does
   static EntryValue RawString(std::string_view bytes);
@@ -61,6 +63,13 @@ class KeyEntry {
                         std::optional<int64_t> expire_ms = std::nullopt);
   // Frees the block and the collection it owns.
   static void Destroy(KeyEntry* entry);
+
+  // Rewrites entry's string value and expiry in place when both the old and the new value are
+  // strings, the expiry's presence is unchanged and the new layout fits the block without
+  // wasting more than half of it. Returns false (entry untouched) otherwise.
+  // REQUIRES: value.bytes does not point into entry.
+  static bool TryOverwrite(KeyEntry* entry, const EntryValue& value,
+                           std::optional<int64_t> expire_ms);
 
   // WithValue returns the entry that replaces `entry` (which is destroyed): same key.
   static KeyEntry* WithValue(KeyEntry* entry, const EntryValue& value, bool keep_expire);

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "core/ascii.h"
+
 namespace goblin {
 namespace {
 
@@ -14,23 +16,20 @@ bool IsUpperWord(std::string_view word) {
   return letter;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string TypeForName(std::string_view name) {
   static const char* kKeys[] = {"key", "newkey", "source", "destination"};
-  static const char* kIntegers[] = {"seconds", "milliseconds", "count", "offset", "start",
-                                    "end", "index", "index1", "index2", "db",
-                                    "destination-db", "numkeys", "timeout", "increment",
-                                    "decrement", "cursor", "protover", "client-id", "maxage",
-                                    "samples", "limit", "stop"};
+  static const char* kIntegers[] = {
+      "seconds", "milliseconds", "count",     "offset", "start",          "end",
+      "index",   "index1",       "index2",    "db",     "destination-db", "numkeys",
+      "timeout", "increment",    "decrement", "cursor", "protover",       "client-id",
+      "maxage",  "samples",      "limit",     "stop"};
   static const char* kDoubles[] = {"score", "min", "max", "weight"};
-  for (const char* k : kKeys) if (name == k) return "key";
-  for (const char* k : kIntegers) if (name == k) return "integer";
-  for (const char* k : kDoubles) if (name == k) return "double";
+  for (const char* k : kKeys)
+    if (name == k) return "key";
+  for (const char* k : kIntegers)
+    if (name == k) return "integer";
+  for (const char* k : kDoubles)
+    if (name == k) return "double";
   if (name == "pattern") return "pattern";
   if (name.rfind("unix-time", 0) == 0) return "unix-time";
   return "string";
@@ -116,9 +115,8 @@ class SyntaxParser {
       return true;
     }
     size_t start = pos_;
-    while (pos_ < text_.size() && text_[pos_] != ' ' && text_[pos_] != ']' &&
-           text_[pos_] != '>' && text_[pos_] != '|' && text_[pos_] != '[' &&
-           text_[pos_] != '<') {
+    while (pos_ < text_.size() && text_[pos_] != ' ' && text_[pos_] != ']' && text_[pos_] != '>' &&
+           text_[pos_] != '|' && text_[pos_] != '[' && text_[pos_] != '<') {
       ++pos_;
     }
     if (pos_ == start) {
@@ -129,7 +127,7 @@ class SyntaxParser {
     if (IsUpperWord(word)) {
       out->type = "pure-token";
       out->token = std::string(word);
-      out->name = Lower(word);
+      out->name = AsciiLower(word);
     } else {
       out->name = std::string(word);
       out->type = TypeForName(word);

@@ -3,19 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/ascii.h"
+
 namespace goblin {
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
 const Command* Command::FindSubcommand(std::string_view name) const {
-  std::string full = this->name + "|" + Lower(name);
+  std::string full = this->name + "|" + AsciiLower(name);
   for (const auto& sub : subcommands) {
     if (sub->name == full) return sub.get();
   }
@@ -35,7 +27,7 @@ std::vector<size_t> Command::KeyPositions(size_t argc) const {
 CommandTable::CommandTable() { RegisterAllCommands(this); }
 
 Command* CommandTable::Add(Command command) {
-  command.name = Lower(command.name);
+  command.name = AsciiLower(command.name);
   auto owned = std::make_unique<Command>(std::move(command));
   Command* raw = owned.get();
   ordered_.push_back(raw);
@@ -44,7 +36,7 @@ Command* CommandTable::Add(Command command) {
 }
 
 Command* CommandTable::AddSubcommand(Command* parent, Command command) {
-  command.name = parent->name + "|" + Lower(command.name);
+  command.name = parent->name + "|" + AsciiLower(command.name);
   command.parent = parent;
   parent->subcommands.push_back(std::make_unique<Command>(std::move(command)));
   return parent->subcommands.back().get();
@@ -53,11 +45,8 @@ Command* CommandTable::AddSubcommand(Command* parent, Command command) {
 const Command* CommandTable::Find(std::string_view name) const {
   // Fast path: clients send lowercase or uppercase names; fold into a small stack buffer.
   char buf[64];
-  if (name.size() > sizeof(buf)) return nullptr;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-  }
+  if (name.empty() || name.size() > sizeof(buf)) return nullptr;
+  for (size_t i = 0; i < name.size(); ++i) buf[i] = AsciiToLower(name[i]);
   auto it = commands_.find(std::string_view(buf, name.size()));
   return it == commands_.end() ? nullptr : it->second.get();
 }

@@ -38,6 +38,7 @@ enum CommandFlag : uint32_t {
   // Goblin's own, not reported by COMMAND: runs at once inside MULTI instead of being queued.
   kCmdTransactionControl = 1 << 15,
   kCmdNoAsyncLoading = 1 << 16,
+  kCmdMovableKeys = 1 << 17,  // keys found by parsing the arguments (ZUNION, ZMPOP, ...)
 };
 
 struct CommandStats {
@@ -48,19 +49,19 @@ struct CommandStats {
 };
 
 struct Command {
-  std::string name;      // lowercase; "config|get" for a subcommand
-  int arity = 0;         // >0 exact argument count (name included), <0 at least -arity
+  std::string name;  // lowercase; "config|get" for a subcommand
+  int arity = 0;     // >0 exact argument count (name included), <0 at least -arity
   uint32_t flags = 0;
-  int first_key = 0;     // 0 when the command takes no key
-  int last_key = 0;      // negative counts from the end
+  int first_key = 0;  // 0 when the command takes no key
+  int last_key = 0;   // negative counts from the end
   int key_step = 0;
   CommandHandler handler = nullptr;
-  std::string group;     // "string", "generic", "connection", "server", "sorted-set", ...
+  std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;
   std::string since;
   std::string complexity;
-  std::string syntax;    // the arguments after the name, as redis.io writes them
-  std::string acl;       // ACL categories beyond those implied by group and flags ("@dangerous")
+  std::string syntax;  // the arguments after the name, as redis.io writes them
+  std::string acl;     // ACL categories beyond those implied by group and flags ("@dangerous")
   std::vector<std::unique_ptr<Command>> subcommands;
   Command* parent = nullptr;
   mutable CommandStats stats;

@@ -7,32 +7,22 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/ascii.h"
 #include "core/glob.h"
-#include "server/errors.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
+#include "server/errors.h"
 
 namespace goblin {
 
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
 bool ParseMemory(std::string_view text, int64_t* bytes) {
-  std::string lower = Lower(text);
+  std::string lower = AsciiLower(text);
   struct Unit {
     const char* suffix;
     int64_t multiplier;
   };
-  static const Unit kUnits[] = {{"kb", 1024},       {"mb", 1024LL * 1024},
-                                {"gb", 1024LL * 1024 * 1024}, {"k", 1000},
-                                {"m", 1000 * 1000}, {"g", 1000LL * 1000 * 1000},
+  static const Unit kUnits[] = {{"kb", 1024}, {"mb", 1024LL * 1024}, {"gb", 1024LL * 1024 * 1024},
+                                {"k", 1000},  {"m", 1000 * 1000},    {"g", 1000LL * 1000 * 1000},
                                 {"b", 1}};
   int64_t multiplier = 1;
   std::string_view digits = lower;
@@ -112,7 +102,7 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
   switch (kind) {
     case Kind::kBool: {
       if (!single) return "wrong number of arguments";
-      std::string v = Lower(values[0]);
+      std::string v = AsciiLower(values[0]);
       if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
       *static_cast<bool*>(field) = v == "yes";
       return "";
@@ -121,8 +111,8 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
     case Kind::kMemory: {
       if (!single) return "wrong number of arguments";
       int64_t v;
-      bool ok = kind == Kind::kInt ? ParseInt64(values[0], &v)
-                                   : ParseMemory(values[0], &v) && v >= 0;
+      bool ok =
+          kind == Kind::kInt ? ParseInt64(values[0], &v) : ParseMemory(values[0], &v) && v >= 0;
       if (!ok) {
         return kind == Kind::kInt ? "argument couldn't be parsed into an integer"
                                   : "argument must be a memory value";
@@ -151,7 +141,7 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       return "";
     case Kind::kEnum: {
       if (!single) return "wrong number of arguments";
-      std::string v = Lower(values[0]);
+      std::string v = AsciiLower(values[0]);
       for (const std::string& choice : choices) {
         if (v == choice) {
           *static_cast<std::string*>(field) = v;
@@ -226,56 +216,159 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   add({"dir", {}, Kind::kDir, kProtected, &c.dir, 0, 0, {}});
   add({"databases", {}, Kind::kInt, kImmutable, &c.databases, 1, kMaxInt, {}});
   add({"requirepass", {}, Kind::kString, kMutable, &c.requirepass, 0, 0, {}});
-  add({"enable-debug-command", {}, Kind::kEnum, kImmutable, &c.enable_debug_command, 0, 0,
+  add({"enable-debug-command",
+       {},
+       Kind::kEnum,
+       kImmutable,
+       &c.enable_debug_command,
+       0,
+       0,
        {"no", "yes", "local"}});
-  add({"enable-module-command", {}, Kind::kEnum, kImmutable, &c.enable_module_command, 0, 0,
+  add({"enable-module-command",
+       {},
+       Kind::kEnum,
+       kImmutable,
+       &c.enable_module_command,
+       0,
+       0,
        {"no", "yes", "local"}});
   add({"hz", {}, Kind::kInt, kMutable, &c.hz, 0, kMaxInt, {}});
-  add({"loglevel", {}, Kind::kEnum, kMutable, &c.loglevel, 0, 0,
+  add({"loglevel",
+       {},
+       Kind::kEnum,
+       kMutable,
+       &c.loglevel,
+       0,
+       0,
        {"debug", "verbose", "notice", "warning", "nothing"}});
   add({"logfile", {}, Kind::kString, kImmutable, &c.logfile, 0, 0, {}});
   add({"daemonize", {}, Kind::kBool, kImmutable, &c.daemonize, 0, 0, {}});
   add({"pidfile", {}, Kind::kString, kImmutable, &c.pidfile, 0, 0, {}});
   add({"save", {}, Kind::kSave, kMutable, &c.save, 0, 0, {}});
   add({"appendonly", {}, Kind::kBool, kMutable, &c.appendonly, 0, 0, {}});
-  add({"appendfsync", {}, Kind::kEnum, kMutable, &c.appendfsync, 0, 0, {"always", "everysec", "no"}});
+  add({"appendfsync",
+       {},
+       Kind::kEnum,
+       kMutable,
+       &c.appendfsync,
+       0,
+       0,
+       {"always", "everysec", "no"}});
   add({"appendfilename", {}, Kind::kString, kImmutable, &c.appendfilename, 0, 0, {}});
   add({"dbfilename", {}, Kind::kString, kProtected, &c.dbfilename, 0, 0, {}});
-  add({"proto-max-bulk-len", {}, Kind::kMemory, kMutable, &c.proto_max_bulk_len, 1024 * 1024,
-       INT64_MAX, {}});
-  add({"client-query-buffer-limit", {}, Kind::kMemory, kMutable, &c.client_query_buffer_limit,
-       1024 * 1024, INT64_MAX, {}});
+  add({"proto-max-bulk-len",
+       {},
+       Kind::kMemory,
+       kMutable,
+       &c.proto_max_bulk_len,
+       1024 * 1024,
+       INT64_MAX,
+       {}});
+  add({"client-query-buffer-limit",
+       {},
+       Kind::kMemory,
+       kMutable,
+       &c.client_query_buffer_limit,
+       1024 * 1024,
+       INT64_MAX,
+       {}});
   add({"maxmemory", {}, Kind::kMemory, kMutable, &c.maxmemory, 0, INT64_MAX, {}});
-  add({"maxmemory-policy", {}, Kind::kEnum, kMutable, &c.maxmemory_policy, 0, 0,
+  add({"maxmemory-policy",
+       {},
+       Kind::kEnum,
+       kMutable,
+       &c.maxmemory_policy,
+       0,
+       0,
        {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
         "allkeys-lfu", "allkeys-random", "noeviction"}});
-  add({"zset-max-listpack-entries", {"zset-max-ziplist-entries"}, Kind::kInt, kMutable,
-       &c.zset_max_listpack_entries, 0, INT64_MAX, {}});
-  add({"zset-max-listpack-value", {"zset-max-ziplist-value"}, Kind::kMemory, kMutable,
-       &c.zset_max_listpack_value, 0, INT64_MAX, {}});
-  add({"hash-max-listpack-entries", {"hash-max-ziplist-entries"}, Kind::kInt, kMutable,
-       &c.hash_max_listpack_entries, 0, INT64_MAX, {}});
-  add({"hash-max-listpack-value", {"hash-max-ziplist-value"}, Kind::kMemory, kMutable,
-       &c.hash_max_listpack_value, 0, INT64_MAX, {}});
-  add({"set-max-intset-entries", {}, Kind::kInt, kMutable, &c.set_max_intset_entries, 0, INT64_MAX,
+  add({"zset-max-listpack-entries",
+       {"zset-max-ziplist-entries"},
+       Kind::kInt,
+       kMutable,
+       &c.zset_max_listpack_entries,
+       0,
+       INT64_MAX,
        {}});
-  add({"set-max-listpack-entries", {}, Kind::kInt, kMutable, &c.set_max_listpack_entries, 0,
-       INT64_MAX, {}});
-  add({"set-max-listpack-value", {}, Kind::kMemory, kMutable, &c.set_max_listpack_value, 0,
-       INT64_MAX, {}});
-  add({"list-max-listpack-size", {"list-max-ziplist-size"}, Kind::kInt, kMutable,
-       &c.list_max_listpack_size, INT32_MIN, INT32_MAX, {}});
-  add({"slowlog-log-slower-than", {}, Kind::kInt, kMutable, &c.slowlog_log_slower_than, -1,
-       INT64_MAX, {}});
+  add({"zset-max-listpack-value",
+       {"zset-max-ziplist-value"},
+       Kind::kMemory,
+       kMutable,
+       &c.zset_max_listpack_value,
+       0,
+       INT64_MAX,
+       {}});
+  add({"hash-max-listpack-entries",
+       {"hash-max-ziplist-entries"},
+       Kind::kInt,
+       kMutable,
+       &c.hash_max_listpack_entries,
+       0,
+       INT64_MAX,
+       {}});
+  add({"hash-max-listpack-value",
+       {"hash-max-ziplist-value"},
+       Kind::kMemory,
+       kMutable,
+       &c.hash_max_listpack_value,
+       0,
+       INT64_MAX,
+       {}});
+  add({"set-max-intset-entries",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.set_max_intset_entries,
+       0,
+       INT64_MAX,
+       {}});
+  add({"set-max-listpack-entries",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.set_max_listpack_entries,
+       0,
+       INT64_MAX,
+       {}});
+  add({"set-max-listpack-value",
+       {},
+       Kind::kMemory,
+       kMutable,
+       &c.set_max_listpack_value,
+       0,
+       INT64_MAX,
+       {}});
+  add({"list-max-listpack-size",
+       {"list-max-ziplist-size"},
+       Kind::kInt,
+       kMutable,
+       &c.list_max_listpack_size,
+       INT32_MIN,
+       INT32_MAX,
+       {}});
+  add({"slowlog-log-slower-than",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.slowlog_log_slower_than,
+       -1,
+       INT64_MAX,
+       {}});
   add({"slowlog-max-len", {}, Kind::kInt, kMutable, &c.slowlog_max_len, 0, INT64_MAX, {}});
-  add({"latency-monitor-threshold", {}, Kind::kInt, kMutable, &c.latency_monitor_threshold, 0,
-       INT64_MAX, {}});
+  add({"latency-monitor-threshold",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.latency_monitor_threshold,
+       0,
+       INT64_MAX,
+       {}});
 }
 
 ConfigRegistry::~ConfigRegistry() = default;
 
 const ConfigRegistry::Option* ConfigRegistry::Find(std::string_view name) const {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   for (const Option& option : options_) {
     if (option.name == lower) return &option;
     for (const std::string& alias : option.aliases) {
@@ -357,7 +450,7 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
     };
     if (!SplitInlineArgs(line, &words)) return fail("Unbalanced quotes in configuration line");
     if (words.empty()) continue;
-    if (Lower(words[0]) == "include") {
+    if (AsciiLower(words[0]) == "include") {
       if (words.size() != 2) return fail("Bad directive or wrong number of arguments");
       std::string error = LoadFile(words[1]);
       if (!error.empty()) return error;

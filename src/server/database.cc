@@ -47,8 +47,8 @@ void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
   slot.Replace(fresh);
 }
 
-void Database::Put(std::string_view key, const EntryValue& value,
-                   std::optional<int64_t> expire_ms, bool keep_ttl) {
+void Database::Put(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms,
+                   bool keep_ttl) {
   Table::Slot slot = table_.FindSlot(key);
   if (!slot) {
     Insert(KeyEntry::Make(key, value, keep_ttl ? std::nullopt : expire_ms));
@@ -57,6 +57,10 @@ void Database::Put(std::string_view key, const EntryValue& value,
   KeyEntry* old = slot.entry();
   std::optional<int64_t> deadline = expire_ms;
   if (keep_ttl) deadline = old->has_expire() ? std::optional(old->expire_ms()) : std::nullopt;
+  if (KeyEntry::TryOverwrite(old, value, deadline)) {
+    Touch(key);
+    return;
+  }
   Replace(slot, KeyEntry::Make(key, value, deadline));
   KeyEntry::Destroy(old);
 }

@@ -20,8 +20,7 @@ inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
-inline constexpr std::string_view kSameObject =
-    "ERR source and destination objects are the same";
+inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kInvalidExpire = "ERR invalid expire time in '%s' command";
 inline constexpr std::string_view kStringTooLong =

@@ -15,11 +15,16 @@ FILE* g_file = nullptr;
 }  // namespace
 
 void SetLogLevel(std::string_view level) {
-  if (level == "debug") g_level = LogLevel::kDebug;
-  else if (level == "verbose") g_level = LogLevel::kVerbose;
-  else if (level == "notice") g_level = LogLevel::kNotice;
-  else if (level == "warning") g_level = LogLevel::kWarning;
-  else g_level = LogLevel::kNothing;
+  if (level == "debug")
+    g_level = LogLevel::kDebug;
+  else if (level == "verbose")
+    g_level = LogLevel::kVerbose;
+  else if (level == "notice")
+    g_level = LogLevel::kNotice;
+  else if (level == "warning")
+    g_level = LogLevel::kWarning;
+  else
+    g_level = LogLevel::kNothing;
 }
 
 void SetLogFile(const std::string& path) {

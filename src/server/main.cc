@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/hash.h"
+#include "server/cycle_clock.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   SetLogFile(config.logfile);
   std::random_device entropy;
   SetHashSeed((static_cast<uint64_t>(entropy()) << 32) | entropy());
+  CycleClock::Calibrate();
 
   Server server(std::move(config));
   server.executable = argv[0];

@@ -17,7 +17,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/ascii.h"
 #include "core/string_number.h"
+#include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
@@ -317,8 +319,8 @@ bool Server::OpenListeners(std::string* error) {
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
         listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
-      *error = "Could not create server Unix socket " + config.unixsocket + ": " +
-               std::strerror(errno);
+      *error =
+          "Could not create server Unix socket " + config.unixsocket + ": " + std::strerror(errno);
       return false;
     }
     if (config.unixsocketperm != 0) {
@@ -359,14 +361,15 @@ int Server::Run() {
       LogNotice("Received shutdown signal, scheduling shutdown...");
       break;
     }
-    int64_t now = NowMs();
-    int64_t tick_interval = 1000 / std::max<int64_t>(config.hz, 1);
-    if (now >= next_tick) {
+    now_ms_ = NowMs();
+    if (now_ms_ >= next_tick) {
       Tick();
-      next_tick = now + tick_interval;
+      next_tick = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
     }
-    int timeout = static_cast<int>(std::max<int64_t>(0, next_tick - NowMs()));
+    int timeout = static_cast<int>(std::max<int64_t>(0, next_tick - now_ms_));
     int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
+    // One clock read per wake-up: every command handled in this round sees this time.
+    now_ms_ = NowMs();
     if (n < 0) {
       if (errno == EINTR) continue;
       LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
@@ -461,7 +464,6 @@ void Server::HandleReadable(Client& client) {
   client.input.CommitWrite(static_cast<size_t>(n));
   ++stats.total_reads_processed;
   stats.net_input_bytes += static_cast<uint64_t>(n);
-  now_ms_ = NowMs();
   client.last_interaction_ms = now_ms_;
   if (client.input.size() > static_cast<size_t>(config.client_query_buffer_limit)) {
     LogWarning("Closing client that reached max query buffer length: id=" +
@@ -504,8 +506,8 @@ void Server::ProcessInput(Client& client) {
 
 void Server::Flush(Client& client) {
   while (client.pending_output() > 0) {
-    ssize_t n = write(client.fd, client.output.data() + client.output_sent,
-                      client.pending_output());
+    ssize_t n =
+        write(client.fd, client.output.data() + client.output_sent, client.pending_output());
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
@@ -584,8 +586,8 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
       args += "'" + c_string(argv[i], 128 - args.size()) + "' ";
     }
-    std::string error = "ERR unknown command '" + c_string(argv[0], 128) +
-                        "', with args beginning with: " + args;
+    std::string error =
+        "ERR unknown command '" + c_string(argv[0], 128) + "', with args beginning with: " + args;
     std::replace(error.begin(), error.end(), '\r', ' ');
     std::replace(error.begin(), error.end(), '\n', ' ');
     reject(error, nullptr);
@@ -594,11 +596,10 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   if (command->HasSubcommands() && argv.size() >= 2) {
     const Command* sub = command->FindSubcommand(argv[1]);
     if (sub == nullptr) {
-      std::string upper = command->name;
-      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::string upper = AsciiUpper(command->name);
       std::string_view name = argv[1].substr(0, std::min<size_t>(128, argv[1].find('\0')));
-      std::string error = "ERR unknown subcommand '" + std::string(name) +
-                          "'. Try " + upper + " HELP.";
+      std::string error =
+          "ERR unknown subcommand '" + std::string(name) + "'. Try " + upper + " HELP.";
       std::replace(error.begin(), error.end(), '\r', ' ');
       std::replace(error.begin(), error.end(), '\n', ' ');
       reject(error, nullptr);
@@ -628,18 +629,18 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     return;
   }
   client.last_command = command->name;
-  int64_t start = SteadyMicros();
+  uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
   size_t output_before = client.output.size();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   command->handler(ctx);
-  int64_t duration = SteadyMicros() - start;
+  int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
   if (client.output.size() > output_before && client.output[output_before] == '-') {
     if (stats.total_error_replies == errors_before) {
       size_t end = client.output.find('\r', output_before);
-      CountError(std::string_view(client.output).substr(output_before + 1,
-                                                         end - output_before - 1));
+      CountError(
+          std::string_view(client.output).substr(output_before + 1, end - output_before - 1));
     }
     ++command->stats.failed_calls;
   }
@@ -663,8 +664,7 @@ void Server::RecordSlowlog(const Client& client, const std::vector<std::string_v
   size_t shown = std::min(argv.size(), kSlowlogArgs);
   for (size_t i = 0; i < shown; ++i) {
     if (shown < argv.size() && i == shown - 1) {
-      entry.args.push_back("... (" + std::to_string(argv.size() - shown + 1) +
-                           " more arguments)");
+      entry.args.push_back("... (" + std::to_string(argv.size() - shown + 1) + " more arguments)");
       break;
     }
     std::string arg(argv[i].substr(0, kSlowlogArgBytes));

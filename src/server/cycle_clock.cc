@@ -1,0 +1,20 @@
+#include "server/cycle_clock.h"
+
+#include <thread>
+
+namespace goblin {
+
+void CycleClock::Calibrate() {
+#if defined(__x86_64__)
+  auto wall_start = std::chrono::steady_clock::now();
+  uint64_t start = Now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  uint64_t ticks = Now() - start;
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - wall_start)
+                    .count();
+  if (ticks > 0 && micros > 0) micros_per_tick_ = static_cast<double>(micros) / ticks;
+#endif
+}
+
+}  // namespace goblin
