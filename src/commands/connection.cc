@@ -105,6 +105,11 @@ void HelloCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(ctx.arg(i), "setname") && left >= 1) {
       has_name = true;
       name = ctx.arg(++i);
+      // The name is checked as soon as it is parsed; it is set only after AUTH succeeds.
+      if (!ValidClientText(name)) {
+        ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+        return;
+      }
     } else {
       ctx.reply.Error("ERR Syntax error in HELLO option '" + errors::Quote(ctx.arg(i)) + "'");
       return;
@@ -118,13 +123,7 @@ void HelloCommand(CommandContext& ctx) {
         "the RESP protocol version at the same time");
     return;
   }
-  if (has_name) {
-    if (!ValidClientText(name)) {
-      ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
-      return;
-    }
-    ctx.client.name = name;
-  }
+  if (has_name) ctx.client.name = name;
   ctx.client.reply.set_protocol(static_cast<int>(version));
   ReplyBuilder& r = ctx.reply;
   r.Map(7);
@@ -182,6 +181,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("idle", (now_ms - c.last_interaction_ms) / 1000);
   std::string flags;
   if (c.close_after_reply) flags += 'c';
+  if (c.blocked) flags += 'b';
   if (c.in_multi) flags += 'x';
   if (c.watch_dirty) flags += 'd';
   if (c.unix_socket) flags += 'U';
@@ -372,9 +372,8 @@ void ClientSetinfoCommand(CommandContext& ctx) {
     return;
   }
   if (!ValidClientText(value)) {
-    ctx.reply.Error(is_name
-                        ? "ERR lib-name cannot contain spaces, newlines or special characters."
-                        : "ERR lib-ver cannot contain spaces, newlines or special characters.");
+    ctx.reply.Error(is_name ? "ERR lib-name cannot contain spaces, newlines or special characters."
+                            : "ERR lib-ver cannot contain spaces, newlines or special characters.");
     return;
   }
   (is_name ? ctx.client.lib_name : ctx.client.lib_ver) = value;
@@ -420,6 +419,22 @@ void ClientReplyCommand(CommandContext& ctx) {
   }
 }
 
+void ClientUnblockCommand(CommandContext& ctx) {
+  int64_t id;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &id)) return;
+  bool with_error = false;
+  if (ctx.argc() == 4) {
+    if (EqualsIgnoreCase(ctx.arg(3), "error")) {
+      with_error = true;
+    } else if (!EqualsIgnoreCase(ctx.arg(3), "timeout")) {
+      ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      return;
+    }
+  }
+  bool unblocked = id > 0 && ctx.server.UnblockById(static_cast<uint64_t>(id), with_error);
+  ctx.reply.Integer(unblocked ? 1 : 0);
+}
+
 void ClientHelpCommand(CommandContext& ctx) {
   ReplyHelp(ctx, {"GETNAME",
                   "    Return the name of the current connection.",
@@ -457,6 +472,8 @@ void ClientHelpCommand(CommandContext& ctx) {
                   "    Control the replies sent to the current connection.",
                   "SETNAME <name>",
                   "    Assign the name <name> to the current connection.",
+                  "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                  "    Unblock the specified blocked client.",
                   "SETINFO <option> <value>",
                   "    Set client meta attr. Options are:",
                   "    * LIB-NAME: the client lib name.",
@@ -514,6 +531,9 @@ void RegisterConnectionCommands(CommandTable* table) {
   add.Sub(client, "reply", 3, kConn, 0, 0, 0, ClientReplyCommand,
           "Instructs the server whether to reply to commands.", "3.2.0", "O(1)",
           "<ON | OFF | SKIP>");
+  add.Sub(client, "unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblockCommand,
+          "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0",
+          "O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]");
   add.Sub(client, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
 }

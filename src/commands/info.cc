@@ -104,7 +104,7 @@ void ClientsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("maxclients", ctx.server.config.maxclients);
   w.Field("client_recent_max_input_buffer", static_cast<int64_t>(biggest_input));
   w.Field("client_recent_max_output_buffer", static_cast<int64_t>(biggest_output));
-  w.Field("blocked_clients", "0");
+  w.Field("blocked_clients", ctx.server.stats.blocked_clients);
   w.Field("tracking_clients", "0");
   w.Field("clients_in_timeout_table", "0");
   w.Field("total_blocking_keys", "0");

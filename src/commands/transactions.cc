@@ -41,10 +41,12 @@ void ExecCommand(CommandContext& ctx) {
   ResetTransaction(ctx);
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
+  client.deny_blocking = true;  // a blocking command inside EXEC times out at once
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.Dispatch(client, argv);
   }
+  client.deny_blocking = false;
 }
 
 void DiscardCommand(CommandContext& ctx) {

@@ -15,6 +15,14 @@ namespace goblin {
 
 enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
 
+// What a client blocked by BZPOPMIN and friends waits for.
+struct BlockState {
+  int db = 0;
+  int64_t deadline_ms = 0;        // 0: wait forever
+  std::vector<std::string> argv;  // the command, run again when a key changes
+  std::vector<std::string> keys;
+};
+
 struct Client {
   Client(uint64_t id, int fd) : id(id), fd(fd), reply(&output) {}
   Client(const Client&) = delete;
@@ -54,6 +62,13 @@ struct Client {
   std::vector<std::vector<std::string>> queued;
   bool watch_dirty = false;
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
+
+  // Blocking commands.
+  bool blocked = false;
+  BlockState block;
+  bool retrying_block = false;   // the blocked command is being run again
+  bool block_requested = false;  // ... and found nothing to serve again
+  bool deny_blocking = false;    // inside EXEC: blocking commands time out at once
 
   size_t pending_output() const { return output.size() - output_sent; }
 };

@@ -1,5 +1,6 @@
 #include "server/database.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "server/client.h"
@@ -20,15 +21,21 @@ KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
   return entry;
 }
 
-void Database::TouchWatched(std::string_view key) {
-  auto it = watched_->find(std::string(key));
-  if (it == watched_->end()) return;
-  for (Client* client : it->second) client->watch_dirty = true;
+void Database::TouchWaiters(std::string_view key) {
+  std::string name(key);
+  if (auto it = waiters_->watched.find(name); it != waiters_->watched.end()) {
+    for (Client* client : it->second) client->watch_dirty = true;
+  }
+  if (waiters_->blocked.count(name)) {
+    std::vector<std::string>& ready = waiters_->ready;
+    if (std::find(ready.begin(), ready.end(), name) == ready.end()) ready.push_back(name);
+    *waiters_->any_ready = true;
+  }
 }
 
 void Database::TouchAllWatched() {
-  if (watched_ == nullptr) return;
-  for (auto& [key, clients] : *watched_) {
+  if (waiters_ == nullptr) return;
+  for (auto& [key, clients] : waiters_->watched) {
     if (table_.Find(key) == nullptr) continue;
     for (Client* client : clients) client->watch_dirty = true;
   }

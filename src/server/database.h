@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,9 +25,17 @@ namespace goblin {
 
 struct Client;
 
-// WATCHed keys of one database index: key -> the clients watching it. A change to a watched
-// key marks those clients' transactions as failed (Client::watch_dirty).
-using WatchedKeys = std::unordered_map<std::string, std::vector<Client*>>;
+// The clients waiting on keys of one database index. It belongs to the index, not to the
+// data: SWAPDB swaps Database objects but not their waiters.
+struct KeyWaiters {
+  // WATCH: a change to one of these keys fails the watchers' transactions.
+  std::unordered_map<std::string, std::vector<Client*>> watched;
+  // Blocking commands (BZPOPMIN, ...): clients in arrival order, served first come first.
+  std::unordered_map<std::string, std::deque<Client*>> blocked;
+  // Blocked-on keys changed since the server last retried their clients.
+  std::vector<std::string> ready;
+  bool* any_ready = nullptr;  // the server's "some database has ready keys" flag
+};
 
 struct KeyspaceCounters {
   uint64_t expired_keys = 0;
@@ -86,12 +95,14 @@ class Database {
 
   KeyspaceCounters& counters() { return *counters_; }
   void set_counters(KeyspaceCounters* counters) { counters_ = counters; }
-  void set_watched(WatchedKeys* watched) { watched_ = watched; }
+  void set_waiters(KeyWaiters* waiters) { waiters_ = waiters; }
 
-  // Records that key changed (for WATCH). Every mutator here calls it; commands that change a
-  // collection in place call it themselves.
+  // Records that key changed, for WATCH and for clients blocked on it. Every mutator here
+  // calls it; commands that change a collection in place call it themselves.
   void Touch(std::string_view key) {
-    if (watched_ != nullptr && !watched_->empty()) TouchWatched(key);
+    if (waiters_ != nullptr && (!waiters_->watched.empty() || !waiters_->blocked.empty())) {
+      TouchWaiters(key);
+    }
   }
   // Marks every watched key that exists here as changed (FLUSHDB, SWAPDB).
   void TouchAllWatched();
@@ -100,13 +111,13 @@ class Database {
   void Insert(KeyEntry* entry);
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
-  void TouchWatched(std::string_view key);
+  void TouchWaiters(std::string_view key);
 
   Table table_;
   size_t expires_ = 0;
   uint64_t expire_cursor_ = 0;
   KeyspaceCounters* counters_ = nullptr;
-  WatchedKeys* watched_ = nullptr;
+  KeyWaiters* waiters_ = nullptr;
 };
 
 }  // namespace goblin

@@ -105,10 +105,11 @@ Database& CommandContext::db() { return server.db(client.db); }
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
   config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
   dbs_.resize(static_cast<size_t>(config.databases));
-  watched_keys_.resize(dbs_.size());
+  waiters_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {
     dbs_[i].set_counters(&stats.keyspace);
-    dbs_[i].set_watched(&watched_keys_[i]);
+    waiters_[i].any_ready = &any_ready_;
+    dbs_[i].set_waiters(&waiters_[i]);
   }
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
@@ -142,7 +143,7 @@ void Server::SwapDatabases(int a, int b) {
   size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
   // A watcher of db x now sees db y's data: its transaction fails if its key exists in either.
   auto touch = [this](size_t watched, size_t other) {
-    for (auto& [key, clients] : watched_keys_[watched]) {
+    for (auto& [key, clients] : waiters_[watched].watched) {
       if (!dbs_[watched].Contains(key) && !dbs_[other].Contains(key)) continue;
       for (Client* client : clients) client->watch_dirty = true;
     }
@@ -150,8 +151,13 @@ void Server::SwapDatabases(int a, int b) {
   touch(x, y);
   touch(y, x);
   std::swap(dbs_[x], dbs_[y]);
-  dbs_[x].set_watched(&watched_keys_[x]);
-  dbs_[y].set_watched(&watched_keys_[y]);
+  dbs_[x].set_waiters(&waiters_[x]);
+  dbs_[y].set_waiters(&waiters_[y]);
+  // Clients blocked on either index may find their keys filled now.
+  for (size_t index : {x, y}) {
+    for (const auto& [key, clients] : waiters_[index].blocked) waiters_[index].ready.push_back(key);
+    any_ready_ = any_ready_ || !waiters_[index].blocked.empty();
+  }
 }
 
 void Server::Watch(Client& client, std::string_view key) {
@@ -159,12 +165,12 @@ void Server::Watch(Client& client, std::string_view key) {
     if (db == client.db && watched == key) return;
   }
   client.watched.emplace_back(client.db, std::string(key));
-  watched_keys_[static_cast<size_t>(client.db)][std::string(key)].push_back(&client);
+  waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(&client);
 }
 
 void Server::UnwatchAll(Client& client) {
   for (const auto& [db, key] : client.watched) {
-    WatchedKeys& keys = watched_keys_[static_cast<size_t>(db)];
+    auto& keys = waiters_[static_cast<size_t>(db)].watched;
     auto it = keys.find(key);
     if (it == keys.end()) continue;
     std::erase(it->second, &client);
@@ -188,6 +194,111 @@ std::vector<Client*> Server::ClientsById() {
   out.reserve(clients_by_id_.size());
   for (auto& [id, client] : clients_by_id_) out.push_back(client);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocking commands: a handler that finds nothing to serve calls BlockClient and replies
+// nothing. When one of its keys changes, the command is run again for it, oldest client
+// first; a run that would block again leaves the client where it was in the queue.
+
+void Server::BlockClient(Client& client, const std::vector<std::string_view>& argv,
+                         const std::vector<std::string_view>& keys, int64_t deadline_ms) {
+  if (client.retrying_block) {  // still nothing to serve: keep its place
+    client.block_requested = true;
+    return;
+  }
+  BlockState& block = client.block;
+  client.blocked = true;
+  block.db = client.db;
+  block.deadline_ms = deadline_ms;
+  block.argv.assign(argv.begin(), argv.end());
+  block.keys.clear();
+  KeyWaiters& waiters = waiters_[static_cast<size_t>(client.db)];
+  for (std::string_view key : keys) {
+    if (std::find(block.keys.begin(), block.keys.end(), key) != block.keys.end()) continue;
+    block.keys.emplace_back(key);
+    waiters.blocked[std::string(key)].push_back(&client);
+  }
+  if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
+  ++stats.blocked_clients;
+}
+
+void Server::UnblockClient(Client& client) {
+  if (!client.blocked) return;
+  BlockState& block = client.block;
+  KeyWaiters& waiters = waiters_[static_cast<size_t>(block.db)];
+  for (const std::string& key : block.keys) {
+    auto it = waiters.blocked.find(key);
+    if (it == waiters.blocked.end()) continue;
+    std::erase(it->second, &client);
+    if (it->second.empty()) waiters.blocked.erase(it);
+  }
+  if (block.deadline_ms > 0) block_deadlines_.erase({block.deadline_ms, client.id});
+  client.blocked = false;
+  block = BlockState();
+  --stats.blocked_clients;
+}
+
+void Server::ResumeClient(Client& client) {
+  ProcessInput(client);
+  Flush(client);
+}
+
+void Server::HandleReadyKeys() {
+  if (handling_ready_keys_) return;  // the outer loop will see what this round adds
+  handling_ready_keys_ = true;
+  while (any_ready_) {
+    any_ready_ = false;
+    for (size_t index = 0; index < waiters_.size(); ++index) {
+      KeyWaiters& waiters = waiters_[index];
+      std::vector<std::string> ready = std::move(waiters.ready);
+      waiters.ready.clear();
+      for (const std::string& key : ready) {
+        auto it = waiters.blocked.find(key);
+        if (it == waiters.blocked.end()) continue;
+        std::deque<Client*> queue = it->second;  // serving changes the real queue
+        for (Client* client : queue) {
+          if (!client->blocked) continue;
+          // block.argv stays put during the run: only UnblockClient, after it, resets it.
+          std::vector<std::string_view> argv(client->block.argv.begin(), client->block.argv.end());
+          client->retrying_block = true;
+          client->block_requested = false;
+          Dispatch(*client, argv);
+          client->retrying_block = false;
+          if (client->block_requested) continue;
+          UnblockClient(*client);
+          ResumeClient(*client);
+        }
+      }
+    }
+  }
+  handling_ready_keys_ = false;
+}
+
+void Server::HandleBlockTimeouts() {
+  while (!block_deadlines_.empty() && block_deadlines_.begin()->first <= now_ms_) {
+    Client* client = FindClient(block_deadlines_.begin()->second);
+    if (client == nullptr) {
+      block_deadlines_.erase(block_deadlines_.begin());
+      continue;
+    }
+    UnblockClient(*client);
+    client->reply.NullArray();
+    ResumeClient(*client);
+  }
+}
+
+bool Server::UnblockById(uint64_t id, bool with_error) {
+  Client* client = FindClient(id);
+  if (client == nullptr || !client->blocked) return false;
+  UnblockClient(*client);
+  if (with_error) {
+    client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  } else {
+    client->reply.NullArray();
+  }
+  ResumeClient(*client);
+  return true;
 }
 
 void Server::KillClient(Client& victim, const Client& caller) {
@@ -366,10 +477,13 @@ int Server::Run() {
       Tick();
       next_tick = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
     }
-    int timeout = static_cast<int>(std::max<int64_t>(0, next_tick - now_ms_));
+    int64_t wake = next_tick;
+    if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
+    int timeout = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
     int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
     // One clock read per wake-up: every command handled in this round sees this time.
     now_ms_ = NowMs();
+    if (!block_deadlines_.empty()) HandleBlockTimeouts();
     if (n < 0) {
       if (errno == EINTR) continue;
       LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
@@ -483,7 +597,7 @@ void Server::ProcessInput(Client& client) {
   ProtocolLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
   std::vector<std::string_view>& argv = argv_scratch_;
-  while (!client.close_after_reply && client.input.size() > 0) {
+  while (!client.close_after_reply && !client.blocked && client.input.size() > 0) {
     limits.authenticated = client.authenticated;
     std::string_view data = client.input.pending();
     if (client.parser.bytes_needed() > data.size()) break;
@@ -550,6 +664,7 @@ void Server::CloseClient(Client& client) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
   close(fd);
   UnwatchAll(client);
+  UnblockClient(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }
@@ -567,6 +682,7 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   }
   if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
   if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
+  if (any_ready_) HandleReadyKeys();
 }
 
 void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {

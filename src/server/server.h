@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -71,6 +72,7 @@ struct ServerStats {
   uint64_t total_reads_processed = 0;
   uint64_t total_writes_processed = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
+  uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
   KeyspaceCounters keyspace;
   // instantaneous_ops_per_sec: commands per tick over the last 16 ticks.
@@ -94,6 +96,14 @@ class Server {
   void Execute(Client& client, const std::vector<std::string_view>& argv);
   // Runs one command without the reply-mode handling of Execute (EXEC runs its queue with it).
   void Dispatch(Client& client, const std::vector<std::string_view>& argv);
+
+  // Blocking commands. A handler with nothing to serve calls BlockClient (and replies
+  // nothing); the command is run again when one of keys changes, and the client gets a null
+  // array at deadline_ms (0: never).
+  void BlockClient(Client& client, const std::vector<std::string_view>& argv,
+                   const std::vector<std::string_view>& keys, int64_t deadline_ms);
+  // CLIENT UNBLOCK: false when no such client is blocked.
+  bool UnblockById(uint64_t id, bool with_error);
 
   // WATCH bookkeeping.
   void Watch(Client& client, std::string_view key);
@@ -167,9 +177,16 @@ class Server {
                      int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);
   void UpdateEpoll(Client& client);
+  void UnblockClient(Client& client);
+  void ResumeClient(Client& client);
+  void HandleReadyKeys();
+  void HandleBlockTimeouts();
 
   std::vector<Database> dbs_;
-  std::vector<WatchedKeys> watched_keys_;  // by database index, not moved by SWAPDB
+  std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
+  bool any_ready_ = false;           // some KeyWaiters::ready is non-empty
+  bool handling_ready_keys_ = false;
+  std::set<std::pair<int64_t, uint64_t>> block_deadlines_;  // (deadline ms, client id)
   std::vector<Listener> listeners_;
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
