@@ -82,9 +82,8 @@ std::string FormatLongDoubleHuman(long double v) {
     while (len > 0 && buf[len - 1] == '0') --len;
     if (len > 0 && buf[len - 1] == '.') --len;
   }
-  std::string out(buf, static_cast<size_t>(len));
-  if (out == "-0") out = "0";
-  return out;
+  if (len == 2 && buf[0] == '-' && buf[1] == '0') return "0";
+  return std::string(buf, static_cast<size_t>(len));
 }
 
 bool ParseDouble(std::string_view text, double* value) {

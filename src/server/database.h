@@ -48,7 +48,8 @@ class Database {
   using Table = KeyTable<KeyEntry, KeyOfEntry>;
 
   Database() = default;
-  ~Database() { Clear(); }
+  // Frees every entry; waiters are not told (they may be gone already at shutdown).
+  ~Database() { table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); }); }
   Database(Database&&) = default;
   Database& operator=(Database&&) = default;
 

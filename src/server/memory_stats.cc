@@ -8,6 +8,9 @@
 
 #ifdef GOBLIN_HAVE_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#elif defined(__SANITIZE_ADDRESS__)
+// From the sanitizer runtime (its header is not always installed).
+extern "C" size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace goblin {
@@ -43,8 +46,13 @@ std::string_view AllocatorName() {
 }
 #else
 size_t AllocatedBytes() {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer replaces malloc; its own counter is the honest figure.
+  return __sanitizer_get_current_allocated_bytes();
+#else
   struct mallinfo2 info = mallinfo2();
   return info.uordblks + info.hblkhd;
+#endif
 }
 size_t AllocatorActiveBytes() { return 0; }
 size_t AllocatorResidentBytes() { return 0; }

@@ -182,8 +182,9 @@ class Server {
   void HandleReadyKeys();
   void HandleBlockTimeouts();
 
-  std::vector<Database> dbs_;
+  // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
+  std::vector<Database> dbs_;
   bool any_ready_ = false;           // some KeyWaiters::ready is non-empty
   bool handling_ready_keys_ = false;
   std::set<std::pair<int64_t, uint64_t>> block_deadlines_;  // (deadline ms, client id)
