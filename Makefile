@@ -8,7 +8,7 @@ BUILD_PACKAGES := cmake g++ make pkg-config libjemalloc-dev libxxhash-dev libgte
 TEST_PACKAGES  := redis-server redis-tools python3 python3-redis python3-pytest
 SUDO           := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test test-sanitize bench deps-build deps-test clean
+.PHONY: all build server run test test-sanitize bench deps-build deps-test clean
 
 all: build
 
@@ -33,7 +33,12 @@ build: deps-build
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
+# Only the server binary: `make run` should not wait for the test programs to compile.
+server: deps-build
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target goblin-server
+
+run: server
 	mkdir -p data
 	$(BUILD_DIR)/goblin-server --port 6379 --bind 127.0.0.1 --dir ./data
 
