@@ -1,0 +1,273 @@
+#include "core/packed_hash.h"
+
+#include <unordered_set>
+#include <utility>
+
+namespace goblin {
+namespace {
+
+constexpr uint8_t kDumpListpack = 1;
+constexpr uint8_t kDumpHashtable = 2;
+
+// The bytes of one [field][value] entry at p in [p, end), or 0 when malformed.
+size_t CheckedEntrySize(const uint8_t* p, const uint8_t* end) {
+  CellView field, value;
+  const uint8_t* q = DecodeCellChecked(p, end, &field);
+  if (q == nullptr) return 0;
+  q = DecodeCellChecked(q, end, &value);
+  return q == nullptr ? 0 : static_cast<size_t>(q - p);
+}
+
+}  // namespace
+
+PackedHash::PackedHash() = default;
+PackedHash::~PackedHash() = default;
+PackedHash::PackedHash(PackedHash&&) noexcept = default;
+PackedHash& PackedHash::operator=(PackedHash&&) noexcept = default;
+
+PackedHash PackedHash::Clone() const {
+  PackedHash copy;
+  if (!large_) {
+    copy.small_ = small_.Clone();
+    return copy;
+  }
+  copy.large_ = std::make_unique<PagedTable>(true);
+  large_->ForEach([&](const uint8_t* entry) {
+    copy.large_->AppendUnindexed(entry, large_->EntrySize(entry), PagedTable::HashOfEntry(entry));
+  });
+  copy.large_->BuildIndex();
+  return copy;
+}
+
+void PackedHash::ConvertToLarge() {
+  if (large_) return;
+  auto table = std::make_unique<PagedTable>(true);
+  small_.ForEach([&](const uint8_t* entry) {
+    table->AppendUnindexed(entry, PackedRun<2>::EntrySize(entry), PagedTable::HashOfEntry(entry));
+  });
+  table->BuildIndex();
+  small_ = PackedRun<2>();
+  large_ = std::move(table);
+}
+
+void PackedHash::PrepareForInsert(size_t new_fields, size_t longest_argument,
+                                  const HashLimits& limits) {
+  if (large_) return;
+  if (new_fields > limits.max_listpack_entries || longest_argument > limits.max_listpack_value) {
+    ConvertToLarge();
+  }
+}
+
+bool PackedHash::Set(std::string_view field, std::string_view value, const HashLimits& limits) {
+  const CellInput f = CellInput::Of(field);
+  const CellInput v = CellInput::Of(value);
+  if (!large_) {
+    if (field.size() > limits.max_listpack_value || value.size() > limits.max_listpack_value) {
+      ConvertToLarge();
+    } else {
+      const uint32_t offset = small_.Find(f);
+      if (offset != PackedRun<2>::kNotFound) {
+        small_.ReplaceValue(offset, v);
+        return false;
+      }
+      small_.Append(f, &v);
+      if (small_.size() > limits.max_listpack_entries) ConvertToLarge();
+      return true;
+    }
+  }
+  const PackedKey key = PackedKey::From(f);
+  const std::optional<EntryRef> ref = large_->Find(key);
+  if (ref) {
+    large_->SetValue(key, *ref, v);
+    return false;
+  }
+  large_->Insert(key, &v);
+  return true;
+}
+
+const uint8_t* PackedHash::FindEntry(const CellInput& field) const {
+  if (large_) {
+    const std::optional<EntryRef> ref = large_->Find(PackedKey::From(field));
+    return ref ? large_->EntryAt(*ref) : nullptr;
+  }
+  const uint32_t offset = small_.Find(field);
+  return offset == PackedRun<2>::kNotFound ? nullptr : small_.EntryAt(offset);
+}
+
+std::optional<std::string_view> PackedHash::Get(std::string_view field, char* scratch) const {
+  const uint8_t* entry = FindEntry(CellInput::Of(field));
+  if (entry == nullptr) return std::nullopt;
+  CellView value;
+  DecodeCell(SkipCell(entry), &value);
+  return value.Text(scratch);
+}
+
+bool PackedHash::Contains(std::string_view field) const {
+  return FindEntry(CellInput::Of(field)) != nullptr;
+}
+
+std::optional<size_t> PackedHash::ValueLength(std::string_view field) const {
+  const uint8_t* entry = FindEntry(CellInput::Of(field));
+  if (entry == nullptr) return std::nullopt;
+  CellView value;
+  DecodeCell(SkipCell(entry), &value);
+  return value.TextLength();
+}
+
+bool PackedHash::Delete(std::string_view field) {
+  const CellInput f = CellInput::Of(field);
+  if (large_) return large_->Erase(PackedKey::From(f));
+  const uint32_t offset = small_.Find(f);
+  if (offset == PackedRun<2>::kNotFound) return false;
+  small_.EraseAt(offset);
+  return true;
+}
+
+void PackedHash::RandomEntries(size_t count, bool distinct, uint64_t* random_state,
+                               std::vector<const uint8_t*>* out) const {
+  out->clear();
+  const size_t n = size();
+  if (n == 0 || count == 0) return;
+  if (large_) {
+    if (!distinct) {
+      out->reserve(count);
+      for (size_t i = 0; i < count; ++i)
+        out->push_back(large_->EntryAt(large_->RandomRef(random_state)));
+      return;
+    }
+    std::vector<EntryRef> refs;
+    large_->SampleDistinct(count, random_state, &refs);
+    out->reserve(refs.size());
+    for (EntryRef ref : refs) out->push_back(large_->EntryAt(ref));
+    return;
+  }
+  const std::vector<uint32_t> offsets = small_.Offsets();
+  if (!distinct) {
+    out->reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      out->push_back(small_.EntryAt(offsets[RandomBelow(random_state, n)]));
+    }
+    return;
+  }
+  std::vector<uint32_t> picks;
+  SampleDistinctIndices(n, count, random_state, &picks);
+  for (uint32_t i : picks) out->push_back(small_.EntryAt(offsets[i]));
+}
+
+uint64_t PackedHash::ScanEntries(uint64_t cursor, size_t count,
+                                 std::vector<const uint8_t*>* out) const {
+  out->clear();
+  if (!large_) {
+    small_.ForEach([&](const uint8_t* entry) { out->push_back(entry); });
+    return 0;
+  }
+  std::vector<EntryRef> refs;
+  const uint64_t next = large_->Scan(cursor, count, &refs);
+  for (EntryRef ref : refs) out->push_back(large_->EntryAt(ref));
+  return next;
+}
+
+size_t PackedHash::MemoryUsage() const {
+  return sizeof(*this) + (large_ ? large_->MemoryUsage() : small_.MemoryUsage());
+}
+
+size_t PackedHash::Optimize() {
+  if (!large_) return small_.Shrink();
+  return PagedTable::Optimize(&large_);
+}
+
+PackedStats PackedHash::Stats() const {
+  PackedStats s;
+  if (large_) {
+    large_->FillStats(&s);
+  } else {
+    s.layout = "packed-run";
+    s.size = small_.size();
+    s.payload_bytes = small_.used_bytes();
+    s.capacity_bytes = small_.capacity_bytes();
+    s.fill = s.capacity_bytes == 0 ? 0 : double(s.payload_bytes) / double(s.capacity_bytes);
+  }
+  s.encoding = EncodingName();
+  s.bytes = MemoryUsage();
+  return s;
+}
+
+std::string PackedHash::Validate() const {
+  if (large_) {
+    if (small_.size() != 0) return "both forms hold fields";
+    return large_->Validate();
+  }
+  std::unordered_set<std::string_view> fields;
+  std::string error;
+  small_.ForEach([&](const uint8_t* entry) {
+    CellView field, value;
+    const uint8_t* end = small_.end();
+    if (CheckedEntrySize(entry, end) == 0) {
+      error = "malformed entry";
+      return;
+    }
+    DecodeCell(DecodeCell(entry, &field), &value);
+    const size_t field_bytes = static_cast<size_t>(SkipCell(entry) - entry);
+    if (!fields.emplace(reinterpret_cast<const char*>(entry), field_bytes).second) {
+      error = "field stored twice";
+    }
+  });
+  return error;
+}
+
+void PackedHash::Dump(std::string* out) const {
+  out->push_back(static_cast<char>(large_ ? kDumpHashtable : kDumpListpack));
+  uint8_t varint[kMaxVarintBytes];
+  out->append(reinterpret_cast<const char*>(varint),
+              static_cast<size_t>(PutVarint(varint, size()) - varint));
+  if (!large_) {
+    out->append(reinterpret_cast<const char*>(small_.data()), small_.used_bytes());
+    return;
+  }
+  large_->ForEach([&](const uint8_t* entry) {
+    out->append(reinterpret_cast<const char*>(entry), large_->EntrySize(entry));
+  });
+}
+
+bool PackedHash::Restore(std::string_view data, PackedHash* out) {
+  *out = PackedHash();
+  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
+  const uint8_t* end = p + data.size();
+  if (p == end) return false;
+  const uint8_t form = *p++;
+  if (form != kDumpListpack && form != kDumpHashtable) return false;
+  uint64_t count = 0;
+  for (int shift = 0;; shift += 7) {
+    if (p == end || shift > 63) return false;
+    const uint8_t b = *p++;
+    count |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) break;
+  }
+  if (count > static_cast<uint64_t>(end - p) / 2) return false;  // an entry takes >= 2 bytes
+  PackedHash result;
+  if (form == kDumpListpack) {
+    std::unordered_set<std::string_view> fields;
+    for (uint64_t i = 0; i < count; ++i) {
+      const size_t n = CheckedEntrySize(p, end);
+      if (n == 0) return false;
+      const size_t field_bytes = static_cast<size_t>(SkipCell(p) - p);
+      if (!fields.emplace(reinterpret_cast<const char*>(p), field_bytes).second) return false;
+      result.small_.AppendEncoded(p, n);
+      p += n;
+    }
+  } else {
+    result.large_ = std::make_unique<PagedTable>(true);
+    for (uint64_t i = 0; i < count; ++i) {
+      const size_t n = CheckedEntrySize(p, end);
+      if (n == 0) return false;
+      result.large_->AppendUnindexed(p, n, PagedTable::HashOfEntry(p));
+      p += n;
+    }
+    result.large_->BuildIndex();
+  }
+  if (p != end) return false;
+  *out = std::move(result);
+  return true;
+}
+
+}  // namespace goblin
