@@ -466,7 +466,8 @@ void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
   }
   int64_t ttl = absolute ? entry->expire_ms() : entry->expire_ms() - ctx.now_ms;
   if (ttl < 0) ttl = 0;
-  ctx.reply.Integer(milliseconds ? ttl : (ttl + 500) / 1000);
+  // Seconds round half up, as Redis's (ttl+500)/1000, without overflowing near INT64_MAX.
+  ctx.reply.Integer(milliseconds ? ttl : ttl / 1000 + (ttl % 1000 >= 500 ? 1 : 0));
 }
 
 void TtlCommand(CommandContext& ctx) { TtlGeneric(ctx, false, false); }

@@ -139,12 +139,16 @@ KeyEntry* KeyEntry::WithValue(KeyEntry* entry, const EntryValue& value, bool kee
 
 KeyEntry* KeyEntry::WithExpire(const KeyEntry* entry, std::optional<int64_t> expire_ms) {
   char scratch[kInt64TextMax];
-  return Make(entry->key(), ValueOf(entry, scratch), expire_ms);
+  KeyEntry* fresh = Make(entry->key(), ValueOf(entry, scratch), expire_ms);
+  *reinterpret_cast<uint8_t*>(fresh) |= entry->header() & kUnsharedIntBit;
+  return fresh;
 }
 
 KeyEntry* KeyEntry::WithKey(const KeyEntry* entry, std::string_view key) {
   char scratch[kInt64TextMax];
-  return Make(key, ValueOf(entry, scratch), ExpireOf(entry));
+  KeyEntry* fresh = Make(key, ValueOf(entry, scratch), ExpireOf(entry));
+  *reinterpret_cast<uint8_t*>(fresh) |= entry->header() & kUnsharedIntBit;
+  return fresh;
 }
 
 KeyEntry* KeyEntry::Clone(const KeyEntry* entry, std::string_view key, bool keep_expire) {
