@@ -13,5 +13,9 @@ void RegisterServerCommands(CommandTable* table);
 void RegisterIntrospectionCommands(CommandTable* table);
 void RegisterInfoCommand(CommandTable* table);
 void RegisterTransactionCommands(CommandTable* table);
+void RegisterZsetCommands(CommandTable* table);
+void RegisterGoblinCommands(CommandTable* table);
+void RegisterHashCommands(CommandTable* table);
+void RegisterSetCommands(CommandTable* table);
 
 }  // namespace goblin

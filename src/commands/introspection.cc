@@ -28,7 +28,8 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdNoAuth, "no_auth"},
       {kCmdNoMulti, "no_multi"},
       {kCmdAllowBusy, "allow_busy"},
-      {kCmdNoAsyncLoading, "no_async_loading"}};
+      {kCmdNoAsyncLoading, "no_async_loading"},
+      {kCmdMovableKeys, "movablekeys"}};
   std::vector<std::string_view> names;
   for (const auto& [flag, name] : kNames) {
     if (flags & flag) names.push_back(name);

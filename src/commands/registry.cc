@@ -10,6 +10,10 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterIntrospectionCommands(table);
   RegisterInfoCommand(table);
   RegisterTransactionCommands(table);
+  RegisterZsetCommands(table);
+  RegisterGoblinCommands(table);
+  RegisterHashCommands(table);
+  RegisterSetCommands(table);
 }
 
 }  // namespace goblin

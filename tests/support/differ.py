@@ -18,7 +18,9 @@ replay, keep the smaller sequence if it still fails the same way).
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 import time
 from dataclasses import dataclass, field
 
@@ -28,6 +30,7 @@ from .resp import ConnectionClosed, ProtocolViolation, RawConnection, Reply, Rep
 CONFIG_DEFAULTS = {
     "hz": "10", "timeout": "0", "tcp-keepalive": "300", "loglevel": "notice",
     "maxmemory": "0", "maxmemory-policy": "noeviction",
+    "zset-max-listpack-entries": "128", "zset-max-listpack-value": "64",
 }
 
 
@@ -315,6 +318,194 @@ class FullScan(Comparator):
         return "replies differ"
 
 
+# ---- sorted sets: scores printed by 7.0 with 17 digits, by 7.2 with the shortest text ----------
+
+def _double_bits(text: bytes):
+    """The IEEE bits of a score's text, or None if it is not a number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(value) else struct.pack("<d", value)
+
+
+def score_texts_agree(g: bytes, r: bytes) -> bool:
+    """A score as Goblin prints it (Redis 7.2: shortest round-trip text) and as the 7.0 reference
+    prints it ("%.17g", or the integer a listpack stores): the same double. The reference's text
+    must be one of 7.0's renderings, so a member that merely looks numeric is not excused."""
+    bits = _double_bits(g)
+    if bits is None or bits != _double_bits(r):
+        return False
+    value = float(r)
+    return r == b"%.17g" % value or (value.is_integer() and abs(value) < 2**63 and r == b"%d" % int(value))
+
+
+def same_with_scores(g, r) -> bool:
+    """Replies equal except that bulk strings and RESP3 doubles may be two texts of one double."""
+    if g.raw == r.raw:
+        return True
+    if g.kind != r.kind:
+        return False
+    if g.kind in "*~>":
+        return g.value is not None and r.value is not None and len(g.value) == len(r.value) and \
+            all(same_with_scores(a, b) for a, b in zip(g.value, r.value))
+    if g.kind == "%":
+        return len(g.value) == len(r.value) and all(
+            same_with_scores(ka, kb) and same_with_scores(va, vb) for (ka, va), (kb, vb) in zip(g.value, r.value))
+    if g.kind in "$,":
+        return g.value is not None and r.value is not None and score_texts_agree(g.value, r.value)
+    return False
+
+
+class Scores(Comparator):
+    """Replies carrying scores (ZSCORE, ZRANGE ... WITHSCORES, ZPOPMIN, ...): exact, except that
+    each score may be 7.2's text of the reference's 17-digit double (REDIS-7.0-VS-7.2.md)."""
+
+    name = "scores"
+
+    def differs(self, step, g, r, ctx):
+        if same_with_scores(g, r):
+            return None
+        return "replies differ (scores compared as doubles)"
+
+
+def zset_pairs(reply) -> list | None:
+    """(member, score text) pairs of a WITHSCORES reply, flat (RESP2) or nested (RESP3)."""
+    if reply.kind != "*" or reply.value is None:
+        return None
+    items = reply.value
+    if all(e.kind == "*" and e.value is not None and len(e.value) == 2 for e in items) and items:
+        return [(e.value[0].value, e.value[1].value) for e in items]
+    if len(items) % 2:
+        return None
+    return [(items[i].value, items[i + 1].value) for i in range(0, len(items), 2)]
+
+
+class ZRandMember(Comparator):
+    """ZRANDMEMBER: random choices, so only their properties are compared: the same shape and
+    length, members of the set with their scores, distinct when the count is positive, the whole
+    set when the count covers it."""
+
+    name = "zrandmember"
+    pipelinable = False
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if g.is_error or r.is_error or g.kind != r.kind:
+            return "replies differ"
+        key = step.args[1]
+        dg, dr = ctx.both((b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"))
+        if not same_with_scores(dg, dr):
+            return "the sets differ"
+        content = {m: s for m, s in zset_pairs(dr) or []}
+        if len(step.args) == 2:
+            if g.kind != "$" or g.value not in content:
+                return f"{g.value!r} is not a member"
+            return None
+        count = int(step.args[2])
+        with_scores = len(step.args) == 4
+        if g.value is None or r.value is None or len(g.value) != len(r.value):
+            return "different reply lengths"
+        if with_scores:
+            pairs = zset_pairs(g)
+            if pairs is None or len(pairs) != len(zset_pairs(r) or []):
+                return "malformed WITHSCORES reply"
+        else:
+            pairs = [(e.value, None) for e in g.value]
+        for member, score in pairs:
+            if member not in content:
+                return f"{member!r} is not a member"
+            if score is not None and _double_bits(score) != _double_bits(content[member]):
+                return f"{member!r} comes with score {score!r}, not {content[member]!r}"
+        members = [m for m, _ in pairs]
+        if count > 0 and len(set(members)) != len(members):
+            return "repeated members for a positive count"
+        if count > 0 and count >= len(content) and set(members) != set(content):
+            return "not the whole set"
+        return None
+
+
+class ZScanFull(Comparator):
+    """ZSCAN key 0 [options] iterated to cursor 0 on each server: the same (member, score) set."""
+
+    name = "zscan-full"
+    pipelinable = False
+
+    def execute(self, step, ctx):
+        return ctx.each(lambda conn: self._scan(conn, step.args))
+
+    @staticmethod
+    def _scan(conn: RawConnection, args) -> Reply:
+        cursor, seen, rounds = b"0", set(), 0
+        while True:
+            reply = conn.call(args[0], args[1], cursor, *args[3:])
+            if reply.is_error:
+                return reply
+            if reply.kind != "*" or len(reply.value) != 2 or reply.value[0].kind != "$" or \
+                    reply.value[1].value is None or len(reply.value[1].value) % 2:
+                text = b"bad ZSCAN reply " + reply.raw[:200]
+                return Reply("!", text, b"<" + text + b">")
+            cursor = reply.value[0].value
+            items = reply.value[1].value
+            for i in range(0, len(items), 2):
+                seen.add((items[i].value, _double_bits(items[i + 1].value)))
+            rounds += 1
+            if cursor == b"0":
+                break
+            if rounds > 100000:
+                return Reply("!", b"ZSCAN never returned cursor 0", b"<ZSCAN never returned cursor 0>")
+        summary = b"ZSCAN-SET " + b" ".join(repr(p).encode() for p in sorted(seen, key=repr))
+        return Reply("+", summary, summary)
+
+
+class RankWithScore(Comparator):
+    """ZRANK/ZREVRANK ... WITHSCORE is new in 7.2: the reference answers the plain ZRANK and
+    ZSCORE, and Goblin's reply must be their [rank, score] pair (a null array when missing)."""
+
+    name = "rank-withscore"
+    pipelinable = False
+
+    def execute(self, step, ctx):
+        g = ctx._read_call(ctx.goblin, "goblin", step.args)
+        rank = ctx._read_call(ctx.reference, "reference", step.args[:3])
+        if isinstance(g, Failure) or isinstance(rank, Failure):
+            return g, rank
+        if rank.is_error:
+            return g, rank
+        if rank.value is None:
+            return g, (Reply("_", None, b"_\r\n") if rank.kind == "_" else Reply("*", None, b"*-1\r\n"))
+        score = ctx._read_call(ctx.reference, "reference", (b"ZSCORE", step.args[1], step.args[2]))
+        if isinstance(score, Failure):
+            return g, score
+        return g, Reply("*", [rank, score], b"*2\r\n" + rank.raw + score.raw)
+
+    def differs(self, step, g, r, ctx):
+        return None if same_with_scores(g, r) else "not the 7.2 [rank, score] reply"
+
+
+class Rank(Comparator):
+    """ZRANK/ZREVRANK: exact, except that 7.2 takes a fourth argument (WITHSCORE; anything else
+    is a syntax error) where 7.0's arity is 3."""
+
+    name = "rank"
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        if len(step.args) == 4 and r.is_error and r.value.startswith(b"ERR wrong number of arguments"):
+            if step.args[3].lower() == b"withscore":
+                return None if g.kind in "*_" else "not a [rank, score] reply"
+            return None if g.raw == b"-ERR syntax error\r\n" else "not 7.2's syntax error"
+        return "replies differ"
+
+
+SCORES = Scores()
+RANK = Rank()
+ZRANDMEMBER = ZRandMember()
+ZSCAN_FULL = ZScanFull()
+RANK_WITHSCORE = RankWithScore()
+
 MULTISET = Multiset()
 TTL = IntTolerance(1, "ttl")
 PTTL = IntTolerance(2000, "pttl")
@@ -475,6 +666,14 @@ class Context:
                 replies += [failure] * (len(steps) - len(replies))
             out.append(replies)
         return list(zip(out[0], out[1]))
+
+    def _read_call(self, conn, label, args):
+        """One command on one server (a Failure if it does not answer)."""
+        try:
+            conn.send(encode_command(*args))
+        except OSError as exc:
+            return Failure(f"{label}: send failed: {exc}")
+        return self._read(conn, label)
 
     def each(self, fn):
         out = []

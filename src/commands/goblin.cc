@@ -1,0 +1,130 @@
+// Goblin's own commands: GOBLIN.STATS key (how a value is really stored) and
+// GOBLIN.OPTIMIZE [key] (repack to the tightest form; replies with the bytes saved).
+#include <string>
+#include <string_view>
+
+#ifdef GOBLIN_HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/zset_object.h"
+
+namespace goblin {
+
+std::string_view TypeName(ValueType type);  // keys.cc
+
+namespace {
+
+void ReplyZsetStats(ReplyBuilder& r, const KeyEntry& entry, const SortedSet& set) {
+  const ZsetStats s = set.Stats();
+  r.Map(19);
+  r.Bulk("type");
+  r.Bulk("zset");
+  r.Bulk("encoding");
+  r.Bulk(s.encoding);
+  r.Bulk("layout");
+  r.Bulk(s.layout);
+  r.Bulk("members");
+  r.Integer(static_cast<int64_t>(s.size));
+  r.Bulk("bytes");  // MEMORY USAGE: the key's block and the value
+  r.Integer(static_cast<int64_t>(entry.MemoryUsage()));
+  r.Bulk("value_bytes");
+  r.Integer(static_cast<int64_t>(s.bytes));
+  r.Bulk("payload_bytes");
+  r.Integer(static_cast<int64_t>(s.payload_bytes));
+  r.Bulk("capacity_bytes");
+  r.Integer(static_cast<int64_t>(s.capacity_bytes));
+  r.Bulk("fill");
+  r.Double(s.fill);
+  r.Bulk("leaves");
+  r.Integer(static_cast<int64_t>(s.leaves));
+  r.Bulk("jumbo_leaves");
+  r.Integer(static_cast<int64_t>(s.jumbo_leaves));
+  r.Bulk("inner_nodes");
+  r.Integer(static_cast<int64_t>(s.inner_nodes));
+  r.Bulk("height");
+  r.Integer(s.height);
+  r.Bulk("leaf_bytes");
+  r.Integer(static_cast<int64_t>(s.leaf_bytes));
+  r.Bulk("inner_bytes");
+  r.Integer(static_cast<int64_t>(s.inner_bytes));
+  r.Bulk("table_bytes");
+  r.Integer(static_cast<int64_t>(s.table_bytes));
+  r.Bulk("index_bytes");
+  r.Integer(static_cast<int64_t>(s.index_bytes));
+  r.Bulk("index_segments");
+  r.Integer(static_cast<int64_t>(s.index_segments));
+  r.Bulk("index_slots");
+  r.Integer(static_cast<int64_t>(s.index_slots));
+}
+
+void GoblinStatsCommand(CommandContext& ctx) {
+  KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  ReplyBuilder& r = ctx.reply;
+  if (entry->type() == ValueType::kZSet) {
+    ReplyZsetStats(r, *entry, static_cast<const ZsetObject*>(entry->object())->set());
+    return;
+  }
+  r.Map(3);
+  r.Bulk("type");
+  r.Bulk(TypeName(entry->type()));
+  r.Bulk("encoding");
+  r.Bulk(entry->EncodingName());
+  r.Bulk("bytes");
+  r.Integer(static_cast<int64_t>(entry->MemoryUsage()));
+}
+
+// Bytes saved by repacking one value; values with nothing to repack save 0.
+size_t Optimize(KeyEntry* entry) {
+  if (entry->type() != ValueType::kZSet) return 0;
+  return static_cast<ZsetObject*>(entry->object())->set().Optimize();
+}
+
+// A repack frees the old layout at once; hand its pages back to the kernel now rather than at
+// the allocator's next decay tick, so RSS shows the saving.
+void ReturnFreedPages() {
+#ifdef GOBLIN_HAVE_JEMALLOC
+  const std::string purge = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
+  mallctl(purge.c_str(), nullptr, nullptr, nullptr, 0);
+#endif
+}
+
+void GoblinOptimizeCommand(CommandContext& ctx) {
+  if (ctx.argc() > 2) {
+    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    return;
+  }
+  size_t saved = 0;
+  if (ctx.argc() == 2) {
+    if (KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms)) saved = Optimize(entry);
+  } else {
+    // Every key of every database; expired keys are left for expiry to reclaim.
+    for (size_t i = 0; i < ctx.server.database_count(); ++i) {
+      ctx.server.db(static_cast<int>(i)).ForEach([&](KeyEntry* entry) {
+        if (!Database::Expired(entry, ctx.now_ms)) saved += Optimize(entry);
+      });
+    }
+  }
+  if (saved > 0) ReturnFreedPages();
+  ctx.reply.Integer(static_cast<int64_t>(saved));
+}
+
+}  // namespace
+
+void RegisterGoblinCommands(CommandTable* table) {
+  CommandAdder add{table, "server"};
+  add("goblin.stats", 2, kCmdReadonly, 1, 1, 1, GoblinStatsCommand,
+      "Reports how a value is stored: its real layout, bytes, fill and node counts.", "0.1.0",
+      "O(N) for a large sorted set (walks its node tables), O(1) otherwise.", "key");
+  add("goblin.optimize", -1, 0, 1, 1, 1, GoblinOptimizeCommand,
+      "Repacks one value, or every value, to its tightest form; replies with the bytes saved.",
+      "0.1.0", "O(N) where N is the number of elements repacked.", "[key]");
+}
+
+}  // namespace goblin

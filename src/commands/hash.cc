@@ -1,0 +1,441 @@
+// Hash commands: HSET HSETNX HMSET HGET HMGET HDEL HLEN HSTRLEN HEXISTS HKEYS HVALS HGETALL
+// HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN.
+//
+// Every command works on the PackedHash inside the key's HashObject (core/hash_object.h). The
+// conversion limits are read from the configuration at every write, so CONFIG SET applies to
+// the next command, and a write that brings several fields converts first, as Redis's
+// hashTypeTryConversion does. A command that removes the last field deletes the key.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/glob.h"
+#include "core/hash_object.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+
+namespace goblin {
+namespace {
+
+constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";
+constexpr std::string_view kHashValueNotFloat = "ERR hash value is not a float";
+constexpr std::string_view kIncrementNotFinite = "ERR value is NaN or Infinity";
+constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+
+// hash-max-listpack-entries / hash-max-listpack-value as they are now.
+HashLimits HashLimitsOf(const CommandContext& ctx) {
+  const Config& config = ctx.server.config;
+  return HashLimits{static_cast<size_t>(std::max<int64_t>(0, config.hash_max_listpack_entries)),
+                    static_cast<size_t>(std::max<int64_t>(0, config.hash_max_listpack_value))};
+}
+
+// The hash at key. Returns false after replying WRONGTYPE; *hash is nullptr when the key is
+// missing. Reads count keyspace hits and misses.
+bool LookupHash(CommandContext& ctx, std::string_view key, PackedHash** hash, bool for_read) {
+  KeyEntry* entry;
+  *hash = nullptr;
+  if (!LookupTyped(ctx, key, ValueType::kHash, &entry, for_read)) return false;
+  if (entry != nullptr) *hash = &static_cast<HashObject*>(entry->object())->hash();
+  return true;
+}
+
+// The hash at key for a write, stored empty first when the key is missing (the caller adds a
+// field before replying, so no empty hash outlives the command). Returns nullptr after
+// replying WRONGTYPE.
+PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, key, &hash, false)) return nullptr;
+  if (hash == nullptr) {
+    auto* object = new HashObject();
+    ctx.db().Put(key, EntryValue::Object(ValueType::kHash, object), std::nullopt);
+    hash = &object->hash();
+  }
+  return hash;
+}
+
+// Records an in-place change of the hash at key.
+void Changed(CommandContext& ctx, std::string_view key, uint64_t changes = 1) {
+  ctx.db().Touch(key);
+  MarkDirty(ctx, changes);
+}
+
+// --- Writes -----------------------------------------------------------------------------------
+
+// HSET and HMSET: field/value pairs from argv[2]; returns the number of fields added, or -1
+// after replying an error.
+int64_t SetPairs(CommandContext& ctx) {
+  if (ctx.argc() % 2 != 0) {
+    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    return -1;
+  }
+  PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
+  if (hash == nullptr) return -1;
+  const HashLimits limits = HashLimitsOf(ctx);
+  size_t longest = 0;
+  for (size_t i = 2; i < ctx.argc(); ++i) longest = std::max(longest, ctx.arg(i).size());
+  hash->PrepareForInsert((ctx.argc() - 2) / 2, longest, limits);
+  int64_t added = 0;
+  for (size_t i = 2; i < ctx.argc(); i += 2) {
+    added += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
+  }
+  Changed(ctx, ctx.arg(1), (ctx.argc() - 2) / 2);
+  return added;
+}
+
+void HsetCommand(CommandContext& ctx) {
+  const int64_t added = SetPairs(ctx);
+  if (added >= 0) ctx.reply.Integer(added);
+}
+
+void HmsetCommand(CommandContext& ctx) {
+  if (SetPairs(ctx) >= 0) ctx.reply.Ok();
+}
+
+void HsetnxCommand(CommandContext& ctx) {
+  PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
+  if (hash == nullptr) return;
+  if (hash->Contains(ctx.arg(2))) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  const HashLimits limits = HashLimitsOf(ctx);
+  hash->PrepareForInsert(1, std::max(ctx.arg(2).size(), ctx.arg(3).size()), limits);
+  hash->Set(ctx.arg(2), ctx.arg(3), limits);
+  Changed(ctx, ctx.arg(1));
+  ctx.reply.Integer(1);
+}
+
+void HdelCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, false)) return;
+  int64_t deleted = 0;
+  if (hash != nullptr) {
+    for (size_t i = 2; i < ctx.argc() && !hash->empty(); ++i) {
+      deleted += hash->Delete(ctx.arg(i)) ? 1 : 0;
+    }
+    if (hash->empty()) {
+      ctx.db().Delete(ctx.arg(1));
+    } else if (deleted > 0) {
+      ctx.db().Touch(ctx.arg(1));
+    }
+    if (deleted > 0) MarkDirty(ctx, static_cast<uint64_t>(deleted));
+  }
+  ctx.reply.Integer(deleted);
+}
+
+void HincrbyCommand(CommandContext& ctx) {
+  int64_t increment;
+  if (!ParseIntegerArg(ctx, ctx.arg(3), &increment)) return;
+  PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
+  if (hash == nullptr) return;
+  int64_t value = 0;
+  char scratch[kInt64TextMax];
+  if (std::optional<std::string_view> old = hash->Get(ctx.arg(2), scratch)) {
+    if (!ParseInt64(*old, &value)) {
+      ctx.reply.Error(kHashValueNotInteger);
+      return;
+    }
+  }
+  int64_t result;
+  if (__builtin_add_overflow(value, increment, &result)) {
+    ctx.reply.Error(errors::kOverflow);
+    return;
+  }
+  const size_t length = FormatInt64(result, scratch);
+  hash->Set(ctx.arg(2), std::string_view(scratch, length), HashLimitsOf(ctx));
+  Changed(ctx, ctx.arg(1));
+  ctx.reply.Integer(result);
+}
+
+void HincrbyfloatCommand(CommandContext& ctx) {
+  long double increment;
+  if (!ParseLongDouble(ctx.arg(3), &increment)) {
+    ctx.reply.Error(errors::kNotFloat);
+    return;
+  }
+  if (std::isnan(increment) || std::isinf(increment)) {
+    ctx.reply.Error(kIncrementNotFinite);
+    return;
+  }
+  PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
+  if (hash == nullptr) return;
+  long double value = 0;
+  char scratch[kInt64TextMax];
+  if (std::optional<std::string_view> old = hash->Get(ctx.arg(2), scratch)) {
+    if (!ParseLongDouble(*old, &value)) {
+      ctx.reply.Error(kHashValueNotFloat);
+      return;
+    }
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) {
+    ctx.reply.Error(errors::kNotFloatOrInf);
+    return;
+  }
+  const std::string text = FormatLongDoubleHuman(value);
+  hash->Set(ctx.arg(2), text, HashLimitsOf(ctx));
+  Changed(ctx, ctx.arg(1));
+  ctx.reply.Bulk(text);
+}
+
+// --- Reads ------------------------------------------------------------------------------------
+
+void HgetCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  char scratch[kInt64TextMax];
+  std::optional<std::string_view> value;
+  if (hash != nullptr) value = hash->Get(ctx.arg(2), scratch);
+  if (value) {
+    ctx.reply.Bulk(*value);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+void HmgetCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ctx.reply.Array(ctx.argc() - 2);
+  char scratch[kInt64TextMax];
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    std::optional<std::string_view> value;
+    if (hash != nullptr) value = hash->Get(ctx.arg(i), scratch);
+    if (value) {
+      ctx.reply.Bulk(*value);
+    } else {
+      ctx.reply.Null();
+    }
+  }
+}
+
+void HlenCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ctx.reply.Integer(hash != nullptr ? static_cast<int64_t>(hash->size()) : 0);
+}
+
+void HstrlenCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  std::optional<size_t> length;
+  if (hash != nullptr) length = hash->ValueLength(ctx.arg(2));
+  ctx.reply.Integer(static_cast<int64_t>(length.value_or(0)));
+}
+
+void HexistsCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ctx.reply.Integer(hash != nullptr && hash->Contains(ctx.arg(2)) ? 1 : 0);
+}
+
+// HKEYS, HVALS and HGETALL: a map of every pair for HGETALL (a flat array in RESP2), an array
+// of fields or of values otherwise.
+void ReplyAll(CommandContext& ctx, bool fields, bool values) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  const size_t size = hash != nullptr ? hash->size() : 0;
+  if (fields && values) {
+    ctx.reply.Map(size);
+  } else {
+    ctx.reply.Array(size);
+  }
+  if (hash == nullptr) return;
+  hash->ForEach([&](std::string_view field, std::string_view value) {
+    if (fields) ctx.reply.Bulk(field);
+    if (values) ctx.reply.Bulk(value);
+  });
+}
+
+void HkeysCommand(CommandContext& ctx) { ReplyAll(ctx, true, false); }
+void HvalsCommand(CommandContext& ctx) { ReplyAll(ctx, false, true); }
+void HgetallCommand(CommandContext& ctx) { ReplyAll(ctx, true, true); }
+
+// --- HRANDFIELD -------------------------------------------------------------------------------
+
+void HrandfieldWithCount(CommandContext& ctx, int64_t requested, bool with_values) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  if (hash == nullptr || requested == 0) {
+    ctx.reply.Array(0);
+    return;
+  }
+  ReplyBuilder& reply = ctx.reply;
+  const bool unique = requested > 0;
+  const uint64_t count =
+      unique ? static_cast<uint64_t>(requested) : static_cast<uint64_t>(-requested);
+  const size_t replied = unique ? std::min<uint64_t>(count, hash->size()) : count;
+  reply.Array(with_values && !reply.resp3() ? replied * 2 : replied);
+  auto emit = [&](std::string_view field, std::string_view value) {
+    if (with_values && reply.resp3()) reply.Array(2);
+    reply.Bulk(field);
+    if (with_values) reply.Bulk(value);
+  };
+  uint64_t random_state = ctx.server.Random64();
+  if (unique) {
+    hash->RandomDistinct(replied, &random_state, emit);
+  } else {
+    hash->RandomWithRepetition(replied, &random_state, emit);
+  }
+}
+
+void HrandfieldCommand(CommandContext& ctx) {
+  if (ctx.argc() >= 3) {
+    int64_t count;
+    if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
+    if (count < -INT64_MAX) {
+      ctx.reply.Error(kCountOutOfRange);
+      return;
+    }
+    if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "withvalues"))) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+    const bool with_values = ctx.argc() == 4;
+    if (with_values && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
+      ctx.reply.Error(kValueOutOfRange);
+      return;
+    }
+    HrandfieldWithCount(ctx, count, with_values);
+    return;
+  }
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  if (hash == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  uint64_t random_state = ctx.server.Random64();
+  hash->RandomDistinct(1, &random_state,
+                       [&](std::string_view field, std::string_view) { ctx.reply.Bulk(field); });
+}
+
+// --- HSCAN ------------------------------------------------------------------------------------
+
+// Redis's parseScanCursorOrReply: strtoull over the whole argument.
+bool ParseCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
+  std::string copy(text);
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
+  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
+      errno == ERANGE) {
+    ctx.reply.Error("ERR invalid cursor");
+    return false;
+  }
+  *cursor = value;
+  return true;
+}
+
+void HscanCommand(CommandContext& ctx) {
+  uint64_t cursor;
+  if (!ParseCursor(ctx, ctx.arg(2), &cursor)) return;
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  if (hash == nullptr) {
+    ctx.reply.Raw("*2\r\n$1\r\n0\r\n*0\r\n");
+    return;
+  }
+  int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+  bool no_values = false;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    const bool has_value = i + 1 < ctx.argc();
+    if (EqualsIgnoreCase(ctx.arg(i), "count") && has_value) {
+      if (!ParseIntegerArg(ctx, ctx.arg(++i), &count)) return;
+      if (count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return;
+      }
+    } else if (EqualsIgnoreCase(ctx.arg(i), "match") && has_value) {
+      pattern = ctx.arg(++i);
+      use_pattern = pattern != "*";
+    } else if (EqualsIgnoreCase(ctx.arg(i), "novalues")) {
+      no_values = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::vector<std::string> found;
+  const uint64_t next = hash->Scan(cursor, static_cast<size_t>(count),
+                                   [&](std::string_view field, std::string_view value) {
+                                     if (use_pattern && !GlobMatch(pattern, field)) return;
+                                     found.emplace_back(field);
+                                     if (!no_values) found.emplace_back(value);
+                                   });
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(std::to_string(next));
+  ctx.reply.Array(found.size());
+  for (const std::string& item : found) ctx.reply.Bulk(item);
+}
+
+}  // namespace
+
+void RegisterHashCommands(CommandTable* table) {
+  constexpr uint32_t kWrite = kCmdWrite | kCmdDenyOom;
+  constexpr uint32_t kWriteFast = kWrite | kCmdFast;
+  constexpr uint32_t kRead = kCmdReadonly;
+  constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
+  CommandAdder add{table, "hash"};
+  add("hset", -4, kWriteFast, 1, 1, 1, HsetCommand,
+      "Creates or modifies the value of a field in a hash.", "2.0.0",
+      "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command "
+      "is called with multiple field/value pairs.",
+      "key field value [field value ...]");
+  add("hsetnx", 4, kWriteFast, 1, 1, 1, HsetnxCommand,
+      "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0", "O(1)",
+      "key field value");
+  add("hmset", -4, kWriteFast, 1, 1, 1, HmsetCommand, "Sets the values of multiple fields.",
+      "2.0.0", "O(N) where N is the number of fields being set.",
+      "key field value [field value ...]");
+  add("hget", 3, kReadFast, 1, 1, 1, HgetCommand, "Returns the value of a field in a hash.",
+      "2.0.0", "O(1)", "key field");
+  add("hmget", -3, kReadFast, 1, 1, 1, HmgetCommand, "Returns the values of all fields in a hash.",
+      "2.0.0", "O(N) where N is the number of fields being requested.", "key field [field ...]");
+  add("hdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, HdelCommand,
+      "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
+      "remain.",
+      "2.0.0", "O(N) where N is the number of fields to be removed.", "key field [field ...]");
+  add("hlen", 2, kReadFast, 1, 1, 1, HlenCommand, "Returns the number of fields in a hash.",
+      "2.0.0", "O(1)", "key");
+  add("hstrlen", 3, kReadFast, 1, 1, 1, HstrlenCommand,
+      "Returns the length of the value of a field.", "3.2.0", "O(1)", "key field");
+  add("hexists", 3, kReadFast, 1, 1, 1, HexistsCommand,
+      "Determines whether a field exists in a hash.", "2.0.0", "O(1)", "key field");
+  add("hkeys", 2, kRead, 1, 1, 1, HkeysCommand, "Returns all fields in a hash.", "2.0.0",
+      "O(N) where N is the size of the hash.", "key");
+  add("hvals", 2, kRead, 1, 1, 1, HvalsCommand, "Returns all values in a hash.", "2.0.0",
+      "O(N) where N is the size of the hash.", "key");
+  add("hgetall", 2, kRead, 1, 1, 1, HgetallCommand, "Returns all fields and values in a hash.",
+      "2.0.0", "O(N) where N is the size of the hash.", "key");
+  add("hincrby", 4, kWriteFast, 1, 1, 1, HincrbyCommand,
+      "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if "
+      "the field doesn't exist.",
+      "2.0.0", "O(1)", "key field increment");
+  add("hincrbyfloat", 4, kWriteFast, 1, 1, 1, HincrbyfloatCommand,
+      "Increments the floating point value of a field by a number. Uses 0 as initial value if "
+      "the field doesn't exist.",
+      "2.6.0", "O(1)", "key field increment");
+  add("hrandfield", -2, kRead, 1, 1, 1, HrandfieldCommand,
+      "Returns one or more random fields from a hash.", "6.2.0",
+      "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]");
+  add("hscan", -3, kRead, 1, 1, 1, HscanCommand, "Iterates over fields and values of a hash.",
+      "2.8.0",
+      "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+      "the cursor to return back to 0. N is the number of elements inside the collection.",
+      "key cursor [MATCH pattern] [COUNT count] [NOVALUES]");
+}
+
+}  // namespace goblin

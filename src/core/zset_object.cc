@@ -1,0 +1,55 @@
+#include "core/zset_object.h"
+
+#include <malloc.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace goblin {
+namespace {
+
+// Limits under which AppendSorted never changes a set's form.
+constexpr ZsetLimits kUnlimited{std::numeric_limits<size_t>::max(),
+                                std::numeric_limits<size_t>::max()};
+
+// Copies every element of `from` into `to` (empty, already in the wanted form) in order.
+void AppendAll(const SortedSet& from, SortedSet* to) {
+  from.ForEachInRankRange(0, from.size(), false, [&](double score, std::string_view member) {
+    to->AppendSorted(score, member, kUnlimited);
+  });
+  to->FinishAppends();
+}
+
+}  // namespace
+
+size_t ZsetObject::MemoryUsage() const {
+  // SortedSet::MemoryUsage counts sizeof(SortedSet); this block holds it plus the vtable.
+  return malloc_usable_size(const_cast<ZsetObject*>(this)) - sizeof(SortedSet) + set_.MemoryUsage();
+}
+
+Collection* ZsetObject::Clone() const {
+  const bool large = set_.encoding() == SortedSet::Encoding::kSkiplist;
+  // A size hint above the limit makes the copy start in the large form.
+  auto* copy = new ZsetObject(large ? 1 : 0, 0, ZsetLimits{0, 0});
+  AppendAll(set_, &copy->set_);
+  return copy;
+}
+
+bool ZsetObject::Insert(SortedSet& set, double score, std::string_view member,
+                        const ZsetLimits& limits, double* old_score) {
+  const bool added = set.Insert(score, member, limits, old_score);
+  if (score == 0 && std::signbit(score) && set.encoding() == SortedSet::Encoding::kListpack) {
+    set.Insert(0.0, member, limits);
+  }
+  return added;
+}
+
+void ZsetObject::ConvertToLarge(SortedSet& set) {
+  if (set.encoding() == SortedSet::Encoding::kSkiplist) return;
+  SortedSet large(1, 0, ZsetLimits{0, 0});
+  AppendAll(set, &large);
+  set = std::move(large);
+}
+
+}  // namespace goblin
