@@ -1,6 +1,7 @@
 #include "commands/command_util.h"
 
 #include <cctype>
+#include <cmath>
 
 #include "core/string_number.h"
 #include "server/errors.h"
@@ -43,6 +44,30 @@ void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
   for (const char* line : lines) ctx.reply.Simple(line);
   ctx.reply.Simple("HELP");
   ctx.reply.Simple("    Prints this help.");
+}
+
+std::optional<int64_t> ParseBlockTimeout(CommandContext& ctx, std::string_view text) {
+  long double seconds;
+  if (!ParseLongDouble(text, &seconds)) {
+    ctx.reply.Error("ERR timeout is not a float or out of range");
+    return std::nullopt;
+  }
+  long double millis = std::ceil(seconds * 1000.0L);
+  if (millis > static_cast<long double>(INT64_MAX)) {
+    ctx.reply.Error("ERR timeout is out of range");
+    return std::nullopt;
+  }
+  if (millis < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return std::nullopt;
+  }
+  int64_t timeout = static_cast<int64_t>(millis);
+  if (timeout == 0) return 0;
+  if (timeout > INT64_MAX - ctx.now_ms) {
+    ctx.reply.Error("ERR timeout is out of range");
+    return std::nullopt;
+  }
+  return ctx.now_ms + timeout;
 }
 
 void ReplyInvalidExpire(CommandContext& ctx) {

@@ -34,6 +34,11 @@ std::optional<int64_t> ParseDeadlineArg(CommandContext& ctx, std::string_view te
 
 void ReplyInvalidExpire(CommandContext& ctx);
 
+// The timeout argument of a blocking command (seconds, fractions allowed) as Redis's
+// getTimeoutFromObjectOrReply reads it: an absolute deadline in ms, or 0 for "wait forever".
+// Replies the error and returns nullopt on failure.
+std::optional<int64_t> ParseBlockTimeout(CommandContext& ctx, std::string_view text);
+
 // The full name Redis puts in errors: "set", "config|get".
 inline const std::string& CommandName(const CommandContext& ctx) { return ctx.command.name; }
 

@@ -776,26 +776,34 @@ void ZpopGeneric(CommandContext& ctx, PopEnd end) {
 void ZpopminCommand(CommandContext& ctx) { ZpopGeneric(ctx, PopEnd::kMin); }
 void ZpopmaxCommand(CommandContext& ctx) { ZpopGeneric(ctx, PopEnd::kMax); }
 
-void ZmpopCommand(CommandContext& ctx) {
+// ZMPOP and BZMPOP: numkeys key [key ...] MIN|MAX [COUNT count], starting at argv[first].
+// Replies the error and returns false when the arguments are malformed.
+struct MpopArgs {
+  size_t first_key;
+  size_t key_count;
+  PopEnd end;
+  int64_t count;
+};
+
+bool ParseMpopArgs(CommandContext& ctx, size_t first, MpopArgs* out) {
   int64_t numkeys;
-  if (!ParseInt64(ctx.arg(1), &numkeys) || numkeys < 1) {
+  if (!ParseInt64(ctx.arg(first), &numkeys) || numkeys < 1) {
     ctx.reply.Error("ERR numkeys should be greater than 0");
-    return;
+    return false;
   }
   // The MIN|MAX argument comes after the keys: it must exist.
-  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - 2) {
+  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - first - 1) {
     ctx.reply.Error(errors::kSyntax);
-    return;
+    return false;
   }
-  const size_t where_index = 2 + static_cast<size_t>(numkeys);
-  PopEnd end;
+  const size_t where_index = first + 1 + static_cast<size_t>(numkeys);
   if (EqualsIgnoreCase(ctx.arg(where_index), "min")) {
-    end = PopEnd::kMin;
+    out->end = PopEnd::kMin;
   } else if (EqualsIgnoreCase(ctx.arg(where_index), "max")) {
-    end = PopEnd::kMax;
+    out->end = PopEnd::kMax;
   } else {
     ctx.reply.Error(errors::kSyntax);
-    return;
+    return false;
   }
   int64_t count = -1;
   for (size_t j = where_index + 1; j < ctx.argc(); ++j) {
@@ -804,15 +812,95 @@ void ZmpopCommand(CommandContext& ctx) {
       ++j;
       if (!ParseInt64(ctx.arg(j), &count) || count < 1) {
         ctx.reply.Error("ERR count should be greater than 0");
-        return;
+        return false;
       }
     } else {
       ctx.reply.Error(errors::kSyntax);
-      return;
+      return false;
     }
   }
-  if (count == -1) count = 1;
-  PopGeneric(ctx, 2, static_cast<size_t>(numkeys), end, count, /*emit_key=*/true,
+  out->first_key = first + 1;
+  out->key_count = static_cast<size_t>(numkeys);
+  out->count = count == -1 ? 1 : count;
+  return true;
+}
+
+void ZmpopCommand(CommandContext& ctx) {
+  MpopArgs args;
+  if (!ParseMpopArgs(ctx, 1, &args)) return;
+  PopGeneric(ctx, args.first_key, args.key_count, args.end, args.count, /*emit_key=*/true,
+             /*nested=*/true, /*nil_when_empty=*/true);
+}
+
+// --- Blocking pops ----------------------------------------------------------------------------
+//
+// Each serves at once when one of its keys holds a non-empty sorted set; otherwise it blocks the
+// client (Server::BlockClient) and is run again when one of the keys changes. Inside EXEC it
+// cannot block and answers a null array, as on timeout.
+
+// The first of keys[first, first + count) that holds a non-empty sorted set, or a view with a
+// null data() when there is none (an empty key name is a real key); false after replying
+// WRONGTYPE.
+bool FirstNonEmptyZset(CommandContext& ctx, size_t first, size_t count, std::string_view* key) {
+  for (size_t i = 0; i < count; ++i) {
+    SortedSet* set;
+    if (!LookupZset(ctx, ctx.arg(first + i), &set, false)) return false;
+    if (set != nullptr && !set->empty()) {
+      *key = ctx.arg(first + i);
+      return true;
+    }
+  }
+  *key = {};
+  return true;
+}
+
+void BlockOnKeys(CommandContext& ctx, size_t first, size_t count, int64_t deadline) {
+  if (ctx.client.deny_blocking) {
+    ctx.reply.NullArray();
+    return;
+  }
+  std::vector<std::string_view> keys(ctx.argv.begin() + static_cast<std::ptrdiff_t>(first),
+                                     ctx.argv.begin() + static_cast<std::ptrdiff_t>(first + count));
+  ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline);
+}
+
+void BlockingPopGeneric(CommandContext& ctx, PopEnd end) {
+  std::optional<int64_t> deadline = ParseBlockTimeout(ctx, ctx.arg(ctx.argc() - 1));
+  if (!deadline) return;
+  const size_t key_count = ctx.argc() - 2;
+  std::string_view key;
+  if (!FirstNonEmptyZset(ctx, 1, key_count, &key)) return;
+  if (key.data() == nullptr) {
+    BlockOnKeys(ctx, 1, key_count, *deadline);
+    return;
+  }
+  SortedSet* set;
+  LookupZset(ctx, key, &set, false);
+  const size_t rank = end == PopEnd::kMin ? 0 : set->size() - 1;
+  ZsetElement element = set->ElementAt(rank);
+  ctx.reply.Array(3);
+  ctx.reply.Bulk(key);
+  ctx.reply.Bulk(element.member);
+  ctx.reply.Double(element.score);
+  set->EraseRankRange(rank, rank + 1);
+  AfterRemoval(ctx, key, *set, 1);
+}
+
+void BzpopminCommand(CommandContext& ctx) { BlockingPopGeneric(ctx, PopEnd::kMin); }
+void BzpopmaxCommand(CommandContext& ctx) { BlockingPopGeneric(ctx, PopEnd::kMax); }
+
+void BzmpopCommand(CommandContext& ctx) {
+  std::optional<int64_t> deadline = ParseBlockTimeout(ctx, ctx.arg(1));
+  if (!deadline) return;
+  MpopArgs args;
+  if (!ParseMpopArgs(ctx, 2, &args)) return;
+  std::string_view key;
+  if (!FirstNonEmptyZset(ctx, args.first_key, args.key_count, &key)) return;
+  if (key.data() == nullptr) {
+    BlockOnKeys(ctx, args.first_key, args.key_count, *deadline);
+    return;
+  }
+  PopGeneric(ctx, args.first_key, args.key_count, args.end, args.count, /*emit_key=*/true,
              /*nested=*/true, /*nil_when_empty=*/true);
 }
 
@@ -1110,6 +1198,25 @@ void RegisterZsetCommands(CommandTable* table) {
       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
       "number of elements popped.",
       "key [count]");
+  add("bzpopmin", -3, kCmdWrite | kCmdFast | kCmdBlocking | kCmdNoscript, 1, -2, 1, BzpopminCommand,
+      "Removes and returns the member with the lowest score from one or more sorted sets. Blocks "
+      "until a member is available otherwise. Deletes the sorted set if the last element was "
+      "popped.",
+      "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
+      "key [key ...] timeout");
+  add("bzpopmax", -3, kCmdWrite | kCmdFast | kCmdBlocking | kCmdNoscript, 1, -2, 1, BzpopmaxCommand,
+      "Removes and returns the member with the highest score from one or more sorted sets. "
+      "Blocks until a member available otherwise.  Deletes the sorted set if the last element "
+      "was popped.",
+      "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
+      "key [key ...] timeout");
+  add("bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BzmpopCommand,
+      "Removes and returns a member by score from one or more sorted sets. Blocks until a member "
+      "is available otherwise. Deletes the sorted set if the last element was popped.",
+      "7.0.0",
+      "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements "
+      "in the sorted set, and M being the number of elements popped.",
+      "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]");
   add("zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZmpopCommand,
       "Returns the highest- or lowest-scoring members from one or more sorted sets after "
       "removing them. Deletes the sorted set if the last member was popped.",
