@@ -9,6 +9,8 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "core/hash_object.h"
+#include "core/set_object.h"
 #include "core/zset_object.h"
 
 namespace goblin {
@@ -60,6 +62,40 @@ void ReplyZsetStats(ReplyBuilder& r, const KeyEntry& entry, const SortedSet& set
   r.Integer(static_cast<int64_t>(s.index_slots));
 }
 
+// Hashes and sets share one layout report (src/core/paged_table.h PackedStats).
+void ReplyPackedStats(ReplyBuilder& r, std::string_view type, const KeyEntry& entry,
+                      const PackedStats& s) {
+  r.Map(14);
+  r.Bulk("type");
+  r.Bulk(type);
+  r.Bulk("encoding");
+  r.Bulk(s.encoding);
+  r.Bulk("layout");
+  r.Bulk(s.layout);
+  r.Bulk("elements");
+  r.Integer(static_cast<int64_t>(s.size));
+  r.Bulk("bytes");  // MEMORY USAGE: the key's block and the value
+  r.Integer(static_cast<int64_t>(entry.MemoryUsage()));
+  r.Bulk("value_bytes");
+  r.Integer(static_cast<int64_t>(s.bytes));
+  r.Bulk("payload_bytes");
+  r.Integer(static_cast<int64_t>(s.payload_bytes));
+  r.Bulk("dead_bytes");
+  r.Integer(static_cast<int64_t>(s.dead_bytes));
+  r.Bulk("capacity_bytes");
+  r.Integer(static_cast<int64_t>(s.capacity_bytes));
+  r.Bulk("fill");
+  r.Double(s.fill);
+  r.Bulk("pages");
+  r.Integer(static_cast<int64_t>(s.pages));
+  r.Bulk("index_segments");
+  r.Integer(static_cast<int64_t>(s.index_segments));
+  r.Bulk("index_slots");
+  r.Integer(static_cast<int64_t>(s.index_slots));
+  r.Bulk("index_bytes");
+  r.Integer(static_cast<int64_t>(s.index_bytes));
+}
+
 void GoblinStatsCommand(CommandContext& ctx) {
   KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
   if (entry == nullptr) {
@@ -69,6 +105,16 @@ void GoblinStatsCommand(CommandContext& ctx) {
   ReplyBuilder& r = ctx.reply;
   if (entry->type() == ValueType::kZSet) {
     ReplyZsetStats(r, *entry, static_cast<const ZsetObject*>(entry->object())->set());
+    return;
+  }
+  if (entry->type() == ValueType::kHash) {
+    ReplyPackedStats(r, "hash", *entry,
+                     static_cast<const HashObject*>(entry->object())->hash().Stats());
+    return;
+  }
+  if (entry->type() == ValueType::kSet) {
+    ReplyPackedStats(r, "set", *entry,
+                     static_cast<const SetObject*>(entry->object())->set().Stats());
     return;
   }
   r.Map(3);
@@ -82,8 +128,8 @@ void GoblinStatsCommand(CommandContext& ctx) {
 
 // Bytes saved by repacking one value; values with nothing to repack save 0.
 size_t Optimize(KeyEntry* entry) {
-  if (entry->type() != ValueType::kZSet) return 0;
-  return static_cast<ZsetObject*>(entry->object())->set().Optimize();
+  if (entry->type() == ValueType::kString) return 0;
+  return entry->object()->Optimize();
 }
 
 // A repack frees the old layout at once; hand its pages back to the kernel now rather than at

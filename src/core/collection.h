@@ -17,6 +17,8 @@ class Collection {
   virtual std::string_view EncodingName() const = 0;
   // A deep copy (COPY).
   virtual Collection* Clone() const = 0;
+  // Repacks to the tightest form (GOBLIN.OPTIMIZE); returns the bytes saved.
+  virtual size_t Optimize() = 0;
 };
 
 }  // namespace goblin

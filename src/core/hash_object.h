@@ -36,6 +36,7 @@ class HashObject final : public Collection {
   std::string_view EncodingName() const override { return hash_.EncodingName(); }
   // Same fields and values in the same form (a small hash stays small whatever the limits).
   Collection* Clone() const override { return new HashObject(hash_.Clone()); }
+  size_t Optimize() override { return hash_.Optimize(); }
 
  private:
   PackedHash hash_;

@@ -36,6 +36,7 @@ class SetObject final : public Collection {
   std::string_view EncodingName() const override { return set_.EncodingName(); }
   // Same members in the same form (a small set stays small whatever the limits now are).
   Collection* Clone() const override { return new SetObject(set_.Clone()); }
+  size_t Optimize() override { return set_.Optimize(); }
 
  private:
   PackedSet set_;

@@ -41,6 +41,7 @@ class ZsetObject final : public Collection {
   std::string_view EncodingName() const override { return set_.EncodingName(); }
   // Same members, scores and form (a small set stays small whatever the limits now are).
   Collection* Clone() const override;
+  size_t Optimize() override { return set_.Optimize(); }
 
   // Adds member or sets its score, keeping invariant 2: in the small form a -0 score is stored
   // as 0 (but a -0 that moves the set to the large form stays -0, as in Redis). Returns

@@ -417,3 +417,23 @@ def test_command_info_matches_reference(server, reference_server, name):
         return (v[0].value, v[1].value, sorted(x.value for x in v[2].value), v[3].value, v[4].value,
                 v[5].value, sorted(x.value for x in v[6].value))
     assert summary(server) == summary(reference_server)
+
+
+def test_goblin_stats_and_optimize_on_hashes_and_sets(r):
+    r.hset("big:h", mapping={f"field:{i:05d}": f"value:{i:05d}" for i in range(3000)})
+    r.sadd("big:s", *[f"user:{i:08d}" for i in range(3000)])
+    for key, kind, size in (("big:h", b"hash", r.hlen("big:h")), ("big:s", b"set", r.scard("big:s"))):
+        stats = dict(zip(*[iter(r.execute_command("GOBLIN.STATS", key))] * 2))
+        assert stats[b"type"] == kind
+        assert stats[b"encoding"] == r.object("encoding", key) == b"hashtable"
+        assert stats[b"layout"] == b"paged-table"
+        assert stats[b"elements"] == size == 3000
+        assert stats[b"bytes"] == r.memory_usage(key)
+    r.hdel("big:h", *[f"field:{i:05d}" for i in range(0, 3000, 2)])
+    r.srem("big:s", *[f"user:{i:08d}" for i in range(0, 3000, 2)])
+    before = r.memory_usage("big:h") + r.memory_usage("big:s")
+    saved = r.execute_command("GOBLIN.OPTIMIZE")
+    after = r.memory_usage("big:h") + r.memory_usage("big:s")
+    assert saved >= 0 and after == before - saved
+    assert r.hget("big:h", "field:00001") == b"value:00001" and r.hlen("big:h") == 1500
+    assert r.sismember("big:s", "user:00000001") and r.scard("big:s") == 1500
