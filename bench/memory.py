@@ -27,9 +27,21 @@ import threading
 import time
 
 WORKLOADS = ("zset", "hash", "set", "string")
-RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28}
-LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET"}
-KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set"}
+# The "online users" pattern of issue 4 (seeds/004): integer user ids 10000001.. and integer
+# unix timestamps, as a hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
+ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
+ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
+ONLINE_BASE_TS = 1679800725
+RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28,
+             "online-hash": 18, "online-set": 8, "online-zset": 18}
+LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET",
+                "online-hash": "HSET", "online-set": "SADD", "online-zset": "ZADD"}
+KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set",
+       "online-hash": b"h:online:main", "online-zset": b"z:online:main"}
+
+
+def online_set_key(slot):
+    return b"s:online:main:%d" % (ONLINE_BASE_TS + slot)
 SEED = 20240229
 
 
@@ -70,6 +82,23 @@ def generate(workload, n, batch, seed=SEED):
             parts = [b"*%d\r\n$4\r\nSADD\r\n$%d\r\n%s\r\n" % (2 + len(chunk), len(KEY["set"]), KEY["set"])]
             for i in chunk:
                 parts.append(b"$13\r\nuser:%08d\r\n" % i)
+        elif workload in ("online-hash", "online-zset"):
+            # online-hash: HSET key <id> <ts>; online-zset: ZADD key <ts> <id>
+            verb = b"HSET" if workload == "online-hash" else b"ZADD"
+            parts = [b"*%d\r\n$4\r\n%s\r\n$%d\r\n%s\r\n" % (2 + 2 * len(chunk), verb, len(KEY[workload]), KEY[workload])]
+            for i in chunk:
+                uid = b"%d" % (10000001 + i)
+                ts = b"%d" % (ONLINE_BASE_TS + rng.randrange(86400))
+                first, second = (uid, ts) if workload == "online-hash" else (ts, uid)
+                parts.append(b"$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(first), first, len(second), second))
+        elif workload == "online-set":
+            # One SADD per timestamp set in this chunk.
+            by_slot = {}
+            for i in chunk:
+                by_slot.setdefault(i % ONLINE_TIMESTAMPS, []).append(b"%d" % (10000001 + i))
+            # Each element of the load is one command (one reply is read per element).
+            cmds.extend(resp([b"SADD", online_set_key(slot)] + ids) for slot, ids in sorted(by_slot.items()))
+            continue
         elif workload == "string":
             parts = [b"*%d\r\n$4\r\nMSET\r\n" % (1 + 2 * len(chunk))]
             for i in chunk:
@@ -265,10 +294,14 @@ def measure(binary, workload, n, cmds, cpu, optimize):
         load.close()
         if errors:
             raise RuntimeError("%s replied %d errors while loading %s, first: %s" % (binary, len(errors), workload, errors[0]))
-        check = (b"ZCARD", KEY.get(workload)) if workload == "zset" else \
-                (b"HLEN", KEY.get(workload)) if workload == "hash" else \
-                (b"SCARD", KEY.get(workload)) if workload == "set" else (b"DBSIZE",)
-        count = ctl.call(*check)
+        if workload == "online-set":
+            total = sum(int(ctl.call(b"SCARD", online_set_key(s))[1:]) for s in range(ONLINE_TIMESTAMPS))
+            count = b":%d" % total
+        else:
+            check = (b"ZCARD", KEY.get(workload)) if workload in ("zset", "online-zset") else \
+                    (b"HLEN", KEY.get(workload)) if workload in ("hash", "online-hash") else \
+                    (b"SCARD", KEY.get(workload)) if workload == "set" else (b"DBSIZE",)
+            count = ctl.call(*check)
         if count != b":%d" % n:
             raise RuntimeError("%s holds %r elements after loading %s, expected %d" % (binary, count, workload, n))
         after = memory(ctl, srv.proc.pid)
@@ -311,8 +344,8 @@ def main():
 
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
     for w in workloads:
-        if w not in WORKLOADS:
-            ap.error("unknown workload %r (known: %s)" % (w, ", ".join(WORKLOADS)))
+        if w not in WORKLOADS + ONLINE_WORKLOADS:
+            ap.error("unknown workload %r (known: %s)" % (w, ", ".join(WORKLOADS + ONLINE_WORKLOADS)))
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     cpu = args.cpu if args.cpu != "" else None
     if cpu is not None and shutil.which("taskset") is None:
