@@ -5,7 +5,8 @@ BUILD_DIR      ?= build
 SANITIZE_DIR   ?= build-sanitize
 JOBS           ?= $(shell nproc)
 BUILD_PACKAGES := cmake g++ make pkg-config libjemalloc-dev libxxhash-dev libgtest-dev
-TEST_PACKAGES  := redis-server redis-tools python3 python3-redis python3-pytest
+TEST_PACKAGES  := redis-server redis-tools python3 python3-redis python3-pytest zstd libzstd-dev
+BENCH_PACKAGES := python3-matplotlib
 SUDO           := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build server run test test-sanitize bench deps-build deps-test clean
@@ -51,6 +52,7 @@ test-sanitize: deps-test
 	cd $(SANITIZE_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure --timeout 2400
 
 bench: deps-test build
+	$(call apt_install,$(BENCH_PACKAGES))
 	bench/memory.py --server $(BUILD_DIR)/goblin-server
 	bench/throughput.sh $(BUILD_DIR)/goblin-server
 

@@ -1,0 +1,191 @@
+"""bench/lichess tools: pgn2events on the PGN fixtures, synth's determinism and rules, a tiny feed.
+
+The tools are built with g++ into a temporary directory (the PGN reader twice: with libzstd when
+its header is installed, and with the `zstd -dc` pipe). The feed test runs
+bench/lichess/feed_payload_uds.sh --scale tiny with $GOBLIN_SERVER against /usr/bin/redis-server;
+if that goblin-server has no ZADD yet, the feeder runs with redis-server on both sides (the test
+then checks the harness itself, not Goblin) and says so in a warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.server import REFERENCE_BINARY, ServerProcess, goblin_binary, stop_and_check
+
+REPO = Path(__file__).resolve().parents[2]
+TOOLS_SRC = REPO / "bench" / "lichess"
+FIXTURES = REPO / "tests" / "fixtures" / "lichess"
+JAN = FIXTURES / "lichess_2013-01_mini.pgn"
+FEB = FIXTURES / "lichess_2013-02_mini.pgn"
+FEB_ZST = FIXTURES / "lichess_2013-02_mini.pgn.zst"
+
+EXPECTED_ALL = [
+    ("2012-12-31", "BFG9k", 1639), ("2012-12-31", "mamalak", 1403),
+    ("2013-01-01", "Desmond_Wilson", 1654), ("2013-01-01", "savinka59", 1919),
+    ("2013-01-01", "Naitero_Nagasaki", 1500),  # Black "800" has BlackElo "?": dropped alone
+    # nichiren1967 vs Naitero_Nagasaki: both ratings "?", no events
+    ("2013-01-02", "savinka59", 1897), ("2013-01-02", "Desmond_Wilson", 1673),
+    ("2013-02-01", "mamalak", 1395), ("2013-02-01", "BFG9k", 1644),
+    ("2013-02-03", "Desmond_Wilson", 1681), ("2013-02-03", "a-b_C9", 1500),
+]
+
+
+def _has_zstd_header() -> bool:
+    return Path("/usr/include/zstd.h").exists()
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lichess-tools")
+    flags = ["g++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-Werror"]
+    subprocess.run(flags + ["-o", str(out / "synth"), str(TOOLS_SRC / "synth.cc")], check=True)
+    subprocess.run(flags + ["-o", str(out / "pgn2events_pipe"), str(TOOLS_SRC / "pgn2events.cc")], check=True)
+    # make test installs libzstd-dev and zstd, so both readers are always built and tested.
+    assert _has_zstd_header(), "libzstd-dev is missing (make test installs it)"
+    subprocess.run(flags + ["-DPGN_WITH_LIBZSTD", "-o", str(out / "pgn2events"), str(TOOLS_SRC / "pgn2events.cc"),
+                            "-lzstd"], check=True)
+    return out
+
+
+def run(cmd, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, **kw)
+
+
+def events(text: str):
+    rows = []
+    for line in text.splitlines():
+        date, player, rating = line.split("\t")
+        rows.append((date, player, int(rating)))
+    return rows
+
+
+# ---- pgn2events ----------------------------------------------------------------------------------
+
+def test_pgn_events_exact(tools):
+    res = run([tools / "pgn2events", JAN, FEB])
+    assert events(res.stdout.decode()) == EXPECTED_ALL
+    assert b"games=7 " in res.stderr and b"dropped_observations=3 " in res.stderr
+
+
+@pytest.mark.parametrize("binary", ["pgn2events", "pgn2events_pipe"])
+def test_pgn_zst_same_as_plain(tools, binary):
+    assert FEB_ZST.exists() and shutil.which("zstd") is not None, "zstd (make test installs it)"
+    plain = run([tools / binary, JAN, FEB]).stdout
+    packed = run([tools / binary, JAN, FEB_ZST]).stdout
+    assert packed == plain
+
+
+def test_pgn_date_filter(tools):
+    res = run([tools / "pgn2events", "--from", "2013-01-01", "--to", "2013-02-01", JAN, FEB_ZST if FEB_ZST.exists() else FEB])
+    assert events(res.stdout.decode()) == [e for e in EXPECTED_ALL if "2013-01-01" <= e[0] <= "2013-02-01"]
+    assert b"out_of_range=2 " in res.stderr
+
+
+def test_pgn_question_mark_drops_one_observation(tools, tmp_path):
+    game = ('[Event "Rated Blitz game"]\n[Site "https://lichess.org/abcd1234"]\n[UTCDate "2014.05.06"]\n'
+            '[White "alice"]\n[Black "bob"]\n[Result "1-0"]\n[WhiteElo "{w}"]\n[BlackElo "{b}"]\n\n1. e4 1-0\n\n')
+    p = tmp_path / "g.pgn"
+    p.write_text(game.format(w="?", b="1712") + game.format(w="1501", b="") + game.format(w="15x0", b="2200"))
+    res = run([tools / "pgn2events", p])
+    assert events(res.stdout.decode()) == [("2014-05-06", "bob", 1712), ("2014-05-06", "alice", 1501),
+                                           ("2014-05-06", "bob", 2200)]
+    assert b"dropped_observations=3 " in res.stderr
+
+
+def test_pgn_cmd_and_resp_payloads(tools):
+    cmd = run([tools / "pgn2events", "--format", "cmd", JAN, FEB]).stdout.decode().splitlines()
+    assert cmd[:3] == ["ZADD leaderboard 1639 BFG9k", "ZADD leaderboard 1403 mamalak", "ECHO lichess-date:2012-12-31"]
+    assert cmd[-1] == "ECHO lichess-date:2013-02-03"
+    assert sum(1 for c in cmd if c.startswith("ZADD ")) == len(EXPECTED_ALL)
+    assert sum(1 for c in cmd if c.startswith("ECHO ")) == 5
+    resp = run([tools / "pgn2events", "--format", "resp", JAN]).stdout
+    assert resp.startswith(b"*4\r\n$4\r\nZADD\r\n$11\r\nleaderboard\r\n$4\r\n1639\r\n$5\r\nBFG9k\r\n")
+    assert resp.endswith(b"*2\r\n$4\r\nECHO\r\n$23\r\nlichess-date:2013-01-02\r\n")
+
+
+# ---- synth -----------------------------------------------------------------------------------------
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{2,20}$")
+
+
+def test_synth_deterministic(tools):
+    args = [tools / "synth", "--players", "500", "--updates", "20000", "--days", "60", "--format", "cmd"]
+    a = run(args + ["--seed", "7"]).stdout
+    b = run(args + ["--seed", "7"]).stdout
+    c = run(args + ["--seed", "8"]).stdout
+    assert a == b
+    assert a != c
+
+
+def test_synth_shape_rules_and_bounds(tools):
+    res = run([tools / "synth", "--players", "2000", "--updates", "60000", "--seed", "3"])
+    rows = events(res.stdout.decode())
+    assert len(rows) == 60000
+    players = {p for _, p, _ in rows}
+    assert len(players) == 2000
+    assert all(NAME_RE.match(p) for p in players)
+    assert len({p.lower() for p in players}) == 2000  # unique case-insensitively, as on Lichess
+    assert all(400 <= r <= 4000 for _, _, r in rows)
+    dates = [d for d, _, _ in rows]
+    assert dates == sorted(dates) and dates[0] >= "2012-12-31" and dates[-1] <= "2025-09-30"
+    # every player's first observation is the 1500 start rating of some time control
+    first = {}
+    for _, p, r in rows:
+        first.setdefault(p, r)
+    assert set(first.values()) == {1500}
+    # skewed activity: the busiest 1% of players carry far more than 1% of the updates
+    per = {}
+    for _, p, _ in rows:
+        per[p] = per.get(p, 0) + 1
+    counts = sorted(per.values(), reverse=True)
+    assert sum(counts[:20]) > 0.1 * len(rows)
+    # growth: the last year carries many times the first year's updates
+    first_year = sum(1 for d in dates if d < "2014")
+    last_year = sum(1 for d in dates if d >= "2024-10")
+    assert last_year > 20 * max(first_year, 1)
+
+
+def test_synth_rejects_bad_scale(tools):
+    res = subprocess.run([str(tools / "synth"), "--players", "10", "--updates", "5"], capture_output=True)
+    assert res.returncode == 2
+
+
+# ---- the feeder ------------------------------------------------------------------------------------
+
+def _goblin_has_zadd(binary: str) -> bool:
+    srv = ServerProcess(binary, name="lichess-probe").start()
+    try:
+        conn = srv.raw()
+        reply = conn.call("ZADD", "probe", "1", "a")
+        conn.close()
+        return reply.kind == ":"
+    finally:
+        stop_and_check(srv)
+
+
+def test_feed_tiny(tools, tmp_path):
+    goblin = goblin_binary()
+    assert _goblin_has_zadd(goblin), f"{goblin} does not answer ZADD"
+    side = goblin
+    out = tmp_path / "feed"
+    res = subprocess.run([str(TOOLS_SRC / "feed_payload_uds.sh"), "--scale", "tiny", "--goblin", side,
+                          "--redis", REFERENCE_BINARY, "--out", str(out), "--tools", str(tools)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "zset check: goblin 'leaderboard' MATCHES redis (300 members)" in res.stdout
+    ndates = len((out / "index.txt").read_text().splitlines())
+    for name in ("goblin", "redis"):
+        with open(out / f"{name}.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert rows[0]["date"] == "start"
+        assert len(rows) == ndates + 1
+        assert rows[-1]["commands"] == "20000" and rows[-1]["inserts"] == "300" and rows[-1]["errors"] == "0"
+        assert all(int(r["os_rss"]) > 0 and int(r["used_memory"]) > 0 for r in rows)
+        assert [r["date"] for r in rows[1:]] == sorted(r["date"] for r in rows[1:])
