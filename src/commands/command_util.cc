@@ -1,6 +1,9 @@
 #include "commands/command_util.h"
 
 #include <cctype>
+#include <string>
+#include <cstdlib>
+#include <cerrno>
 #include <cmath>
 
 #include "core/string_number.h"
@@ -22,6 +25,20 @@ bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value) {
     return false;
   }
   *value = static_cast<int>(wide);
+  return true;
+}
+
+bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
+  std::string copy(text);
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
+  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
+      errno == ERANGE) {
+    ctx.reply.Error("ERR invalid cursor");
+    return false;
+  }
+  *cursor = value;
   return true;
 }
 

@@ -21,6 +21,10 @@ bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value)
 // Redis's two errors: not an integer, or an integer outside the int range.
 bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value);
 
+// A SCAN/HSCAN/SSCAN/ZSCAN cursor, read as Redis's parseScanCursorOrReply does (strtoull over
+// the whole text); replies "ERR invalid cursor" and returns false otherwise.
+bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor);
+
 // Looks up key; returns false (after replying WRONGTYPE) when it holds another type than
 // `type`. *entry is nullptr when the key is missing. Reads count keyspace hits and misses.
 bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyEntry** entry,

@@ -322,24 +322,9 @@ void HrandfieldCommand(CommandContext& ctx) {
 
 // --- HSCAN ------------------------------------------------------------------------------------
 
-// Redis's parseScanCursorOrReply: strtoull over the whole argument.
-bool ParseCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
-  std::string copy(text);
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
-  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
-      errno == ERANGE) {
-    ctx.reply.Error("ERR invalid cursor");
-    return false;
-  }
-  *cursor = value;
-  return true;
-}
-
 void HscanCommand(CommandContext& ctx) {
   uint64_t cursor;
-  if (!ParseCursor(ctx, ctx.arg(2), &cursor)) return;
+  if (!ParseScanCursor(ctx, ctx.arg(2), &cursor)) return;
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
   if (hash == nullptr) {

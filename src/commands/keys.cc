@@ -100,21 +100,6 @@ void KeysCommand(CommandContext& ctx) {
   for (const std::string& key : keys) ctx.reply.Bulk(key);
 }
 
-// Redis's parseScanCursorOrReply: strtoul over the whole text.
-bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
-  std::string copy(text);
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
-  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
-      errno == ERANGE) {
-    ctx.reply.Error("ERR invalid cursor");
-    return false;
-  }
-  *cursor = value;
-  return true;
-}
-
 bool ParseTypeName(std::string_view name, ValueType* type) {
   static const std::pair<const char*, ValueType> kNames[] = {{"string", ValueType::kString},
                                                              {"list", ValueType::kList},

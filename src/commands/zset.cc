@@ -996,21 +996,6 @@ void ZrandmemberCommand(CommandContext& ctx) {
 
 // --- ZSCAN ------------------------------------------------------------------------------------
 
-// Redis's parseScanCursorOrReply: strtoull over the whole argument.
-bool ParseZscanCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor) {
-  std::string copy(text);
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
-  if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
-      errno == ERANGE) {
-    ctx.reply.Error("ERR invalid cursor");
-    return false;
-  }
-  *cursor = value;
-  return true;
-}
-
 // ZSCAN's cursor is the order key (ScoreToKey) of the next score to visit, 0 to start and when
 // done. A call returns about COUNT elements and always every element of the last score it
 // reaches, so elements present for a whole iteration are all returned (an element whose score
@@ -1018,7 +1003,7 @@ bool ParseZscanCursor(CommandContext& ctx, std::string_view text, uint64_t* curs
 // as Redis does for its listpack form.
 void ZscanCommand(CommandContext& ctx) {
   uint64_t cursor;
-  if (!ParseZscanCursor(ctx, ctx.arg(2), &cursor)) return;
+  if (!ParseScanCursor(ctx, ctx.arg(2), &cursor)) return;
   SortedSet* set;
   if (!LookupZset(ctx, ctx.arg(1), &set, true)) return;
   if (set == nullptr) {
