@@ -1,11 +1,12 @@
 #include "commands/command_util.h"
 
 #include <cctype>
-#include <string>
-#include <cstdlib>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
+#include "core/glob.h"
 #include "core/string_number.h"
 #include "server/errors.h"
 
@@ -39,6 +40,36 @@ bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* curso
     return false;
   }
   *cursor = value;
+  return true;
+}
+
+bool ScanOptions::Matches(std::string_view text) const {
+  return !use_pattern || GlobMatch(pattern, text);
+}
+
+bool ParseScanOptions(CommandContext& ctx, size_t first, uint32_t allowed, ScanOptions* out) {
+  for (size_t i = first; i < ctx.argc(); ++i) {
+    const bool has_value = i + 1 < ctx.argc();
+    std::string_view option = ctx.arg(i);
+    if (EqualsIgnoreCase(option, "count") && has_value) {
+      if (!ParseIntegerArg(ctx, ctx.arg(++i), &out->count)) return false;
+      if (out->count < 1) {
+        ctx.reply.Error(errors::kSyntax);
+        return false;
+      }
+    } else if (EqualsIgnoreCase(option, "match") && has_value) {
+      out->pattern = ctx.arg(++i);
+      out->use_pattern = out->pattern != "*";
+    } else if ((allowed & kScanType) && EqualsIgnoreCase(option, "type") && has_value) {
+      out->type_name = ctx.arg(++i);
+      out->has_type = true;
+    } else if ((allowed & kScanNoValues) && EqualsIgnoreCase(option, "novalues")) {
+      out->no_values = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
   return true;
 }
 

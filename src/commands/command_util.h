@@ -25,6 +25,21 @@ bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value);
 // the whole text); replies "ERR invalid cursor" and returns false otherwise.
 bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* cursor);
 
+// The options after a SCAN-family cursor: MATCH pattern, COUNT n (>= 1), and where the
+// command takes them, TYPE name (SCAN) and NOVALUES (HSCAN). Anything else is a syntax error.
+struct ScanOptions {
+  int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;  // a pattern other than "*"
+  std::string_view type_name;
+  bool has_type = false;
+  bool no_values = false;
+  bool Matches(std::string_view text) const;
+};
+enum ScanOptionSet : uint32_t { kScanMatchCount = 0, kScanType = 1, kScanNoValues = 2 };
+// Parses argv[first..]; replies the error and returns false on bad input.
+bool ParseScanOptions(CommandContext& ctx, size_t first, uint32_t allowed, ScanOptions* out);
+
 // Looks up key; returns false (after replying WRONGTYPE) when it holds another type than
 // `type`. *entry is nullptr when the key is missing. Reads count keyspace hits and misses.
 bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyEntry** entry,

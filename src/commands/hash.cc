@@ -331,34 +331,14 @@ void HscanCommand(CommandContext& ctx) {
     ctx.reply.Raw("*2\r\n$1\r\n0\r\n*0\r\n");
     return;
   }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  bool no_values = false;
-  for (size_t i = 3; i < ctx.argc(); ++i) {
-    const bool has_value = i + 1 < ctx.argc();
-    if (EqualsIgnoreCase(ctx.arg(i), "count") && has_value) {
-      if (!ParseIntegerArg(ctx, ctx.arg(++i), &count)) return;
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(ctx.arg(i), "match") && has_value) {
-      pattern = ctx.arg(++i);
-      use_pattern = pattern != "*";
-    } else if (EqualsIgnoreCase(ctx.arg(i), "novalues")) {
-      no_values = true;
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  ScanOptions options;
+  if (!ParseScanOptions(ctx, 3, kScanNoValues, &options)) return;
   std::vector<std::string> found;
-  const uint64_t next = hash->Scan(cursor, static_cast<size_t>(count),
+  const uint64_t next = hash->Scan(cursor, static_cast<size_t>(options.count),
                                    [&](std::string_view field, std::string_view value) {
-                                     if (use_pattern && !GlobMatch(pattern, field)) return;
+                                     if (!options.Matches(field)) return;
                                      found.emplace_back(field);
-                                     if (!no_values) found.emplace_back(value);
+                                     if (!options.no_values) found.emplace_back(value);
                                    });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(next));

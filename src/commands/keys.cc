@@ -118,34 +118,15 @@ bool ParseTypeName(std::string_view name, ValueType* type) {
 void ScanCommand(CommandContext& ctx) {
   uint64_t cursor;
   if (!ParseScanCursor(ctx, ctx.arg(1), &cursor)) return;
-  int64_t count = 10;
-  std::string_view pattern;
-  bool has_pattern = false;
+  ScanOptions options;
+  if (!ParseScanOptions(ctx, 2, kScanType, &options)) return;
+  // An unknown type name matches no key (Redis keeps this for compatibility rather than
+  // failing the command).
   std::optional<ValueType> type_filter;
-  bool unknown_type = false;
-  for (size_t i = 2; i < ctx.argc(); i += 2) {
-    bool has_value = i + 1 < ctx.argc();
-    std::string_view option = ctx.arg(i);
-    if (EqualsIgnoreCase(option, "count") && has_value) {
-      if (!ParseIntegerArg(ctx, ctx.arg(i + 1), &count)) return;
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(option, "match") && has_value) {
-      pattern = ctx.arg(i + 1);
-      has_pattern = !(pattern == "*");
-    } else if (EqualsIgnoreCase(option, "type") && has_value) {
-      // An unknown type name matches no key (Redis keeps this for compatibility rather than
-      // failing the command).
-      ValueType type;
-      type_filter = ParseTypeName(ctx.arg(i + 1), &type) ? std::optional(type) : std::nullopt;
-      unknown_type = !type_filter;
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  ValueType type;
+  if (options.has_type && ParseTypeName(options.type_name, &type)) type_filter = type;
+  const bool unknown_type = options.has_type && !type_filter;
+  const int64_t count = options.count;
   Database& db = ctx.db();
   std::vector<std::string> keys;
   // Like Redis, visit about COUNT entries, bounded so a sparse pattern cannot stall the loop.
@@ -156,7 +137,7 @@ void ScanCommand(CommandContext& ctx) {
       ++visited;
       if (Database::Expired(entry, ctx.now_ms)) return;
       if (unknown_type || (type_filter && entry->type() != *type_filter)) return;
-      if (has_pattern && !GlobMatch(pattern, entry->key())) return;
+      if (!options.Matches(entry->key())) return;
       keys.emplace_back(entry->key());
     });
   } while (cursor != 0 && visited < budget);

@@ -429,29 +429,13 @@ void SscanCommand(CommandContext& ctx) {
     ctx.reply.Raw("*2\r\n$1\r\n0\r\n*0\r\n");
     return;
   }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
-    const bool has_value = i + 1 < ctx.argc();
-    if (EqualsIgnoreCase(ctx.arg(i), "count") && has_value) {
-      if (!ParseIntegerArg(ctx, ctx.arg(i + 1), &count)) return;
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(ctx.arg(i), "match") && has_value) {
-      pattern = ctx.arg(i + 1);
-      use_pattern = pattern != "*";
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  ScanOptions options;
+  if (!ParseScanOptions(ctx, 3, kScanMatchCount, &options)) return;
   std::vector<std::string> found;
-  const uint64_t next = set->Scan(cursor, static_cast<size_t>(count), [&](std::string_view member) {
-    if (!use_pattern || GlobMatch(pattern, member)) found.emplace_back(member);
-  });
+  const uint64_t next =
+      set->Scan(cursor, static_cast<size_t>(options.count), [&](std::string_view member) {
+        if (options.Matches(member)) found.emplace_back(member);
+      });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(next));
   ctx.reply.Array(found.size());

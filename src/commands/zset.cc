@@ -1010,25 +1010,8 @@ void ZscanCommand(CommandContext& ctx) {
     ctx.reply.Raw("*2\r\n$1\r\n0\r\n*0\r\n");
     return;
   }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (size_t i = 3; i < ctx.argc(); i += 2) {
-    const bool has_value = i + 1 < ctx.argc();
-    if (EqualsIgnoreCase(ctx.arg(i), "count") && has_value) {
-      if (!ParseIntegerArg(ctx, ctx.arg(i + 1), &count)) return;
-      if (count < 1) {
-        ctx.reply.Error(errors::kSyntax);
-        return;
-      }
-    } else if (EqualsIgnoreCase(ctx.arg(i), "match") && has_value) {
-      pattern = ctx.arg(i + 1);
-      use_pattern = pattern != "*";
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
+  ScanOptions options;
+  if (!ParseScanOptions(ctx, 3, kScanMatchCount, &options)) return;
   const size_t size = set->size();
   RankSpan span{0, size};
   uint64_t next = 0;
@@ -1041,9 +1024,9 @@ void ZscanCommand(CommandContext& ctx) {
     } else if (cursor > kLowestKey) {
       span.first = set->ScoreLowerBound(KeyToScore(cursor, false), false);
     }
-    if (span.first + static_cast<uint64_t>(count) < size) {
+    if (span.first + static_cast<uint64_t>(options.count) < size) {
       // Extend to the end of the last score's run of ties.
-      const double last = set->ElementAt(span.first + static_cast<size_t>(count) - 1).score;
+      const double last = set->ElementAt(span.first + static_cast<size_t>(options.count) - 1).score;
       span.last = set->ScoreUpperBound(last, false);
       if (span.last < size) next = ScoreToKey(set->ElementAt(span.last).score);
     }
@@ -1052,7 +1035,7 @@ void ZscanCommand(CommandContext& ctx) {
   if (span.size() > 0) {
     set->ForEachInRankRange(span.first, span.last, false,
                             [&](double score, std::string_view member) {
-                              if (use_pattern && !GlobMatch(pattern, member)) return;
+                              if (!options.Matches(member)) return;
                               found.push_back({score, member});
                             });
   }
