@@ -23,62 +23,13 @@
 #include <string_view>
 #include <vector>
 
+#include "payload_writer.h"
+
 namespace {
 
-// ---- output (kept identical to pgn2events.cc; synth names never need quoting) ---------------
-enum class Format { Events, Cmd, Resp };
-
-class Writer {
-public:
-    Writer(FILE* out, Format fmt, std::string key) : out_(out), fmt_(fmt), key_(std::move(key)) {
-        buf_.reserve(1 << 20);
-    }
-    ~Writer() { flush(); }
-    void event(std::string_view date, std::string_view player, int rating) {
-        char num[16];
-        int nl = std::snprintf(num, sizeof num, "%d", rating);
-        std::string_view r(num, static_cast<size_t>(nl));
-        switch (fmt_) {
-        case Format::Events:
-            put(date); put("\t"); put(player); put("\t"); put(r); put("\n");
-            break;
-        case Format::Cmd:
-            put("ZADD "); put(key_); put(" "); put(r); put(" "); put(player); put("\n");
-            break;
-        case Format::Resp:
-            put("*4\r\n$4\r\nZADD\r\n"); bulk(key_); bulk(r); bulk(player);
-            break;
-        }
-        if (buf_.size() > (1 << 20)) flush();
-    }
-    void marker(std::string_view date) {
-        std::string m = "lichess-date:" + std::string(date);
-        if (fmt_ == Format::Cmd) { put("ECHO "); put(m); put("\n"); }
-        else if (fmt_ == Format::Resp) { put("*2\r\n$4\r\nECHO\r\n"); bulk(m); }
-    }
-    void flush() {
-        if (!buf_.empty()) {
-            if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size()) {
-                std::perror("write");
-                std::exit(1);
-            }
-            buf_.clear();
-        }
-    }
-
-private:
-    void put(std::string_view s) { buf_.append(s.data(), s.size()); }
-    void bulk(std::string_view s) {
-        char hdr[24];
-        int n = std::snprintf(hdr, sizeof hdr, "$%zu\r\n", s.size());
-        buf_.append(hdr, static_cast<size_t>(n));
-        put(s); put("\r\n");
-    }
-    FILE* out_;
-    Format fmt_;
-    std::string key_;
-    std::string buf_;
-};
+// ---- output: payload_writer.h ----------------------------------------------------------------
+using lichess::Format;
+using lichess::Writer;
 
 // ---- randomness: splitmix64 streams keyed by (seed, player, purpose) --------------------------
 inline uint64_t mix64(uint64_t z) {
