@@ -19,6 +19,16 @@ std::string_view TypeName(ValueType type);  // keys.cc
 
 namespace {
 
+void IntField(ReplyBuilder& r, std::string_view name, int64_t value) {
+  r.Bulk(name);
+  r.Integer(value);
+}
+
+template <typename Number>
+void IntField(ReplyBuilder& r, std::string_view name, Number value) {
+  IntField(r, name, static_cast<int64_t>(value));
+}
+
 void ReplyZsetStats(ReplyBuilder& r, const KeyEntry& entry, const SortedSet& set) {
   const ZsetStats s = set.Stats();
   r.Map(19);
@@ -28,38 +38,23 @@ void ReplyZsetStats(ReplyBuilder& r, const KeyEntry& entry, const SortedSet& set
   r.Bulk(s.encoding);
   r.Bulk("layout");
   r.Bulk(s.layout);
-  r.Bulk("members");
-  r.Integer(static_cast<int64_t>(s.size));
-  r.Bulk("bytes");  // MEMORY USAGE: the key's block and the value
-  r.Integer(static_cast<int64_t>(entry.MemoryUsage()));
-  r.Bulk("value_bytes");
-  r.Integer(static_cast<int64_t>(s.bytes));
-  r.Bulk("payload_bytes");
-  r.Integer(static_cast<int64_t>(s.payload_bytes));
-  r.Bulk("capacity_bytes");
-  r.Integer(static_cast<int64_t>(s.capacity_bytes));
+  IntField(r, "members", s.size);
+  IntField(r, "bytes", entry.MemoryUsage());  // MEMORY USAGE: the key's block and the value
+  IntField(r, "value_bytes", s.bytes);
+  IntField(r, "payload_bytes", s.payload_bytes);
+  IntField(r, "capacity_bytes", s.capacity_bytes);
   r.Bulk("fill");
   r.Double(s.fill);
-  r.Bulk("leaves");
-  r.Integer(static_cast<int64_t>(s.leaves));
-  r.Bulk("jumbo_leaves");
-  r.Integer(static_cast<int64_t>(s.jumbo_leaves));
-  r.Bulk("inner_nodes");
-  r.Integer(static_cast<int64_t>(s.inner_nodes));
-  r.Bulk("height");
-  r.Integer(s.height);
-  r.Bulk("leaf_bytes");
-  r.Integer(static_cast<int64_t>(s.leaf_bytes));
-  r.Bulk("inner_bytes");
-  r.Integer(static_cast<int64_t>(s.inner_bytes));
-  r.Bulk("table_bytes");
-  r.Integer(static_cast<int64_t>(s.table_bytes));
-  r.Bulk("index_bytes");
-  r.Integer(static_cast<int64_t>(s.index_bytes));
-  r.Bulk("index_segments");
-  r.Integer(static_cast<int64_t>(s.index_segments));
-  r.Bulk("index_slots");
-  r.Integer(static_cast<int64_t>(s.index_slots));
+  IntField(r, "leaves", s.leaves);
+  IntField(r, "jumbo_leaves", s.jumbo_leaves);
+  IntField(r, "inner_nodes", s.inner_nodes);
+  IntField(r, "height", s.height);
+  IntField(r, "leaf_bytes", s.leaf_bytes);
+  IntField(r, "inner_bytes", s.inner_bytes);
+  IntField(r, "table_bytes", s.table_bytes);
+  IntField(r, "index_bytes", s.index_bytes);
+  IntField(r, "index_segments", s.index_segments);
+  IntField(r, "index_slots", s.index_slots);
 }
 
 // Hashes and sets share one layout report (src/core/paged_table.h PackedStats).
@@ -72,28 +67,18 @@ void ReplyPackedStats(ReplyBuilder& r, std::string_view type, const KeyEntry& en
   r.Bulk(s.encoding);
   r.Bulk("layout");
   r.Bulk(s.layout);
-  r.Bulk("elements");
-  r.Integer(static_cast<int64_t>(s.size));
-  r.Bulk("bytes");  // MEMORY USAGE: the key's block and the value
-  r.Integer(static_cast<int64_t>(entry.MemoryUsage()));
-  r.Bulk("value_bytes");
-  r.Integer(static_cast<int64_t>(s.bytes));
-  r.Bulk("payload_bytes");
-  r.Integer(static_cast<int64_t>(s.payload_bytes));
-  r.Bulk("dead_bytes");
-  r.Integer(static_cast<int64_t>(s.dead_bytes));
-  r.Bulk("capacity_bytes");
-  r.Integer(static_cast<int64_t>(s.capacity_bytes));
+  IntField(r, "elements", s.size);
+  IntField(r, "bytes", entry.MemoryUsage());  // MEMORY USAGE: the key's block and the value
+  IntField(r, "value_bytes", s.bytes);
+  IntField(r, "payload_bytes", s.payload_bytes);
+  IntField(r, "dead_bytes", s.dead_bytes);
+  IntField(r, "capacity_bytes", s.capacity_bytes);
   r.Bulk("fill");
   r.Double(s.fill);
-  r.Bulk("pages");
-  r.Integer(static_cast<int64_t>(s.pages));
-  r.Bulk("index_segments");
-  r.Integer(static_cast<int64_t>(s.index_segments));
-  r.Bulk("index_slots");
-  r.Integer(static_cast<int64_t>(s.index_slots));
-  r.Bulk("index_bytes");
-  r.Integer(static_cast<int64_t>(s.index_bytes));
+  IntField(r, "pages", s.pages);
+  IntField(r, "index_segments", s.index_segments);
+  IntField(r, "index_slots", s.index_slots);
+  IntField(r, "index_bytes", s.index_bytes);
 }
 
 void GoblinStatsCommand(CommandContext& ctx) {
@@ -122,8 +107,7 @@ void GoblinStatsCommand(CommandContext& ctx) {
   r.Bulk(TypeName(entry->type()));
   r.Bulk("encoding");
   r.Bulk(entry->EncodingName());
-  r.Bulk("bytes");
-  r.Integer(static_cast<int64_t>(entry->MemoryUsage()));
+  IntField(r, "bytes", entry->MemoryUsage());
 }
 
 // Bytes saved by repacking one value; values with nothing to repack save 0.
