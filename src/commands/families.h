@@ -17,5 +17,6 @@ void RegisterZsetCommands(CommandTable* table);
 void RegisterGoblinCommands(CommandTable* table);
 void RegisterHashCommands(CommandTable* table);
 void RegisterSetCommands(CommandTable* table);
+void RegisterPersistenceCommands(CommandTable* table);
 
 }  // namespace goblin

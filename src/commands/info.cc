@@ -9,6 +9,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "persist/persistence.h"
 #include "core/string_number.h"
 #include "server/memory_stats.h"
 #include "server/version.h"
@@ -191,38 +192,10 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
 }
 
 void PersistenceSection(CommandContext& ctx, InfoWriter& w) {
-  Server& s = ctx.server;
   w.Section("Persistence");
-  w.Field("loading", "0");
-  w.Field("async_loading", "0");
-  w.Field("current_cow_peak", "0");
-  w.Field("current_cow_size", "0");
-  w.Field("current_cow_size_age", "0");
-  w.Field("current_fork_perc", "0.00");
-  w.Field("current_save_keys_processed", "0");
-  w.Field("current_save_keys_total", "0");
-  w.Field("rdb_changes_since_last_save", s.dirty);
-  w.Field("rdb_bgsave_in_progress", "0");
-  w.Field("rdb_last_save_time", s.last_save_unix);
-  w.Field("rdb_last_bgsave_status", "ok");
-  w.Field("rdb_last_bgsave_time_sec", "-1");
-  w.Field("rdb_current_bgsave_time_sec", "-1");
-  w.Field("rdb_saves", "0");
-  w.Field("rdb_last_cow_size", "0");
-  w.Field("rdb_last_load_keys_expired", "0");
-  w.Field("rdb_last_load_keys_loaded", "0");
-  w.Field("aof_enabled", s.config.appendonly ? "1" : "0");
-  w.Field("aof_rewrite_in_progress", "0");
-  w.Field("aof_rewrite_scheduled", "0");
-  w.Field("aof_last_rewrite_time_sec", "-1");
-  w.Field("aof_current_rewrite_time_sec", "-1");
-  w.Field("aof_last_bgrewrite_status", "ok");
-  w.Field("aof_rewrites", "0");
-  w.Field("aof_rewrites_consecutive_failures", "0");
-  w.Field("aof_last_write_status", "ok");
-  w.Field("aof_last_cow_size", "0");
-  w.Field("module_fork_in_progress", "0");
-  w.Field("module_fork_last_cow_size", "0");
+  for (const auto& [name, value] : ctx.server.persistence->InfoFields(ctx.now_ms)) {
+    w.Field(name, value);
+  }
 }
 
 void StatsSection(CommandContext& ctx, InfoWriter& w) {

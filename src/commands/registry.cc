@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterGoblinCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
+  RegisterPersistenceCommands(table);
 }
 
 }  // namespace goblin

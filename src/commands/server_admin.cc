@@ -11,6 +11,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "persist/persistence.h"
 #include "core/string_number.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -104,16 +105,17 @@ void TimeCommand(CommandContext& ctx) {
   ctx.reply.Bulk(std::to_string(micros % 1000000));
 }
 
-void LastsaveCommand(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_save_unix); }
-
 void ShutdownCommand(CommandContext& ctx) {
-  bool save = false;
+  bool save = false, nosave = false, force = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view option = ctx.arg(i);
     if (EqualsIgnoreCase(option, "save")) {
       save = true;
-    } else if (EqualsIgnoreCase(option, "nosave") || EqualsIgnoreCase(option, "now") ||
-               EqualsIgnoreCase(option, "force")) {
+    } else if (EqualsIgnoreCase(option, "nosave")) {
+      nosave = true;
+    } else if (EqualsIgnoreCase(option, "force")) {
+      force = true;
+    } else if (EqualsIgnoreCase(option, "now")) {
     } else if (EqualsIgnoreCase(option, "abort")) {
       ctx.reply.Error("ERR No shutdown in progress.");
       return;
@@ -122,13 +124,17 @@ void ShutdownCommand(CommandContext& ctx) {
       return;
     }
   }
-  if (save) {
-    // Snapshots arrive with the persistence work; refusing is better than losing data silently.
-    LogWarning("SHUTDOWN SAVE refused: this build cannot write snapshots yet");
-    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+  if (save && nosave) {
+    ctx.reply.Error(errors::kSyntax);
     return;
   }
   LogNotice("User requested shutdown...");
+  std::string error;
+  if (!ctx.server.persistence->PrepareShutdown(save, nosave, &error) && !force) {
+    LogWarning("Error trying to save the DB, can't exit: " + error);
+    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+    return;
+  }
   ctx.server.RequestShutdown();
   // Like Redis, the client gets no reply: the connection just closes.
   ctx.server.CloseClientLater(ctx.client);
@@ -380,6 +386,13 @@ void DebugCommand(CommandContext& ctx) {
     }
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
     ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "reload")) {
+    const std::string error = ctx.server.persistence->DebugReload();
+    if (!error.empty()) {
+      ctx.reply.Error(error);
+      return;
+    }
+    ctx.reply.Ok();
   } else if (EqualsIgnoreCase(sub, "error") && ctx.argc() == 3) {
     ctx.reply.Error(ctx.arg(2));
   } else if (EqualsIgnoreCase(sub, "set-active-expire") && ctx.argc() == 3) {
@@ -545,9 +558,6 @@ void RegisterServerCommands(CommandTable* table) {
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
   add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
       "Returns the server time.", "2.6.0", "O(1)", "");
-  add("lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastsaveCommand,
-      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "")
-      ->acl = "@admin @dangerous";
   add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, 0, 0, 0, ShutdownCommand,
       "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0",
       "O(N) when saving, where N is the total number of keys in all databases when saving data, "

@@ -194,6 +194,7 @@ void SpopWithCount(CommandContext& ctx) {
     const uint64_t removed = set->size();
     ctx.db().Delete(ctx.arg(1));
     MarkDirty(ctx, removed);
+    ctx.server.PropagateInstead({"DEL", std::string(ctx.arg(1))});
     return;
   }
   std::vector<std::string> popped;
@@ -207,6 +208,10 @@ void SpopWithCount(CommandContext& ctx) {
     ctx.reply.Bulk(member);
   }
   AfterRemoval(ctx, ctx.arg(1), *set, popped.size());
+  // The append-only file records which members went, not the random draw.
+  std::vector<std::string> srem = {"SREM", std::string(ctx.arg(1))};
+  srem.insert(srem.end(), popped.begin(), popped.end());
+  ctx.server.PropagateInstead(std::move(srem));
 }
 
 void SpopCommand(CommandContext& ctx) {
@@ -229,6 +234,7 @@ void SpopCommand(CommandContext& ctx) {
   set->PopRandom(&random_state, &member);
   AfterRemoval(ctx, ctx.arg(1), *set, 1);
   ctx.reply.Bulk(member);
+  ctx.server.PropagateInstead({"SREM", std::string(ctx.arg(1)), member});
 }
 
 void SrandmemberCommand(CommandContext& ctx) {

@@ -1,6 +1,7 @@
 // Transactions: MULTI EXEC DISCARD WATCH UNWATCH.
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "persist/persistence.h"
 
 namespace goblin {
 namespace {
@@ -42,10 +43,12 @@ void ExecCommand(CommandContext& ctx) {
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
   client.deny_blocking = true;  // a blocking command inside EXEC times out at once
+  ctx.server.persistence->BeginTransaction();
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.Dispatch(client, argv);
   }
+  ctx.server.persistence->EndTransaction();
   client.deny_blocking = false;
 }
 

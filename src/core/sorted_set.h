@@ -148,6 +148,17 @@ class SortedSet {
     if (tree_) tree_->FinishAppends();
   }
 
+  // Calls fn(const uint8_t* run, size_t entries, size_t bytes) for each packed run of the set
+  // in order (zset_packed.h format): the small form's one run, or every leaf of the large one.
+  template <typename Fn>
+  void ForEachRun(Fn&& fn) const {
+    if (tree_) {
+      tree_->ForEachLeafRun(fn);
+    } else if (small_.size() > 0) {
+      fn(small_.data(), small_.size(), small_.used_bytes());
+    }
+  }
+
   // Bytes allocated for this set, including the object itself (MEMORY USAGE).
   size_t MemoryUsage() const;
 

@@ -175,6 +175,11 @@ class ZsetTree final : private ZsetLeafHashes {
     return index_.Shrink();
   }
 
+  // Calls fn(const uint8_t* run, uint32_t entries, uint32_t bytes) for every non-empty leaf
+  // in key order: each leaf's packed run as it lies (snapshots write them unchanged).
+  template <typename Fn>
+  void ForEachLeafRun(Fn&& fn) const;
+
   // Bytes allocated by the tree, its tables and its index (not sizeof(*this)).
   size_t MemoryUsage() const;
   Stats GetStats() const;
@@ -295,5 +300,38 @@ class ZsetTree final : private ZsetLeafHashes {
   uint64_t append_last_key_ = 0;
   std::string scratch_;  // member bytes of detached items
 };
+
+template <typename Fn>
+void ZsetTree::ForEachLeafRun(Fn&& fn) const {
+  // Depth-first, left to right, with an explicit stack of (node, next child) per level.
+  uint32_t node_at[kMaxHeight];
+  int next_at[kMaxHeight];
+  auto visit_leaf = [&](uint32_t number) {
+    const uint8_t* block = leaf(number);
+    if (Header(block)->count > 0) fn(Payload(block), Header(block)->count, Header(block)->used);
+  };
+  if (height_ == 0) {
+    visit_leaf(root_);
+    return;
+  }
+  int depth = 0;
+  node_at[0] = root_;
+  next_at[0] = 0;
+  while (depth >= 0) {
+    const InnerNode* node = inner(node_at[depth]);
+    if (next_at[depth] == node->size) {
+      --depth;
+      continue;
+    }
+    const uint32_t child = node->child[next_at[depth]++];
+    if (depth + 1 == height_) {
+      visit_leaf(child);
+    } else {
+      ++depth;
+      node_at[depth] = child;
+      next_at[depth] = 0;
+    }
+  }
+}
 
 }  // namespace goblin

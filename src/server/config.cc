@@ -256,6 +256,46 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
        {"always", "everysec", "no"}});
   add({"appendfilename", {}, Kind::kString, kImmutable, &c.appendfilename, 0, 0, {}});
   add({"dbfilename", {}, Kind::kString, kProtected, &c.dbfilename, 0, 0, {}});
+  add({"appenddirname", {}, Kind::kString, kImmutable, &c.appenddirname, 0, 0, {}});
+  add({"auto-aof-rewrite-percentage",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.auto_aof_rewrite_percentage,
+       0,
+       kMaxInt,
+       {}});
+  add({"auto-aof-rewrite-min-size",
+       {},
+       Kind::kMemory,
+       kMutable,
+       &c.auto_aof_rewrite_min_size,
+       0,
+       INT64_MAX,
+       {}});
+  add({"aof-load-truncated", {}, Kind::kBool, kMutable, &c.aof_load_truncated, 0, 0, {}});
+  add({"stop-writes-on-bgsave-error",
+       {},
+       Kind::kBool,
+       kMutable,
+       &c.stop_writes_on_bgsave_error,
+       0,
+       0,
+       {}});
+  add({"rdbcompression", {}, Kind::kBool, kMutable, &c.rdbcompression, 0, 0, {}});
+  add({"rdbchecksum", {}, Kind::kBool, kImmutable, &c.rdbchecksum, 0, 0, {}});
+  add({"aof-use-rdb-preamble", {}, Kind::kBool, kMutable, &c.aof_use_rdb_preamble, 0, 0, {}});
+  add({"aof-timestamp-enabled", {}, Kind::kBool, kMutable, &c.aof_timestamp_enabled, 0, 0, {}});
+  add({"no-appendfsync-on-rewrite",
+       {},
+       Kind::kBool,
+       kMutable,
+       &c.no_appendfsync_on_rewrite,
+       0,
+       0,
+       {}});
+  add({"rdb-del-sync-files", {}, Kind::kBool, kMutable, &c.rdb_del_sync_files, 0, 0, {}});
+  add({"key-load-delay", {}, Kind::kInt, kMutable, &c.key_load_delay, INT32_MIN, kMaxInt, {}});
   add({"proto-max-bulk-len",
        {},
        Kind::kMemory,

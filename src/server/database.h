@@ -38,6 +38,9 @@ struct KeyWaiters {
 };
 
 struct KeyspaceCounters {
+  // Every change of a key (Touch): with server.dirty it tells whether a write command changed
+  // anything, and so must reach the append-only file.
+  uint64_t modifications = 0;
   uint64_t expired_keys = 0;
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
@@ -101,6 +104,7 @@ class Database {
   // Records that key changed, for WATCH and for clients blocked on it. Every mutator here
   // calls it; commands that change a collection in place call it themselves.
   void Touch(std::string_view key) {
+    if (counters_ != nullptr) ++counters_->modifications;
     if (waiters_ != nullptr && (!waiters_->watched.empty() || !waiters_->blocked.empty())) {
       TouchWaiters(key);
     }

@@ -23,6 +23,7 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
+#include "persist/persistence.h"
 
 namespace goblin {
 
@@ -113,6 +114,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   }
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
+  persistence = std::make_unique<Persistence>(*this);
   pid = getpid();
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) run_id.push_back(kHex[rng_() % 16]);
@@ -402,6 +404,7 @@ std::string Server::ApplyConfigChanges(const std::vector<std::string>& names) {
     if (name == "loglevel") SetLogLevel(config.loglevel);
     if (name == "hz") config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
     if (name == "port" || name == "bind") rebind = true;
+    if (std::string error = persistence->OnConfigChange(name); !error.empty()) return error;
   }
   if (rebind) {
     std::string error;
@@ -465,50 +468,69 @@ int Server::Run() {
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
 
-  std::vector<epoll_event> events(256);
-  int64_t next_tick = NowMs();
+  if (!persistence->LoadAtStartup()) return 1;
+
+  next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
     if (g_shutdown_signal != 0) {
       LogNotice("Received shutdown signal, scheduling shutdown...");
       break;
     }
-    now_ms_ = NowMs();
-    if (now_ms_ >= next_tick) {
-      Tick();
-      next_tick = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
-    }
-    int64_t wake = next_tick;
-    if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
-    int timeout = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
-    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout);
-    // One clock read per wake-up: every command handled in this round sees this time.
-    now_ms_ = NowMs();
-    if (!block_deadlines_.empty()) HandleBlockTimeouts();
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
-      return 1;
-    }
-    for (int i = 0; i < n; ++i) {
-      uint64_t token = events[static_cast<size_t>(i)].data.u64;
-      if (token & kListenerTag) {
-        Accept(listeners_[token & ~kListenerTag]);
-        continue;
-      }
-      auto it = clients_by_fd_.find(static_cast<int>(token));
-      if (it == clients_by_fd_.end()) continue;
-      Client& client = *it->second;
-      uint32_t mask = events[static_cast<size_t>(i)].events;
-      if (mask & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
-      if ((mask & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
-        HandleWritable(client);
-      }
-    }
-    for (Client* client : clients_to_close_) CloseClient(*client);
-    clients_to_close_.clear();
+    if (!ServeEvents(-1)) return 1;
+  }
+  // SHUTDOWN prepared itself (and could refuse); a signal saves here when save rules exist.
+  error.clear();
+  if (!shutdown_requested_ && !persistence->PrepareShutdown(false, false, &error)) {
+    LogWarning("Error trying to save the DB before exiting: " + error);
   }
   LogNotice("Goblin is now ready to exit, bye bye...");
   return 0;
+}
+
+bool Server::ServeEvents(int timeout_ms) {
+  now_ms_ = NowMs();
+  if (now_ms_ >= next_tick_ms_ && !loading()) {
+    Tick();
+    next_tick_ms_ = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
+  }
+  if (timeout_ms < 0) {
+    int64_t wake = next_tick_ms_;
+    if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
+    timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
+  }
+  int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
+  // One clock read per wake-up: every command handled in this round sees this time.
+  now_ms_ = NowMs();
+  if (!block_deadlines_.empty()) HandleBlockTimeouts();
+  if (n < 0) {
+    if (errno == EINTR) return true;
+    LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    uint64_t token = events_[static_cast<size_t>(i)].data.u64;
+    if (token & kListenerTag) {
+      Accept(listeners_[token & ~kListenerTag]);
+      continue;
+    }
+    auto it = clients_by_fd_.find(static_cast<int>(token));
+    if (it == clients_by_fd_.end()) continue;
+    Client& client = *it->second;
+    uint32_t mask = events_[static_cast<size_t>(i)].events;
+    if (mask & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
+    if ((mask & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
+      HandleWritable(client);
+    }
+  }
+  for (Client* client : clients_to_close_) CloseClient(*client);
+  clients_to_close_.clear();
+  return true;
+}
+
+bool Server::loading() const { return persistence->loading(); }
+
+void Server::CloseListenersInChild() {
+  for (const Listener& listener : listeners_) close(listener.fd);
 }
 
 void Server::Accept(const Listener& listener) {
@@ -619,6 +641,8 @@ void Server::ProcessInput(Client& client) {
 }
 
 void Server::Flush(Client& client) {
+  // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
+  if (persistence->log_pending()) persistence->FlushLog();
   while (client.pending_output() > 0) {
     ssize_t n =
         write(client.fd, client.output.data() + client.output_sent, client.pending_output());
@@ -735,6 +759,16 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       return;
     }
   }
+  if (client.fd >= 0 && loading() && !(command->flags & kCmdLoading)) {
+    reject("LOADING Redis is loading the dataset in memory", command);
+    return;
+  }
+  if ((command->flags & kCmdWrite) && client.fd >= 0) {
+    if (std::string refusal = persistence->RefuseWrites(); !refusal.empty()) {
+      reject(refusal, command);
+      return;
+    }
+  }
   if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
     if (command->flags & kCmdNoMulti) {
       reject("ERR Command not allowed inside a transaction", command);
@@ -748,8 +782,15 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
   size_t output_before = client.output.size();
+  const uint64_t dirty_before = dirty;
+  const uint64_t changes_before = stats.keyspace.modifications;
+  propagate_override.clear();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   command->handler(ctx);
+  if ((command->flags & kCmdWrite) &&
+      (dirty != dirty_before || stats.keyspace.modifications != changes_before)) {
+    persistence->PropagateCommand(client, *command, argv, now_ms_);
+  }
   int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
   if (client.output.size() > output_before && client.output[output_before] == '-') {
@@ -834,6 +875,7 @@ void Server::Tick() {
     clients_to_close_.clear();
   }
   UsedMemory();
+  persistence->Tick(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
     uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;

@@ -6,6 +6,7 @@
 // work in bounded slices: active expiry, client timeouts, statistics.
 #pragma once
 
+#include <sys/epoll.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -26,6 +27,7 @@
 
 namespace goblin {
 
+class Persistence;
 class Server;
 
 // What a command handler sees.
@@ -134,6 +136,19 @@ class Server {
 
   void RequestShutdown() { shutdown_requested_ = true; }
 
+  // Runs one round of the event loop: waits up to timeout_ms for events and handles them.
+  // Returns false when epoll failed. Also called while a snapshot loads, to answer -LOADING.
+  bool ServeEvents(int timeout_ms);
+  // In a forked child: releases the listening ports so a restarted server can bind them.
+  void CloseListenersInChild();
+  bool loading() const;
+
+  // A write handler whose argv would not replay to the same state (SPOP's random pick) names
+  // the commands the append-only file should record instead.
+  void PropagateInstead(std::vector<std::string> argv) {
+    propagate_override.push_back(std::move(argv));
+  }
+
   // Puts CONFIG SET changes into effect (log level, listeners). Returns "" or the error reply.
   std::string ApplyConfigChanges(const std::vector<std::string>& names);
 
@@ -151,6 +166,9 @@ class Server {
   int64_t start_time_ms = 0;
   int64_t last_save_unix = 0;
   uint64_t dirty = 0;  // changes since the last save
+  // Snapshots and the append-only file (src/persist).
+  std::unique_ptr<Persistence> persistence;
+  std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
   std::string executable;
   std::string run_id;
   pid_t pid = 0;
@@ -196,9 +214,11 @@ class Server {
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
   bool shutdown_requested_ = false;
+  int64_t next_tick_ms_ = 0;
   size_t peak_memory_ = 0;
   std::mt19937_64 rng_;
   std::vector<std::string_view> argv_scratch_;
+  std::vector<epoll_event> events_ = std::vector<epoll_event>(256);
 };
 
 }  // namespace goblin

@@ -1,0 +1,50 @@
+// POSIX file helpers for the persistence layer (AOF, manifest, snapshots): whole-buffer writes,
+// whole-file reads, and durable atomic replacement of a small file.
+//
+// Contract shared by every function here:
+//  1. A false return comes with *error set to one human-readable line naming the operation, the
+//     path and strerror(errno), e.g. "open appendonlydir/x.manifest: Permission denied".
+//  2. EINTR is retried, never reported.
+//  3. "Durable" means fsync'ed data and an fsync'ed directory entry: after a power loss the file
+//     is there with these bytes.
+//
+// All functions are thread-compatible (they share no state) and block on disk I/O.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace goblin {
+
+// dir + "/" + name, without doubling a trailing '/'; an empty dir gives name unchanged.
+std::string JoinPath(const std::string& dir, const std::string& name);
+
+// The directory part of path ("." when it has none, "/" for a file at the root).
+std::string DirectoryOf(const std::string& path);
+
+// Writes all size bytes to fd, looping over short writes. A write that returns 0 is an error
+// (it would otherwise loop forever).
+bool WriteAll(int fd, const char* data, size_t size, std::string* error);
+
+// As above, and *written says how many bytes reached fd, also on failure, so that a caller can
+// keep the unwritten tail.
+bool WriteAll(int fd, const char* data, size_t size, size_t* written, std::string* error);
+
+// Replaces *out with the contents of path.
+bool ReadWholeFile(const std::string& path, std::string* out, std::string* error);
+
+// fsyncs a directory so that entries created, renamed or removed in it survive a power loss.
+// Filesystems that cannot fsync a directory (EINVAL) count as success, as in Redis.
+bool FsyncDirectory(const std::string& dir, std::string* error);
+
+// Creates dir (one level, mode 0755) unless it exists as a directory; fsyncs its parent when it
+// was created.
+bool CreateDirectoryIfMissing(const std::string& dir, std::string* error);
+
+// Writes contents to "<path>.tmp-<pid>", fsyncs it, renames it over path and fsyncs the
+// directory. A crash at any point leaves path either whole and old or whole and new (at worst
+// with a stray temporary beside it). On failure the temporary is removed and path is untouched.
+bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error);
+
+}  // namespace goblin

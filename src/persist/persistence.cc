@@ -1,0 +1,792 @@
+#include "persist/persistence.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/ascii.h"
+#include "core/key_entry.h"
+#include "core/string_number.h"
+#include "persist/file_util.h"
+#include "persist/snapshot_loader.h"
+#include "persist/snapshot_writer.h"
+#include "server/client.h"
+#include "server/command_table.h"
+#include "server/database.h"
+#include "server/log.h"
+#include "server/server.h"
+
+namespace goblin {
+
+namespace {
+
+// Redis's CONFIG_BGSAVE_RETRY_DELAY: after a failed BGSAVE, save rules wait this long.
+constexpr int64_t kBgsaveRetryDelayMs = 5000;
+// While loading, clients are served at most this often.
+constexpr int64_t kLoadingPumpIntervalUs = 2000;
+
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Bytes of this process's private pages that were written (copied on write, in a child).
+uint64_t PrivateDirtyBytes() {
+  std::ifstream smaps("/proc/self/smaps_rollup");
+  std::string line;
+  uint64_t total = 0;
+  while (std::getline(smaps, line)) {
+    if (line.rfind("Private_Dirty:", 0) == 0) {
+      total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
+    }
+  }
+  return total;
+}
+
+uint64_t FileSize(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+SnapshotLimits LimitsOf(const Config& c) {
+  auto size = [](int64_t v) { return static_cast<size_t>(std::max<int64_t>(0, v)); };
+  SnapshotLimits limits;
+  limits.zset = {size(c.zset_max_listpack_entries), size(c.zset_max_listpack_value)};
+  limits.hash = {size(c.hash_max_listpack_entries), size(c.hash_max_listpack_value)};
+  limits.set = {size(c.set_max_intset_entries), size(c.set_max_listpack_entries),
+                size(c.set_max_listpack_value)};
+  return limits;
+}
+
+AppendFsync FsyncPolicy(const Config& c) { return ParseAppendFsync(c.appendfsync); }
+
+}  // namespace
+
+Persistence::Persistence(Server& server) : server_(server) {}
+
+Persistence::~Persistence() {
+  KillChild();
+  if (aof_) aof_->Close();
+}
+
+std::string Persistence::SnapshotPath() const {
+  return JoinPath(server_.config.dir, server_.config.dbfilename);
+}
+
+std::string Persistence::LogDirectory() const {
+  return JoinPath(server_.config.dir, server_.config.appenddirname);
+}
+
+std::vector<const Database*> Persistence::Databases() const {
+  std::vector<const Database*> dbs;
+  for (size_t i = 0; i < server_.database_count(); ++i) {
+    dbs.push_back(&server_.db(static_cast<int>(i)));
+  }
+  return dbs;
+}
+
+// ---- Loading --------------------------------------------------------------------------------
+
+bool Persistence::LoadAtStartup() {
+  const int64_t start_us = SteadyMicros();
+  std::string error;
+  bool missing = false;
+  bool ok;
+  const char* what;
+  if (server_.config.appendonly) {
+    what = "append only file";
+    ok = LoadLog(&missing, &error);
+  } else {
+    what = "snapshot";
+    ok = LoadSnapshot(SnapshotPath(), &missing, &error);
+  }
+  FinishLoading();
+  if (!ok && !missing) {
+    LogWarning("Fatal error loading the " + std::string(what) + ": " + error);
+    return false;
+  }
+  if (!missing) {
+    const double seconds = static_cast<double>(SteadyMicros() - start_us) / 1e6;
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.3f", seconds);
+    LogNotice(std::string("DB loaded from ") + what + ": " + text + " seconds (" +
+              std::to_string(last_load_keys_loaded_) + " keys, " +
+              std::to_string(last_load_keys_expired_) + " expired)");
+  }
+  if (server_.config.appendonly && !StartLog(&error)) {
+    LogWarning("Can't open the append-only file: " + error);
+    return false;
+  }
+  return true;
+}
+
+bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::string* error) {
+  loading_ = true;
+  loading_start_ms_ = server_.NowMs();
+  loading_total_bytes_ = FileSize(path);
+  loading_loaded_bytes_ = loading_keys_ = 0;
+  std::vector<Database*> dbs;
+  for (size_t i = 0; i < server_.database_count(); ++i) {
+    dbs.push_back(&server_.db(static_cast<int>(i)));
+  }
+  SnapshotLoadStats stats;
+  const uint64_t total = loading_total_bytes_;
+  const bool ok = LoadSnapshotFile(
+      path, dbs, LimitsOf(server_.config), server_.NowMs(),
+      [&](uint64_t bytes, uint64_t keys) { ServeWhileLoading(bytes, total, keys); },
+      server_.config.key_load_delay, &stats, nullptr, missing, error);
+  last_load_keys_loaded_ = stats.keys_read;
+  last_load_keys_expired_ = stats.keys_expired;
+  if (!ok) {
+    server_.FlushAll();
+    return false;
+  }
+  return true;
+}
+
+void Persistence::ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys) {
+  loading_loaded_bytes_ = std::min(bytes_done, total_bytes);
+  loading_keys_ = keys;
+  const int64_t now = SteadyMicros();
+  if (now - last_pump_us_ < kLoadingPumpIntervalUs) return;
+  last_pump_us_ = now;
+  server_.ServeEvents(0);
+  if (loading_total_bytes_ > 0 && keys % (1 << 20) == 0) {
+    LogNotice("Loading: " + std::to_string(keys) + " keys, " +
+              std::to_string(100 * loading_loaded_bytes_ / loading_total_bytes_) + "% after " +
+              std::to_string((server_.NowMs() - loading_start_ms_) / 1000) + " s");
+  }
+}
+
+void Persistence::FinishLoading() {
+  loading_ = false;
+  server_.dirty = 0;
+  server_.last_save_unix = server_.NowMs() / 1000;
+}
+
+bool Persistence::LoadLog(bool* missing, std::string* error) {
+  const std::string dir = LogDirectory();
+  manifest_ = AofManifest(server_.config.appendfilename);
+  if (!manifest_.Load(dir, server_.config.appendfilename, error)) {
+    if (!error->empty()) {
+      *error = JoinPath(dir, manifest_.manifest_name()) + ": " + *error;
+      return false;
+    }
+    *missing = true;  // a fresh start: StartLog creates the files
+    return false;
+  }
+  loading_ = true;
+  loading_start_ms_ = server_.NowMs();
+  loading_total_bytes_ = 0;
+  if (manifest_.base()) loading_total_bytes_ += FileSize(JoinPath(dir, manifest_.base()->name));
+  for (const AofFile& incr : manifest_.incrs()) {
+    loading_total_bytes_ += FileSize(JoinPath(dir, incr.name));
+  }
+  uint64_t loaded_keys = 0, expired_keys = 0;
+  if (manifest_.base()) {
+    bool base_missing = false;
+    const std::string base = JoinPath(dir, manifest_.base()->name);
+    if (!LoadSnapshot(base, &base_missing, error)) {
+      if (base_missing) *error = base + ": the manifest names it but it does not exist";
+      return false;
+    }
+    loaded_keys = last_load_keys_loaded_;
+    expired_keys = last_load_keys_expired_;
+    loading_ = true;
+  }
+  const std::vector<AofFile>& incrs = manifest_.incrs();
+  for (size_t i = 0; i < incrs.size(); ++i) {
+    if (!ReplayLogFile(JoinPath(dir, incrs[i].name), i + 1 == incrs.size(), error)) return false;
+  }
+  last_load_keys_loaded_ = loaded_keys;
+  last_load_keys_expired_ = expired_keys;
+  return true;
+}
+
+bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string* error) {
+  std::string data;
+  if (!ReadWholeFile(path, &data, error)) {
+    if (errno == ENOENT || FileSize(path) == 0) {
+      // Redis tolerates a missing or empty last incr file (it may not have been written yet).
+      if (last) return true;
+    }
+    *error = path + ": " + *error;
+    return false;
+  }
+  Client replay(0, -1);
+  replay.authenticated = true;
+  replaying_ = true;
+  const uint64_t base_bytes = loading_loaded_bytes_;
+  uint64_t commands = 0;
+  std::vector<std::string_view> argv;
+  const AofReplayResult result =
+      ReplayAof(data, [&](std::span<const std::string_view> command, std::string* what) {
+        if (server_.commands.Find(command[0]) == nullptr) {
+          *what = "unknown command '" + std::string(command[0]) + "'";
+          return false;
+        }
+        argv.assign(command.begin(), command.end());
+        server_.Dispatch(replay, argv);
+        replay.output.clear();
+        if (++commands % 1024 == 0) {
+          ServeWhileLoading(base_bytes + commands, loading_total_bytes_, loading_keys_);
+        }
+        return true;
+      });
+  replaying_ = false;
+  loading_loaded_bytes_ = base_bytes + data.size();
+  switch (result.status) {
+    case AofReplayResult::Status::kOk:
+      return true;
+    case AofReplayResult::Status::kTruncated:
+      if (last && server_.config.aof_load_truncated) {
+        LogWarning("!!! Warning: short read while loading the AOF file " + path + "!!! (offset " +
+                   std::to_string(result.valid_bytes) +
+                   "). AOF loaded anyway because aof-load-truncated is enabled; the torn " +
+                   "command was dropped and the file truncated to its complete prefix");
+        if (truncate(path.c_str(), static_cast<off_t>(result.valid_bytes)) != 0) {
+          *error = path + ": cannot truncate the torn tail: " + std::strerror(errno);
+          return false;
+        }
+        return true;
+      }
+      *error = path + ": offset " + std::to_string(result.valid_bytes) +
+               ": unexpected end of file" +
+               (last ? " (set aof-load-truncated yes to load the complete prefix)"
+                     : " in a file that is not the last one");
+      return false;
+    case AofReplayResult::Status::kCorrupt:
+      *error = path + ": offset " + std::to_string(result.error_offset) + ": " + result.error;
+      return false;
+  }
+  return false;
+}
+
+// ---- Snapshots ------------------------------------------------------------------------------
+
+std::string Persistence::Save() {
+  if (child_kind_ == ChildKind::kSnapshot) return "ERR Background save already in progress";
+  SnapshotSaveStats stats;
+  std::string error;
+  const int64_t start = server_.NowMs();
+  if (!WriteSnapshotFile(Databases(), SnapshotPath(), start, &stats, &error)) {
+    LogWarning("Error saving DB on disk: " + error);
+    last_bgsave_ok_ = false;
+    return "ERR " + error;
+  }
+  LogNotice("DB saved on disk (" + std::to_string(stats.keys) + " keys, " +
+            std::to_string(stats.bytes) + " bytes)");
+  server_.dirty = 0;
+  server_.last_save_unix = server_.NowMs() / 1000;
+  last_bgsave_ok_ = true;
+  ++saves_;
+  return "";
+}
+
+std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
+  *scheduled = false;
+  if (child_kind_ == ChildKind::kSnapshot) return "ERR Background save already in progress";
+  if (child_kind_ == ChildKind::kRewrite) {
+    if (!schedule) {
+      return "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+             "SCHEDULE in order to schedule a BGSAVE whenever possible.";
+    }
+    bgsave_scheduled_ = true;
+    *scheduled = true;
+    return "";
+  }
+  std::string error;
+  if (!StartChild(ChildKind::kSnapshot, SnapshotPath(), &error)) {
+    last_bgsave_ok_ = false;
+    return "ERR " + error;
+  }
+  return "";
+}
+
+std::string Persistence::DebugReload() {
+  if (std::string error = Save(); !error.empty()) return error;
+  server_.FlushAll();
+  bool missing = false;
+  std::string error;
+  if (!LoadSnapshot(SnapshotPath(), &missing, &error)) {
+    FinishLoading();
+    LogWarning("DEBUG RELOAD failed: " + error);
+    return "ERR Error trying to load the RDB dump, check server logs.";
+  }
+  FinishLoading();
+  return "";
+}
+
+bool Persistence::StartChild(ChildKind kind, const std::string& target, std::string* error) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  FlushLog();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    // The child: dies with its parent, frees the listening ports, writes, reports, exits.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    close(fds[0]);
+    server_.CloseListenersInChild();
+    SnapshotSaveStats stats;
+    std::string child_error;
+    const bool ok = WriteSnapshotFile(Databases(), target, server_.NowMs(), &stats, &child_error);
+    if (!ok) LogWarning("Background save error: " + child_error);
+    const uint64_t cow = PrivateDirtyBytes();
+    ssize_t ignored = write(fds[1], &cow, sizeof(cow));
+    (void)ignored;
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  child_kind_ = kind;
+  child_pid_ = pid;
+  child_pipe_ = fds[0];
+  child_start_ms_ = server_.NowMs();
+  child_target_ = target;
+  dirty_at_fork_ = server_.dirty;
+  if (kind == ChildKind::kSnapshot) {
+    last_bgsave_try_ms_ = child_start_ms_;
+    LogNotice("Background saving started by pid " + std::to_string(pid));
+  } else {
+    LogNotice("Background append only file rewriting started by pid " + std::to_string(pid));
+  }
+  return true;
+}
+
+void Persistence::ReapChild(bool block) {
+  if (child_pid_ < 0) return;
+  int status = 0;
+  const pid_t done = waitpid(child_pid_, &status, block ? 0 : WNOHANG);
+  if (done == 0) return;
+  const bool ok = done == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  ChildDone(ok, server_.NowMs());
+}
+
+void Persistence::ChildDone(bool ok, int64_t now_ms) {
+  uint64_t cow = 0;
+  if (read(child_pipe_, &cow, sizeof(cow)) != static_cast<ssize_t>(sizeof(cow))) cow = 0;
+  close(child_pipe_);
+  child_pipe_ = -1;
+  const ChildKind kind = child_kind_;
+  child_kind_ = ChildKind::kNone;
+  child_pid_ = -1;
+  const int64_t seconds = (now_ms - child_start_ms_) / 1000;
+  if (kind == ChildKind::kSnapshot) {
+    last_bgsave_ok_ = ok;
+    last_bgsave_seconds_ = seconds;
+    if (ok) {
+      server_.dirty -= std::min(server_.dirty, dirty_at_fork_);
+      server_.last_save_unix = child_start_ms_ / 1000;
+      last_cow_bytes_ = cow;
+      ++saves_;
+      LogNotice("Background saving terminated with success");
+    } else {
+      LogWarning("Background saving error");
+    }
+    return;
+  }
+  last_rewrite_ok_ = ok;
+  last_rewrite_seconds_ = seconds;
+  if (!ok) {
+    ++rewrite_failures_;
+    LogWarning("Background AOF rewrite terminated with error");
+    return;
+  }
+  aof_last_cow_bytes_ = cow;
+  ++rewrites_;
+  std::string error;
+  const std::string dir = LogDirectory();
+  const std::string base_name = child_target_.substr(child_target_.rfind('/') + 1);
+  // The files the new base replaces are deleted once the manifest no longer names them (a
+  // crash in between leaves unnamed files behind, never a manifest naming missing ones).
+  if (!manifest_.FinishRewrite(base_name, rewrite_first_incr_)) {
+    error = "cannot record the new base " + base_name;
+  }
+  const std::vector<std::string> replaced = manifest_.TakeHistory();
+  if (!error.empty() || !manifest_.Persist(dir, &error)) {
+    // The old manifest on disk still describes a complete log, so nothing is lost.
+    LogWarning("Can't persist the AOF manifest: " + error);
+    unlink(child_target_.c_str());
+    return;
+  }
+  for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
+  aof_history_size_ = 0;
+  for (const AofFile& incr : manifest_.incrs()) {
+    if (incr.name != rewrite_first_incr_) aof_history_size_ += FileSize(JoinPath(dir, incr.name));
+  }
+  aof_base_size_ = FileSize(child_target_) + aof_history_size_ + (aof_ ? aof_->size() : 0);
+  aof_history_size_ += FileSize(child_target_);
+  LogNotice("Background AOF rewrite finished successfully");
+}
+
+void Persistence::KillChild() {
+  if (child_pid_ < 0) return;
+  kill(child_pid_, SIGUSR1);
+  kill(child_pid_, SIGKILL);
+  int status;
+  waitpid(child_pid_, &status, 0);
+  unlink((child_target_ + ".tmp-" + std::to_string(child_pid_)).c_str());
+  close(child_pipe_);
+  child_pipe_ = -1;
+  child_pid_ = -1;
+  child_kind_ = ChildKind::kNone;
+}
+
+// ---- Append-only file -----------------------------------------------------------------------
+
+bool Persistence::StartLog(std::string* error) {
+  const std::string dir = LogDirectory();
+  if (!CreateDirectoryIfMissing(dir, error)) return false;
+  if (manifest_.empty()) manifest_ = AofManifest(server_.config.appendfilename);
+  // Writes go on at the end of the newest incremental file (its torn tail, if any, was cut
+  // while loading), or into a new one.
+  auto writer = std::make_unique<AofWriter>();
+  std::string incr;
+  if (!manifest_.incrs().empty() && manifest_.base()) {
+    incr = manifest_.incrs().back().name;
+  } else {
+    incr = manifest_.NextIncrName();
+    manifest_.AddIncr(incr);
+  }
+  if (!writer->Open(JoinPath(dir, incr), error)) return false;
+  if (!manifest_.base()) {
+    // A fresh log starts from a base holding the keyspace as loaded (empty on a first start:
+    // with appendonly yes Redis ignores the snapshot), written here in the foreground.
+    const std::string base = manifest_.NextBaseName();
+    SnapshotSaveStats stats;
+    if (!WriteSnapshotFile(Databases(), JoinPath(dir, base), server_.NowMs(), &stats, error)) {
+      return false;
+    }
+    if (!manifest_.FinishRewrite(base, incr)) {
+      *error = "cannot record the AOF base in the manifest";
+      return false;
+    }
+  }
+  const std::vector<std::string> replaced = manifest_.TakeHistory();
+  if (!manifest_.Persist(dir, error)) return false;
+  for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
+  aof_ = std::move(writer);
+  aof_write_ok_ = true;
+  aof_history_size_ = 0;
+  if (manifest_.base()) aof_history_size_ += FileSize(JoinPath(dir, manifest_.base()->name));
+  for (const AofFile& file : manifest_.incrs()) {
+    if (file.name != incr) aof_history_size_ += FileSize(JoinPath(dir, file.name));
+  }
+  aof_base_size_ = aof_history_size_;
+  return true;
+}
+
+void Persistence::StopLog() {
+  if (child_kind_ == ChildKind::kRewrite) KillChild();
+  if (aof_) aof_->Close();
+  aof_.reset();
+  rewrite_scheduled_ = false;
+}
+
+void Persistence::Propagate(int db, std::span<const std::string_view> argv) {
+  if (aof_ == nullptr || replaying_) return;
+  if (in_transaction_ && !transaction_logged_) {
+    const std::string_view multi[] = {"MULTI"};
+    aof_->Append(db, multi);
+    transaction_logged_ = true;
+  }
+  aof_->Append(db, argv);
+}
+
+void Persistence::EndTransaction() {
+  if (transaction_logged_ && aof_ != nullptr) {
+    const std::string_view exec[] = {"EXEC"};
+    aof_->Append(transaction_db_, exec);
+  }
+  in_transaction_ = transaction_logged_ = false;
+}
+
+void Persistence::PropagateCommand(Client& client, const Command& command,
+                                   std::span<const std::string_view> argv, int64_t now_ms) {
+  if (aof_ == nullptr || replaying_) return;
+  transaction_db_ = client.db;
+  const std::string& name = command.name;
+  Database& db = server_.db(client.db);
+  auto emit = [&](std::initializer_list<std::string_view> words) {
+    Propagate(client.db, std::span<const std::string_view>(words.begin(), words.size()));
+  };
+  // Relative times and float arithmetic are logged as the state they produced, as Redis
+  // does, so a replay at any later time rebuilds the same keyspace.
+  const bool expiry_command = name == "expire" || name == "pexpire" || name == "expireat" ||
+                              name == "pexpireat" || name == "getex";
+  const bool set_command = name == "set" || name == "setex" || name == "psetex";
+  if (expiry_command || set_command || name == "incrbyfloat") {
+    const std::string_view key = argv[1];
+    const KeyEntry* entry = db.Find(key, now_ms);
+    if (entry == nullptr) {
+      emit({"DEL", key});
+      return;
+    }
+    const std::string deadline =
+        entry->has_expire() ? std::to_string(entry->expire_ms()) : std::string();
+    if (expiry_command) {
+      if (deadline.empty()) {
+        emit({"PERSIST", key});
+      } else {
+        emit({"PEXPIREAT", key, deadline});
+      }
+      return;
+    }
+    char digits[32];
+    const std::string_view value =
+        name == "incrbyfloat" ? entry->string_value(digits) : (name == "set" ? argv[2] : argv[3]);
+    if (deadline.empty()) {
+      emit({"SET", key, value});
+    } else {
+      emit({"SET", key, value, "PXAT", deadline});
+    }
+    return;
+  }
+  if (!server_.propagate_override.empty()) {
+    for (const auto& words : server_.propagate_override) {
+      std::vector<std::string_view> views(words.begin(), words.end());
+      Propagate(client.db, views);
+    }
+    return;
+  }
+  Propagate(client.db, argv);
+}
+
+void Persistence::FlushLog() {
+  if (aof_ == nullptr || !aof_->has_pending()) return;
+  std::string error;
+  const bool ok = aof_->Flush(FsyncPolicy(server_.config), &error);
+  if (!ok && aof_write_ok_) LogWarning("Error writing to the AOF file: " + error);
+  aof_write_ok_ = ok;
+}
+
+std::string Persistence::RewriteLog(bool* scheduled) {
+  *scheduled = false;
+  if (child_kind_ == ChildKind::kRewrite) {
+    return "ERR Background append only file rewriting already in progress";
+  }
+  if (child_kind_ == ChildKind::kSnapshot) {
+    rewrite_scheduled_ = true;
+    *scheduled = true;
+    return "";
+  }
+  std::string error;
+  const std::string dir = LogDirectory();
+  if (!CreateDirectoryIfMissing(dir, &error)) return "ERR " + error;
+  rewrite_first_incr_.clear();
+  if (aof_ == nullptr) {
+    // With the log off the rewrite only writes a base (Redis does the same).
+    manifest_ = AofManifest(server_.config.appendfilename);
+    std::string ignored;
+    manifest_.Load(dir, server_.config.appendfilename, &ignored);
+  } else {
+    // Writes from now on go to a new incremental file, listed before the child starts.
+    const std::string incr = manifest_.NextIncrName();
+    if (!aof_->SwitchTo(JoinPath(dir, incr), &error)) return "ERR " + error;
+    manifest_.AddIncr(incr);
+    if (!manifest_.Persist(dir, &error)) return "ERR " + error;
+    rewrite_first_incr_ = incr;
+  }
+  const std::string base = JoinPath(dir, manifest_.NextBaseName());
+  if (!StartChild(ChildKind::kRewrite, base, &error)) {
+    last_rewrite_ok_ = false;
+    return "ERR " + error;
+  }
+  return "";
+}
+
+std::string Persistence::OnConfigChange(std::string_view name) {
+  if (name != "appendonly") return "";
+  if (server_.config.appendonly && aof_ == nullptr) {
+    std::string error;
+    if (child_kind_ == ChildKind::kSnapshot) KillChild();
+    manifest_ = AofManifest(server_.config.appendfilename);
+    std::string ignored;
+    manifest_.Load(LogDirectory(), server_.config.appendfilename, &ignored);
+    // A running server's keyspace goes into a new base written by a child; the incr file
+    // opened first catches every write made meanwhile.
+    const std::string dir = LogDirectory();
+    if (!CreateDirectoryIfMissing(dir, &error)) return "ERR " + error;
+    const std::string incr = manifest_.NextIncrName();
+    auto writer = std::make_unique<AofWriter>();
+    if (!writer->Open(JoinPath(dir, incr), &error)) return "ERR " + error;
+    manifest_.AddIncr(incr);
+    if (!manifest_.Persist(dir, &error)) return "ERR " + error;
+    aof_ = std::move(writer);
+    rewrite_first_incr_ = incr;
+    aof_history_size_ = 0;
+    if (!StartChild(ChildKind::kRewrite, JoinPath(dir, manifest_.NextBaseName()), &error)) {
+      StopLog();
+      return "ERR " + error;
+    }
+  } else if (!server_.config.appendonly && aof_ != nullptr) {
+    StopLog();
+  }
+  return "";
+}
+
+// ---- Periodic work and shutdown -------------------------------------------------------------
+
+void Persistence::Tick(int64_t now_ms) {
+  ReapChild(false);
+  if (child_kind_ != ChildKind::kNone) return;
+  bool scheduled = false;
+  if (rewrite_scheduled_) {
+    rewrite_scheduled_ = false;
+    RewriteLog(&scheduled);
+    return;
+  }
+  if (bgsave_scheduled_) {
+    bgsave_scheduled_ = false;
+    BackgroundSave(false, &scheduled);
+    return;
+  }
+  const int64_t since_save = now_ms / 1000 - server_.last_save_unix;
+  for (const SaveRule& rule : server_.config.save) {
+    if (server_.dirty >= static_cast<uint64_t>(rule.changes) && since_save >= rule.seconds &&
+        (last_bgsave_ok_ || now_ms - last_bgsave_try_ms_ > kBgsaveRetryDelayMs)) {
+      LogNotice(std::to_string(rule.changes) + " changes in " + std::to_string(rule.seconds) +
+                " seconds. Saving...");
+      BackgroundSave(false, &scheduled);
+      return;
+    }
+  }
+  if (aof_ != nullptr && server_.config.auto_aof_rewrite_percentage > 0) {
+    const uint64_t size = aof_history_size_ + aof_->size();
+    const uint64_t base = std::max<uint64_t>(aof_base_size_, 1);
+    if (size >= static_cast<uint64_t>(server_.config.auto_aof_rewrite_min_size) &&
+        (size - std::min(size, base)) * 100 / base >=
+            static_cast<uint64_t>(server_.config.auto_aof_rewrite_percentage)) {
+      LogNotice("Starting automatic rewriting of AOF on " +
+                std::to_string((size - std::min(size, base)) * 100 / base) + "% growth");
+      RewriteLog(&scheduled);
+    }
+  }
+}
+
+bool Persistence::PrepareShutdown(bool save, bool nosave, std::string* error) {
+  KillChild();
+  FlushLog();
+  if (aof_) aof_->Close();
+  if ((save || !server_.config.save.empty()) && !nosave) {
+    LogNotice("Saving the final snapshot before exiting.");
+    const std::string failure = Save();
+    if (!failure.empty()) {
+      *error = failure;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string Persistence::RefuseWrites() const {
+  if (server_.config.stop_writes_on_bgsave_error && !server_.config.save.empty() &&
+      !last_bgsave_ok_) {
+    return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+           "persist to disk. Commands that may modify the data set are disabled, because this "
+           "instance is configured to report errors during writes if RDB snapshotting fails "
+           "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about "
+           "the RDB error.";
+  }
+  if (aof_ != nullptr && !aof_write_ok_) {
+    return "MISCONF Errors writing to the AOF file: see the server log";
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, std::string>> Persistence::InfoFields(int64_t now_ms) const {
+  std::vector<std::pair<std::string, std::string>> f;
+  auto add = [&](std::string name, auto value) {
+    if constexpr (std::is_convertible_v<decltype(value), std::string>) {
+      f.emplace_back(std::move(name), std::string(value));
+    } else {
+      f.emplace_back(std::move(name), std::to_string(value));
+    }
+  };
+  const bool bgsave = child_kind_ == ChildKind::kSnapshot;
+  const bool rewrite = child_kind_ == ChildKind::kRewrite;
+  const int64_t child_seconds = child_pid_ >= 0 ? (now_ms - child_start_ms_) / 1000 : -1;
+  add("loading", loading_ ? "1" : "0");
+  add("async_loading", "0");
+  if (loading_) {
+    const int64_t elapsed = std::max<int64_t>(0, (now_ms - loading_start_ms_) / 1000);
+    const double percent = loading_total_bytes_ == 0
+                               ? 0.0
+                               : 100.0 * static_cast<double>(loading_loaded_bytes_) /
+                                     static_cast<double>(loading_total_bytes_);
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.2f", percent);
+    int64_t eta = 1;
+    if (loading_loaded_bytes_ > 0 && elapsed > 0) {
+      eta = static_cast<int64_t>((loading_total_bytes_ - loading_loaded_bytes_) * elapsed /
+                                 loading_loaded_bytes_);
+    }
+    add("loading_start_time", loading_start_ms_ / 1000);
+    add("loading_total_bytes", loading_total_bytes_);
+    add("loading_rdb_used_mem", 0);
+    add("loading_loaded_bytes", loading_loaded_bytes_);
+    add("loading_loaded_perc", std::string(text));
+    add("loading_eta_seconds", eta);
+    add("loading_loaded_keys", loading_keys_);
+  }
+  add("current_cow_peak", 0);
+  add("current_cow_size", 0);
+  add("current_cow_size_age", 0);
+  add("current_fork_perc", "0.00");
+  add("current_save_keys_processed", 0);
+  add("current_save_keys_total", 0);
+  add("rdb_changes_since_last_save", server_.dirty);
+  add("rdb_bgsave_in_progress", bgsave ? 1 : 0);
+  add("rdb_last_save_time", server_.last_save_unix);
+  add("rdb_last_bgsave_status", last_bgsave_ok_ ? "ok" : "err");
+  add("rdb_last_bgsave_time_sec", last_bgsave_seconds_);
+  add("rdb_current_bgsave_time_sec", bgsave ? child_seconds : -1);
+  add("rdb_saves", saves_);
+  add("rdb_last_cow_size", last_cow_bytes_);
+  add("rdb_last_load_keys_expired", last_load_keys_expired_);
+  add("rdb_last_load_keys_loaded", last_load_keys_loaded_);
+  add("aof_enabled", aof_ != nullptr ? 1 : 0);
+  add("aof_rewrite_in_progress", rewrite ? 1 : 0);
+  add("aof_rewrite_scheduled", rewrite_scheduled_ ? 1 : 0);
+  add("aof_last_rewrite_time_sec", last_rewrite_seconds_);
+  add("aof_current_rewrite_time_sec", rewrite ? child_seconds : -1);
+  add("aof_last_bgrewrite_status", last_rewrite_ok_ ? "ok" : "err");
+  add("aof_rewrites", rewrites_);
+  add("aof_rewrites_consecutive_failures", rewrite_failures_);
+  add("aof_last_write_status", aof_write_ok_ ? "ok" : "err");
+  add("aof_last_cow_size", aof_last_cow_bytes_);
+  add("module_fork_in_progress", 0);
+  add("module_fork_last_cow_size", 0);
+  if (aof_ != nullptr) {
+    add("aof_current_size", aof_history_size_ + aof_->size());
+    add("aof_base_size", aof_base_size_);
+    add("aof_pending_rewrite", rewrite_scheduled_ ? 1 : 0);
+    add("aof_buffer_length", 0);
+    add("aof_pending_bio_fsync", 0);
+    add("aof_delayed_fsync", 0);
+  }
+  return f;
+}
+
+}  // namespace goblin

@@ -1,0 +1,164 @@
+// Persistence: snapshots (SAVE, BGSAVE, save rules, SHUTDOWN) and the append-only file, with
+// Redis's commands, configuration and INFO fields, on top of Goblin's own file formats.
+//
+// Snapshots: the keyspace is written by SnapshotWriter, in the foreground (SAVE, GOBLIN.SAVE,
+// SHUTDOWN) or in a forked child that sees a copy-on-write image while the serving thread
+// keeps answering (BGSAVE, save rules). The child reports its copy-on-write size through a
+// pipe before it exits; the tick reaps it.
+//
+// Append-only file: Redis 7's multi-part layout (<dir>/<appenddirname>/ with a manifest, one
+// base file and incremental files). The base is a Goblin snapshot; the incremental files hold
+// the write commands as RESP, each in a deterministic form (relative expiries become PEXPIREAT
+// or SET ... PXAT, SPOP becomes SREM, float increments become SET/HSET), written before any
+// reply leaves (appendfsync always also fsyncs then; everysec fsyncs once a second off the
+// serving thread). A rewrite opens a new incremental file, then a child writes the new base;
+// when it is done the manifest names the new base and the files from the rewrite on.
+//
+// Startup: with appendonly yes the AOF is loaded (and the snapshot ignored, as in Redis);
+// otherwise the snapshot. While loading, clients are served between batches of keys and get
+// -LOADING for everything but the few commands Redis allows.
+//
+// Invariants:
+//  1. At most one child (a BGSAVE or an AOF rewrite) runs at a time; a request that finds one
+//     running is refused or scheduled as Redis does.
+//  2. With the AOF on, every acknowledged write is in the kernel (write() returned) before its
+//     reply is written, and on disk (fdatasync returned) when appendfsync is always.
+//  3. A file is replaced only by rename after fsync: a crash never damages the last snapshot,
+//     base or manifest.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "persist/aof_log.h"
+#include "persist/aof_manifest.h"
+
+namespace goblin {
+
+class Server;
+struct Client;
+struct Command;
+
+class Persistence {
+ public:
+  explicit Persistence(Server& server);
+  ~Persistence();
+  Persistence(const Persistence&) = delete;
+  Persistence& operator=(const Persistence&) = delete;
+
+  // Loads the AOF or the snapshot; false (after logging why) means the server must not start.
+  bool LoadAtStartup();
+  bool loading() const { return loading_; }
+
+  // --- Snapshots -----------------------------------------------------------------------------
+  // SAVE / GOBLIN.SAVE: in the foreground. Returns "" or the error reply text.
+  std::string Save();
+  // BGSAVE [SCHEDULE]: "" when started (or scheduled), else the error reply text.
+  std::string BackgroundSave(bool schedule, bool* scheduled);
+  // DEBUG RELOAD: save, empty the keyspace, load the file back.
+  std::string DebugReload();
+  int64_t last_save_unix() const { return last_save_unix_; }
+
+  // --- Append-only file ------------------------------------------------------------------------
+  // Records a write command that changed data (argv already in its deterministic form).
+  void Propagate(int db, std::span<const std::string_view> argv);
+  // A command that changed data: rewrites it to its deterministic form and propagates it.
+  void PropagateCommand(Client& client, const Command& command,
+                        std::span<const std::string_view> argv, int64_t now_ms);
+  // EXEC brackets: the writes of one transaction are logged inside MULTI ... EXEC.
+  void BeginTransaction() { in_transaction_ = true; }
+  void EndTransaction();
+  // Writes logged commands before replies leave (Invariant 2).
+  void FlushLog();
+  bool log_pending() const { return aof_ != nullptr && aof_->has_pending(); }
+  // BGREWRITEAOF: "" when started or scheduled (*scheduled says which), else the error.
+  std::string RewriteLog(bool* scheduled);
+
+  // CONFIG SET appendonly / appendfsync took effect; "" or the error reply.
+  std::string OnConfigChange(std::string_view name);
+
+  // hz times a second: reaps children, runs save rules, scheduled and automatic rewrites.
+  void Tick(int64_t now_ms);
+  // Shutdown: kills a running child, saves when asked (or when save rules exist and not
+  // NOSAVE), fsyncs the AOF. Returns false (and *error) when a requested save failed.
+  bool PrepareShutdown(bool save, bool nosave, std::string* error);
+  // A write command must be refused (stop-writes-on-bgsave-error / AOF write errors): the
+  // error reply text, else "".
+  std::string RefuseWrites() const;
+
+  // INFO persistence: (field, value) in Redis's order.
+  std::vector<std::pair<std::string, std::string>> InfoFields(int64_t now_ms) const;
+
+ private:
+  enum class ChildKind { kNone, kSnapshot, kRewrite };
+
+  std::string SnapshotPath() const;
+  std::string LogDirectory() const;
+  std::vector<const class Database*> Databases() const;
+  bool LoadSnapshot(const std::string& path, bool* missing, std::string* error);
+  bool LoadLog(bool* missing, std::string* error);
+  bool ReplayLogFile(const std::string& path, bool last, std::string* error);
+  void ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys);
+  void FinishLoading();
+  bool StartLog(std::string* error);
+  void StopLog();
+  // Forks a child that runs work() and exits with its result; false with *error on failure.
+  bool StartChild(ChildKind kind, const std::string& target, std::string* error);
+  void ReapChild(bool block);
+  void ChildDone(bool ok, int64_t now_ms);
+  void KillChild();
+
+  Server& server_;
+  bool loading_ = false;
+  int64_t loading_start_ms_ = 0;
+  uint64_t loading_total_bytes_ = 0;
+  uint64_t loading_loaded_bytes_ = 0;
+  uint64_t loading_keys_ = 0;
+  int64_t last_pump_us_ = 0;
+
+  // Snapshot state, as INFO names it.
+  int64_t last_save_unix_ = 0;
+  bool last_bgsave_ok_ = true;
+  int64_t last_bgsave_try_ms_ = 0;
+  int64_t last_bgsave_seconds_ = -1;
+  uint64_t saves_ = 0;
+  uint64_t last_cow_bytes_ = 0;
+  uint64_t last_load_keys_loaded_ = 0;
+  uint64_t last_load_keys_expired_ = 0;
+  bool bgsave_scheduled_ = false;
+
+  // The one child.
+  ChildKind child_kind_ = ChildKind::kNone;
+  pid_t child_pid_ = -1;
+  int child_pipe_ = -1;  // the child writes its copy-on-write bytes here
+  int64_t child_start_ms_ = 0;
+  uint64_t dirty_at_fork_ = 0;
+  std::string child_target_;  // the file the child writes
+
+  // AOF state.
+  std::unique_ptr<AofWriter> aof_;
+  AofManifest manifest_;
+  bool replaying_ = false;
+  bool in_transaction_ = false;
+  bool transaction_logged_ = false;
+  int transaction_db_ = 0;
+  bool rewrite_scheduled_ = false;
+  bool last_rewrite_ok_ = true;
+  int64_t last_rewrite_seconds_ = -1;
+  uint64_t rewrites_ = 0;
+  uint64_t rewrite_failures_ = 0;
+  uint64_t aof_last_cow_bytes_ = 0;
+  uint64_t aof_base_size_ = 0;      // base + incrs right after the last rewrite
+  uint64_t aof_history_size_ = 0;   // bytes of the incr files before the current one
+  std::string rewrite_first_incr_;  // the incr file opened when the running rewrite began
+  bool aof_write_ok_ = true;
+};
+
+}  // namespace goblin

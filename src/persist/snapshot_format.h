@@ -1,0 +1,82 @@
+// The bytes of a Goblin snapshot (docs/FORMAT.md is the byte-by-byte reference; this header
+// is the code's copy of it).
+//
+//   file    := magic section* end-section
+//   magic   := "GOBLNSNP" (8 bytes)
+//   section := [kind u8][body length u64 LE][body][check u32 LE]
+//              check = low 32 bits of XXH3-64 over kind, length and body
+//
+//   kind 'H' header    [version u32][created unix ms u64][databases with keys: varint]
+//                      [keys: varint][creator: varint length + text]   (always first)
+//   kind 'D' database  [index: varint][keys: varint][keys with expiry: varint]
+//                      the key sections that follow, up to the next 'D' or 'E', belong to it
+//   kind 'K' keys      one or more key records back to back (small keys share a section of
+//                      up to kBatchBytes; a key whose record is bigger gets a section alone)
+//   kind 'E' end       [sections before it: varint][file check u64 LE]
+//                      file check = XXH3-64 over the checks of every earlier section, in order
+//                      (every byte is covered once by its section; the chain also catches a
+//                      section lost, repeated or moved). Nothing may follow it.
+//
+//   key record := [tag u8][expire unix ms i64 LE, if tag bit 7][key: varint length + bytes]
+//                 [value]
+//     tag bits 0-2  ValueType (0 string, 2 set, 3 sorted set, 4 hash)
+//     tag bit 3     string stored as a zigzag varint integer rather than bytes
+//     tag bit 7     has an expiry
+//   value:
+//     string        varint length + bytes, or the zigzag varint (bit 3)
+//     sorted set    [value length: varint][form u8: 0 small, 1 large][members: varint]
+//                   [longest member: varint][runs: varint] then per run
+//                   [entries: varint][bytes: varint][packed run bytes (zset_packed.h)]
+//                   runs are the set's own packed runs (one per B+tree leaf), so loading
+//                   is a copy per leaf plus the member index build
+//     hash, set     [value length: varint][PackedHash::Dump / PackedSet::Dump bytes]
+//
+// Invariants a sound file keeps (the loader checks each one and names the offset otherwise):
+//  1. Every section's check matches; the end section's chain check matches.
+//  2. A database index appears once and is below the server's `databases`; its key count
+//     and expiry count equal the records that follow it.
+//  3. No key appears twice in a database; sorted-set runs are strictly increasing across the
+//     whole set; collection counts equal the elements present; no collection is empty.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace goblin::snapshot {
+
+inline constexpr std::string_view kMagic = "GOBLNSNP";
+inline constexpr uint32_t kVersion = 1;
+
+enum class SectionKind : uint8_t {
+  kHeader = 'H',
+  kDatabase = 'D',
+  kKeys = 'K',
+  kEnd = 'E',
+};
+
+// kind (1) + body length (8) before the body, check (4) after it.
+inline constexpr size_t kSectionHead = 9;
+inline constexpr size_t kSectionTail = 4;
+inline constexpr size_t kSectionOverhead = kSectionHead + kSectionTail;
+
+// Small keys are batched into sections of about this many bytes.
+inline constexpr size_t kBatchBytes = 64 * 1024;
+
+inline constexpr uint8_t kTagTypeMask = 0x07;
+inline constexpr uint8_t kTagIntegerString = 0x08;
+inline constexpr uint8_t kTagHasExpire = 0x80;
+
+inline constexpr uint8_t kZsetSmall = 0;
+inline constexpr uint8_t kZsetLarge = 1;
+
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+const char* SectionKindName(uint8_t kind);
+
+}  // namespace goblin::snapshot

@@ -1,0 +1,269 @@
+#include "persist/snapshot_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "core/hash_object.h"
+#include "core/key_entry.h"
+#include "core/set_object.h"
+#include "core/varint.h"
+#include "core/zset_object.h"
+#include "persist/file_util.h"
+#include "persist/snapshot_format.h"
+#include "server/database.h"
+#include "server/version.h"
+
+namespace goblin {
+
+namespace {
+
+using snapshot::SectionKind;
+
+void PutU8(std::string* out, uint8_t v) { out->push_back(static_cast<char>(v)); }
+
+void PutFixed(std::string* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+void PutVar(std::string* out, uint64_t v) {
+  uint8_t buffer[kMaxVarintBytes];
+  out->append(reinterpret_cast<const char*>(buffer),
+              static_cast<size_t>(PutVarint(buffer, v) - buffer));
+}
+
+void PutBytes(std::string* out, std::string_view bytes) {
+  PutVar(out, bytes.size());
+  out->append(bytes);
+}
+
+// Buffered sequential output to a file descriptor that also keeps the chain of section checks.
+class SectionSink {
+ public:
+  explicit SectionSink(int fd) : fd_(fd) { buffer_.reserve(kBufferBytes); }
+
+  bool Write(std::string_view bytes) {
+    if (buffer_.size() + bytes.size() > kBufferBytes && !Drain()) return false;
+    if (bytes.size() >= kBufferBytes) return Put(bytes.data(), bytes.size());
+    buffer_.append(bytes);
+    return true;
+  }
+
+  // Writes one section: head, body, check.
+  bool Section(SectionKind kind, std::string_view body) {
+    char head[snapshot::kSectionHead];
+    head[0] = static_cast<char>(kind);
+    const uint64_t length = body.size();
+    for (int i = 0; i < 8; ++i) head[1 + i] = static_cast<char>(length >> (8 * i));
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    XXH3_64bits_update(state, head, sizeof(head));
+    XXH3_64bits_update(state, body.data(), body.size());
+    const uint32_t check = static_cast<uint32_t>(XXH3_64bits_digest(state));
+    XXH3_freeState(state);
+    char tail[snapshot::kSectionTail];
+    for (int i = 0; i < 4; ++i) tail[i] = static_cast<char>(check >> (8 * i));
+    checks_.append(tail, sizeof(tail));
+    ++sections_;
+    return Write(std::string_view(head, sizeof(head))) && Write(body) &&
+           Write(std::string_view(tail, sizeof(tail)));
+  }
+
+  bool Finish() { return Drain(); }
+
+  uint64_t written() const { return written_ + buffer_.size(); }
+  uint64_t sections() const { return sections_; }
+  uint64_t ChainCheck() const { return XXH3_64bits(checks_.data(), checks_.size()); }
+  const std::string& error() const { return error_; }
+
+ private:
+  static constexpr size_t kBufferBytes = 1 << 20;
+
+  bool Drain() {
+    if (buffer_.empty()) return true;
+    const bool ok = Put(buffer_.data(), buffer_.size());
+    buffer_.clear();
+    return ok;
+  }
+
+  bool Put(const char* data, size_t size) {
+    if (!WriteAll(fd_, data, size, &error_)) return false;
+    written_ += size;
+    return true;
+  }
+
+  int fd_;
+  std::string buffer_;
+  std::string checks_;  // the 4-byte check of every section written, in order
+  uint64_t written_ = 0;
+  uint64_t sections_ = 0;
+  std::string error_;
+};
+
+void AppendZset(std::string* out, const SortedSet& set) {
+  size_t runs = 0;
+  size_t run_bytes = 0;
+  size_t longest = 0;
+  set.ForEachRun([&](const uint8_t* run, size_t entries, size_t bytes) {
+    ++runs;
+    run_bytes += VarintSize(entries) + VarintSize(bytes) + bytes;
+    const uint8_t* p = run;
+    ZsetEntry e;
+    for (size_t i = 0; i < entries; ++i) {
+      p = DecodeZsetEntry(p, e.key, &e);
+      longest = std::max(longest, e.member.size());
+    }
+  });
+  const uint8_t form = set.encoding() == SortedSet::Encoding::kSkiplist ? snapshot::kZsetLarge
+                                                                        : snapshot::kZsetSmall;
+  const size_t value_bytes =
+      1 + VarintSize(set.size()) + VarintSize(longest) + VarintSize(runs) + run_bytes;
+  PutVar(out, value_bytes);
+  PutU8(out, form);
+  PutVar(out, set.size());
+  PutVar(out, longest);
+  PutVar(out, runs);
+  set.ForEachRun([&](const uint8_t* run, size_t entries, size_t bytes) {
+    PutVar(out, entries);
+    PutVar(out, bytes);
+    out->append(reinterpret_cast<const char*>(run), bytes);
+  });
+}
+
+template <typename Packed>
+void AppendDump(std::string* out, const Packed& packed, std::string* scratch) {
+  scratch->clear();
+  packed.Dump(scratch);
+  PutBytes(out, *scratch);
+}
+
+void AppendKeyRecord(std::string* out, const KeyEntry* entry, std::string* scratch) {
+  uint8_t tag = static_cast<uint8_t>(entry->type());
+  const bool integer =
+      entry->type() == ValueType::kString && entry->string_encoding() == StringEncoding::kInt;
+  if (integer) tag |= snapshot::kTagIntegerString;
+  if (entry->has_expire()) tag |= snapshot::kTagHasExpire;
+  PutU8(out, tag);
+  if (entry->has_expire()) PutFixed(out, static_cast<uint64_t>(entry->expire_ms()), 8);
+  PutBytes(out, entry->key());
+  switch (entry->type()) {
+    case ValueType::kString: {
+      if (integer) {
+        PutVar(out, snapshot::ZigZag(entry->int_value()));
+      } else {
+        char digits[32];
+        PutBytes(out, entry->string_value(digits));
+      }
+      break;
+    }
+    case ValueType::kZSet:
+      AppendZset(out, static_cast<const ZsetObject*>(entry->object())->set());
+      break;
+    case ValueType::kHash:
+      AppendDump(out, static_cast<const HashObject*>(entry->object())->hash(), scratch);
+      break;
+    case ValueType::kSet:
+      AppendDump(out, static_cast<const SetObject*>(entry->object())->set(), scratch);
+      break;
+    case ValueType::kList:
+      break;  // no list type exists yet; the loader rejects the tag
+  }
+}
+
+}  // namespace
+
+bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t now_ms,
+                       SnapshotSaveStats* stats, std::string* error) {
+  SectionSink sink(fd);
+  auto fail = [&] {
+    *error = sink.error();
+    return false;
+  };
+  if (!sink.Write(snapshot::kMagic)) return fail();
+  uint64_t total_keys = 0;
+  uint64_t databases = 0;
+  for (const Database* db : dbs) {
+    total_keys += db->size();
+    databases += db->size() > 0 ? 1 : 0;
+  }
+  std::string body;
+  PutFixed(&body, snapshot::kVersion, 4);
+  PutFixed(&body, static_cast<uint64_t>(now_ms), 8);
+  PutVar(&body, databases);
+  PutVar(&body, total_keys);
+  PutBytes(&body, std::string("goblin-") + kGoblinVersion);
+  if (!sink.Section(SectionKind::kHeader, body)) return fail();
+
+  std::string scratch;
+  for (size_t index = 0; index < dbs.size(); ++index) {
+    const Database& db = *dbs[index];
+    if (db.size() == 0) continue;
+    body.clear();
+    PutVar(&body, index);
+    PutVar(&body, db.size());
+    PutVar(&body, db.expires());
+    if (!sink.Section(SectionKind::kDatabase, body)) return fail();
+    body.clear();
+    bool ok = true;
+    std::string record;
+    db.ForEach([&](const KeyEntry* entry) {
+      if (!ok) return;
+      record.clear();
+      AppendKeyRecord(&record, entry, &scratch);
+      if (!body.empty() && body.size() + record.size() > snapshot::kBatchBytes) {
+        ok = sink.Section(SectionKind::kKeys, body);
+        body.clear();
+      }
+      if (record.size() > snapshot::kBatchBytes) {
+        ok = ok && sink.Section(SectionKind::kKeys, record);
+        record = std::string();  // a big collection's copy is not kept around
+      } else {
+        body.append(record);
+      }
+    });
+    if (!ok) return fail();
+    if (!body.empty() && !sink.Section(SectionKind::kKeys, body)) return fail();
+  }
+  body.clear();
+  PutVar(&body, sink.sections());
+  PutFixed(&body, sink.ChainCheck(), 8);
+  if (!sink.Section(SectionKind::kEnd, body) || !sink.Finish()) return fail();
+  stats->keys = total_keys;
+  stats->bytes = sink.written();
+  return true;
+}
+
+bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::string& path,
+                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error) {
+  const std::string temp = path + ".tmp-" + std::to_string(getpid());
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *error = "Failed opening " + temp + " for saving: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = WriteSnapshotToFd(dbs, fd, now_ms, stats, error);
+  if (ok && fdatasync(fd) != 0) {
+    *error = "fsync of " + temp + " failed: " + std::strerror(errno);
+    ok = false;
+  }
+  if (close(fd) != 0 && ok) {
+    *error = "close of " + temp + " failed: " + std::strerror(errno);
+    ok = false;
+  }
+  if (ok && rename(temp.c_str(), path.c_str()) != 0) {
+    *error = "rename of " + temp + " to " + path + " failed: " + std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) {
+    unlink(temp.c_str());
+    return false;
+  }
+  const size_t slash = path.rfind('/');
+  return FsyncDirectory(slash == std::string::npos ? "." : path.substr(0, slash), error);
+}
+
+}  // namespace goblin

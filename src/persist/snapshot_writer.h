@@ -1,0 +1,31 @@
+// SnapshotWriter: writes the keyspace as a Goblin snapshot (snapshot_format.h).
+//
+// The packed structures are written as they lie: a sorted set's leaf runs, a hash's or set's
+// Dump bytes, so saving is mostly copying. WriteSnapshotFile is what SAVE, BGSAVE's child and
+// SHUTDOWN call: it writes `<path>.tmp-<pid>`, fsyncs it, renames it over `path` and fsyncs
+// the directory, so a crash at any moment leaves the previous snapshot whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace goblin {
+
+class Database;
+
+struct SnapshotSaveStats {
+  uint64_t keys = 0;
+  uint64_t bytes = 0;  // file size
+};
+
+// Writes the databases (index i of dbs is database i) to `path`. Returns false with a
+// message naming the file on any I/O error; the previous file at `path` is then untouched.
+bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::string& path,
+                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error);
+
+// The same into an already open file descriptor (the AOF base, tests); no rename, no fsync.
+bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t now_ms,
+                       SnapshotSaveStats* stats, std::string* error);
+
+}  // namespace goblin
