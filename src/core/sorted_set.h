@@ -142,6 +142,13 @@ class SortedSet {
   // Bulk load for snapshots: appends an element greater than all present ones; the large form
   // gets completely full leaves. REQUIRES: strictly increasing (score, member) order.
   void AppendSorted(double score, std::string_view member, const ZsetLimits& limits);
+  // Bulk load of the large form from packed runs, verbatim (ZsetTree::AppendRun and
+  // AdoptIndex). REQUIRES: encoding() == kSkiplist.
+  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes, uint64_t first_key) {
+    return tree_->AppendRun(run, count, bytes, first_key);
+  }
+  void AdoptIndex(ZsetMemberIndex& index) { tree_->AdoptIndex(index); }
+
   // Ends a run of AppendSorted: builds the deferred member index now (a 1M-member load does it
   // in one pass) rather than inside the next command. Optional; any lookup does it too.
   void FinishAppends() const {

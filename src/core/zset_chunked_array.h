@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace goblin {
@@ -46,6 +47,11 @@ class ZsetChunkedArray {
     --size_;
     chunks_[size_ / kChunk].pop_back();
     if (chunks_.back().empty() && chunks_.size() > 1) chunks_.pop_back();
+  }
+
+  void swap(ZsetChunkedArray& other) noexcept {
+    chunks_.swap(other.chunks_);
+    std::swap(size_, other.size_);
   }
 
   void clear() {

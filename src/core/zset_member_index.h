@@ -98,6 +98,8 @@ class ZsetMemberIndex {
   // each segment allocated once at its size, so nothing splits, grows or is refreshed.
   // REQUIRES: the index is empty; every entry is (hash, leaf) of a distinct member.
   void BulkLoad(const std::vector<std::pair<uint64_t, uint32_t>>& entries);
+  // Exchanges the contents of two indexes (a loader builds one on another thread).
+  void Swap(ZsetMemberIndex& other) noexcept;
 
   // Shrinks every segment to the smallest allocation that holds it; returns bytes saved.
   size_t Shrink();

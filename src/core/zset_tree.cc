@@ -682,13 +682,19 @@ void ZsetTree::Append(double score, std::string_view member) {
   const uint64_t hash = HashBytes(member);
   const uint64_t key = ScoreToKey(score);
   const bool negative_zero = IsNegativeZero(score);
-  Path path;
-  path.depth = height_;
-  uint32_t node = root_;
-  for (int d = 0; d < height_; ++d) {
-    path.node[d] = node;
-    path.index[d] = inner(node)->size - 1u;
-    node = inner(node)->child[path.index[d]];
+  // A run of appends into one leaf reuses the route to it: the descent costs more than the
+  // append itself (a snapshot load appends a million entries in a row).
+  Path& path = append_path_;
+  uint32_t node = append_leaf_;
+  if (!appending_ || !append_path_valid_) {
+    path.depth = height_;
+    node = root_;
+    for (int d = 0; d < height_; ++d) {
+      path.node[d] = node;
+      path.index[d] = inner(node)->size - 1u;
+      node = inner(node)->child[path.index[d]];
+    }
+    append_path_valid_ = true;
   }
   uint8_t* block = leaf(node);
   LeafHeader* header = Header(block);
@@ -762,7 +768,58 @@ void ZsetTree::Append(double score, std::string_view member) {
   }
   append_leaf_ = fresh;
   append_last_key_ = key;
+  append_path_valid_ = false;  // the new leaf's route is found by the next descent
   index(fresh);
+}
+
+uint32_t ZsetTree::AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes,
+                             uint64_t first_key) {
+  appending_ = false;  // Append's cursor does not follow runs
+  uint32_t node = root_;
+  if (height_ == 0 && Header(leaf(node))->count == 0) {
+    // The empty root leaf takes the first run.
+    if (bytes > kLeafPayload) {
+      FreeLeaf(node);
+      root_ = node = NewLeaf(bytes);
+    }
+  } else {
+    const uint32_t fresh = NewLeaf(bytes);
+    Path path;
+    path.depth = height_;
+    uint32_t last = root_;
+    for (int d = 0; d < height_; ++d) {
+      path.node[d] = last;
+      path.index[d] = inner(last)->size - 1u;
+      last = inner(last)->child[path.index[d]];
+    }
+    if (height_ == 0) {
+      const uint32_t root = NewInner();
+      InnerNode* r = inner(root);
+      ZsetEntry first;
+      DecodeZsetEntry(Payload(leaf(last)), 0, &first);
+      r->child[0] = last;
+      r->count[0] = Header(leaf(last))->count;
+      r->first_key[0] = first.key;
+      r->child[1] = fresh;
+      r->count[1] = count;
+      r->first_key[1] = first_key;
+      r->size = 2;
+      root_ = root;
+      height_ = 1;
+    } else {
+      for (int d = 0; d + 1 < path.depth; ++d) inner(path.node[d])->count[path.index[d]] += count;
+      const int depth = path.depth - 1;
+      ReplaceChildren(path, depth, static_cast<int>(path.index[depth]) + 1, 0, {fresh}, {count},
+                      {first_key}, /*append=*/true);
+    }
+    node = fresh;
+  }
+  uint8_t* block = leaf(node);
+  std::memcpy(Payload(block), run, bytes);
+  Header(block)->count = count;
+  Header(block)->used = bytes;
+  size_ += count;
+  return node;
 }
 
 // ---- Removal ---------------------------------------------------------------------------------

@@ -164,6 +164,17 @@ class ZsetTree final : private ZsetLeafHashes {
   // REQUIRES: (score, member) greater than the last entry; member not already present.
   void Append(double score, std::string_view member);
 
+  // Bulk load of packed runs, verbatim (snapshots dump a tree's leaves and load them with
+  // this): `run` holds `count` entries in `bytes` bytes, the first with its whole key
+  // (zset_packed.h), all greater than every entry present. It becomes the new rightmost leaf;
+  // the return value is its number. The member index is not touched: the caller builds one
+  // from (member hash, leaf number) pairs and hands it over with AdoptIndex.
+  // REQUIRES: the tree holds only what earlier AppendRun calls added; count > 0; the run
+  // fits a leaf (bytes <= kLeafPayload) or holds one entry.
+  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes, uint64_t first_key);
+  // Ends a run of AppendRun with an index built (ZsetMemberIndex::BulkLoad) for its leaves.
+  void AdoptIndex(ZsetMemberIndex& index) { index_.Swap(index); }
+
   // Completes the work a run of Appends defers: into an empty tree they collect the index
   // entries and build the whole index in one pass (ZsetMemberIndex::BulkLoad). Every method
   // that needs the index does this first; a loader calls it so no command pays for it.
@@ -298,6 +309,8 @@ class ZsetTree final : private ZsetLeafHashes {
   bool appending_ = false;
   uint32_t append_leaf_ = 0;
   uint64_t append_last_key_ = 0;
+  Path append_path_;  // the route to append_leaf_, while append_path_valid_
+  bool append_path_valid_ = false;
   std::string scratch_;  // member bytes of detached items
 };
 

@@ -420,16 +420,19 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   const std::string base_name = child_target_.substr(child_target_.rfind('/') + 1);
   // The files the new base replaces are deleted once the manifest no longer names them (a
   // crash in between leaves unnamed files behind, never a manifest naming missing ones).
-  if (!manifest_.FinishRewrite(base_name, rewrite_first_incr_)) {
+  // The switch is made on a copy and kept only once it is on disk.
+  AofManifest next = manifest_;
+  if (!next.FinishRewrite(base_name, rewrite_first_incr_)) {
     error = "cannot record the new base " + base_name;
   }
-  const std::vector<std::string> replaced = manifest_.TakeHistory();
-  if (!error.empty() || !manifest_.Persist(dir, &error)) {
-    // The old manifest on disk still describes a complete log, so nothing is lost.
+  const std::vector<std::string> replaced = next.TakeHistory();
+  if (!error.empty() || !next.Persist(dir, &error)) {
+    // The old manifest, on disk and here, still describes a complete log: nothing is lost.
     LogWarning("Can't persist the AOF manifest: " + error);
     unlink(child_target_.c_str());
     return;
   }
+  manifest_ = std::move(next);
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_history_size_ = 0;
   for (const AofFile& incr : manifest_.incrs()) {
@@ -774,7 +777,7 @@ std::vector<std::pair<std::string, std::string>> Persistence::InfoFields(int64_t
   add("aof_last_bgrewrite_status", last_rewrite_ok_ ? "ok" : "err");
   add("aof_rewrites", rewrites_);
   add("aof_rewrites_consecutive_failures", rewrite_failures_);
-  add("aof_last_write_status", aof_write_ok_ ? "ok" : "err");
+  add("aof_last_write_status", aof_write_ok_ && (!aof_ || aof_->last_write_ok()) ? "ok" : "err");
   add("aof_last_cow_size", aof_last_cow_bytes_);
   add("module_fork_in_progress", 0);
   add("module_fork_last_cow_size", 0);

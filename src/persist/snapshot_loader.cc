@@ -18,7 +18,9 @@
 #include "core/hash_object.h"
 #include "core/key_entry.h"
 #include "core/set_object.h"
+#include "core/hash.h"
 #include "core/string_number.h"
+#include "core/varint.h"
 #include "core/zset_object.h"
 #include "persist/snapshot_format.h"
 #include "server/database.h"
@@ -388,6 +390,11 @@ class Loading {
     }
   }
 
+  struct RunRef {
+    std::string_view bytes;
+    uint32_t count;
+  };
+
   Collection* ReadZset(std::string_view bytes, std::string* what) {
     BodyReader reader(bytes, 0);
     uint8_t form;
@@ -397,43 +404,119 @@ class Loading {
       *what = "malformed sorted set head";
       return nullptr;
     }
-    if (count == 0 || count > bytes.size()) {
+    if (count == 0 || count > bytes.size() || runs > count) {
       *what = "sorted set member count " + std::to_string(count) + " is impossible here";
+      return nullptr;
+    }
+    std::vector<RunRef> refs;
+    refs.reserve(static_cast<size_t>(runs));
+    uint64_t listed = 0;
+    bool leaf_sized = true;  // every run fits a leaf of the large form as it is
+    for (uint64_t r = 0; r < runs; ++r) {
+      uint64_t entries;
+      std::string_view run;
+      if (!reader.Var(&entries) || !reader.LengthPrefixed(&run) || entries == 0 ||
+          entries > count - listed) {
+        *what = "malformed sorted set run " + std::to_string(r);
+        return nullptr;
+      }
+      listed += entries;
+      leaf_sized = leaf_sized && (run.size() <= ZsetTree::kLeafPayload || entries == 1);
+      refs.push_back({run, static_cast<uint32_t>(entries)});
+    }
+    if (!reader.done() || listed != count) {
+      *what = "sorted set counts do not match its runs";
       return nullptr;
     }
     auto object = std::make_unique<ZsetObject>(static_cast<size_t>(count),
                                                static_cast<size_t>(longest), limits_.zset);
     SortedSet& set = object->set();
     const bool small = set.encoding() == SortedSet::Encoding::kListpack;
+    if (!small && leaf_sized) {
+      if (!CopyRuns(refs, longest, set, what)) return nullptr;
+      return object.release();
+    }
     bool have_prev = false;
     uint64_t prev_key = 0;
     std::string_view prev_member;
-    uint64_t read = 0;
     size_t longest_seen = 0;
-    for (uint64_t r = 0; r < runs; ++r) {
-      uint64_t entries;
-      std::string_view run;
-      if (!reader.Var(&entries) || !reader.LengthPrefixed(&run) || entries == 0 ||
-          entries > count - read) {
-        *what = "malformed sorted set run " + std::to_string(r);
-        return nullptr;
-      }
-      const bool ok =
-          ReadRun(run, entries, &have_prev, &prev_key, &prev_member, what,
-                  [&](double score, std::string_view member) {
-                    longest_seen = std::max(longest_seen, member.size());
-                    // The small form never stores -0 (zset_object.h, invariant 2).
-                    set.AppendSorted(small && score == 0 ? 0.0 : score, member, limits_.zset);
-                  });
+    for (const RunRef& ref : refs) {
+      const bool ok = ReadRun(ref.bytes, ref.count, &have_prev, &prev_key, &prev_member, what,
+                              [&](double score, std::string_view member) {
+                                longest_seen = std::max(longest_seen, member.size());
+                                // The small form never stores -0 (zset_object.h, invariant 2).
+                                set.AppendSorted(small && score == 0 ? 0.0 : score, member,
+                                                 limits_.zset);
+                              });
       if (!ok) return nullptr;
-      read += entries;
     }
-    if (!reader.done() || read != count || longest_seen != longest) {
-      *what = "sorted set counts do not match its runs";
+    if (longest_seen != longest) {
+      *what = "sorted set longest member does not match its runs";
       return nullptr;
     }
     set.FinishAppends();
     return object.release();
+  }
+
+  // The large form's fast path: each run becomes a leaf by one copy while the entries are
+  // checked, hashed and indexed (on a second thread for big sets: the two halves touch
+  // disjoint memory and take about as long each).
+  static bool CopyRuns(const std::vector<RunRef>& refs, uint64_t longest, SortedSet& set,
+                       std::string* what) {
+    uint64_t count = 0;
+    for (const RunRef& ref : refs) count += ref.count;
+    ZsetMemberIndex index;
+    std::string index_error;
+    auto build_index = [&] {
+      std::vector<std::pair<uint64_t, uint32_t>> entries;
+      entries.reserve(static_cast<size_t>(count));
+      bool have_prev = false;
+      uint64_t prev_key = 0;
+      std::string_view prev_member;
+      size_t longest_seen = 0;
+      for (size_t r = 0; r < refs.size(); ++r) {
+        const uint32_t leaf = static_cast<uint32_t>(r);  // AppendRun numbers leaves in order
+        const bool ok = ReadRun(refs[r].bytes, refs[r].count, &have_prev, &prev_key,
+                                &prev_member, &index_error,
+                                [&](double, std::string_view member) {
+                                  longest_seen = std::max(longest_seen, member.size());
+                                  entries.emplace_back(HashBytes(member), leaf);
+                                });
+        if (!ok) return;
+      }
+      if (longest_seen != longest) {
+        index_error = "sorted set longest member does not match its runs";
+        return;
+      }
+      index.BulkLoad(entries);
+    };
+    constexpr uint64_t kThreadedMembers = 1 << 16;
+    std::thread builder;
+    if (count >= kThreadedMembers) {
+      builder = std::thread(build_index);
+    } else {
+      build_index();
+    }
+    bool numbered_in_order = true;
+    for (size_t r = 0; r < refs.size(); ++r) {
+      uint64_t first_key = 0;
+      GetVarint(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), &first_key);
+      const uint32_t leaf = set.AppendRun(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()),
+                                          refs[r].count, static_cast<uint32_t>(refs[r].bytes.size()),
+                                          first_key);
+      numbered_in_order = numbered_in_order && leaf == r;
+    }
+    if (builder.joinable()) builder.join();
+    if (!index_error.empty()) {
+      *what = index_error;
+      return false;
+    }
+    if (!numbered_in_order) {
+      *what = "internal: leaves were not numbered in run order";
+      return false;
+    }
+    set.AdoptIndex(index);
+    return true;
   }
 
   Collection* ReadHash(std::string_view bytes, std::string* what) {
