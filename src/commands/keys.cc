@@ -8,6 +8,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "persist/persistence.h"
 #include "core/glob.h"
 #include "core/string_number.h"
 #include "server/errors.h"
@@ -190,6 +191,10 @@ void FlushallCommand(CommandContext& ctx) {
     MarkDirty(ctx, ctx.server.db(static_cast<int>(i)).size());
   }
   ctx.server.FlushAll();
+  // As Redis: with save rules, the emptied keyspace is saved at once, so a restart does not
+  // bring the old snapshot back; and FLUSHALL always reaches the append-only file.
+  if (!ctx.server.config.save.empty()) ctx.server.persistence->Save();
+  MarkDirty(ctx);
   ctx.reply.Ok();
 }
 

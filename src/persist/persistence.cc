@@ -158,6 +158,8 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
 void Persistence::ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys) {
   loading_loaded_bytes_ = std::min(bytes_done, total_bytes);
   loading_keys_ = keys;
+  // DEBUG RELOAD runs inside a command: other clients wait for it rather than re-entering.
+  if (!serve_while_loading_) return;
   const int64_t now = SteadyMicros();
   if (now - last_pump_us_ < kLoadingPumpIntervalUs) return;
   last_pump_us_ = now;
@@ -319,7 +321,10 @@ std::string Persistence::DebugReload() {
   server_.FlushAll();
   bool missing = false;
   std::string error;
-  if (!LoadSnapshot(SnapshotPath(), &missing, &error)) {
+  serve_while_loading_ = false;
+  const bool ok = LoadSnapshot(SnapshotPath(), &missing, &error);
+  serve_while_loading_ = true;
+  if (!ok) {
     FinishLoading();
     LogWarning("DEBUG RELOAD failed: " + error);
     return "ERR Error trying to load the RDB dump, check server logs.";
@@ -692,6 +697,8 @@ bool Persistence::PrepareShutdown(bool save, bool nosave, std::string* error) {
   KillChild();
   FlushLog();
   if (aof_) aof_->Close();
+  // A keyspace still loading is partial: saving it would replace a good snapshot.
+  if (loading_) return true;
   if ((save || !server_.config.save.empty()) && !nosave) {
     LogNotice("Saving the final snapshot before exiting.");
     const std::string failure = Save();

@@ -64,7 +64,6 @@ class Persistence {
   std::string BackgroundSave(bool schedule, bool* scheduled);
   // DEBUG RELOAD: save, empty the keyspace, load the file back.
   std::string DebugReload();
-  int64_t last_save_unix() const { return last_save_unix_; }
 
   // --- Append-only file ------------------------------------------------------------------------
   // Records a write command that changed data (argv already in its deterministic form).
@@ -122,9 +121,9 @@ class Persistence {
   uint64_t loading_loaded_bytes_ = 0;
   uint64_t loading_keys_ = 0;
   int64_t last_pump_us_ = 0;
+  bool serve_while_loading_ = true;
 
   // Snapshot state, as INFO names it.
-  int64_t last_save_unix_ = 0;
   bool last_bgsave_ok_ = true;
   int64_t last_bgsave_try_ms_ = 0;
   int64_t last_bgsave_seconds_ = -1;

@@ -333,7 +333,6 @@ class Loading {
     if (tag & ~(snapshot::kTagTypeMask | snapshot::kTagIntegerString | snapshot::kTagHasExpire)) {
       return Fail(at, "unknown bits in key tag " + std::to_string(tag));
     }
-    if (db_->Contains(key)) return Fail(at, "key '" + std::string(key) + "' appears twice");
     const auto type = static_cast<ValueType>(tag & snapshot::kTagTypeMask);
     std::optional<int64_t> deadline;
     if (has_expire) deadline = static_cast<int64_t>(expire);
@@ -374,7 +373,10 @@ class Loading {
       delete object;
       return true;
     }
-    db_->Put(key, value, deadline);
+    if (!db_->AddNew(key, value, deadline)) {
+      delete object;
+      return Fail(at, "key '" + std::string(key) + "' appears twice");
+    }
     ++stats_->keys_read;
     return true;
   }

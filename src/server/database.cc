@@ -72,6 +72,13 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
   KeyEntry::Destroy(old);
 }
 
+bool Database::AddNew(std::string_view key, const EntryValue& value,
+                      std::optional<int64_t> expire_ms) {
+  if (table_.FindSlot(key)) return false;
+  Insert(KeyEntry::Make(key, value, expire_ms));
+  return true;
+}
+
 void Database::Adopt(KeyEntry* entry) {
   Table::Slot slot = table_.FindSlot(entry->key());
   if (!slot) {

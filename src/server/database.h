@@ -65,6 +65,9 @@ class Database {
   // stays, else expire_ms (or none) applies.
   void Put(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms,
            bool keep_ttl = false);
+  // Adds key only when absent (a snapshot loader finding a key twice reports it); returns
+  // false, storing nothing, when key is present. Ownership of value.object passes only on true.
+  bool AddNew(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms);
   // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key.
   void Adopt(KeyEntry* entry);
   // Removes key from the table and hands its entry to the caller, or nullptr.
