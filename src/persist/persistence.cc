@@ -15,7 +15,9 @@
 #include <fstream>
 
 #include "core/ascii.h"
+#include "core/hash_object.h"
 #include "core/key_entry.h"
+#include "core/packed_cell.h"
 #include "core/string_number.h"
 #include "persist/file_util.h"
 #include "persist/snapshot_loader.h"
@@ -182,7 +184,6 @@ bool Persistence::LoadLog(bool* missing, std::string* error) {
   manifest_ = AofManifest(server_.config.appendfilename);
   if (!manifest_.Load(dir, server_.config.appendfilename, error)) {
     if (!error->empty()) {
-      *error = JoinPath(dir, manifest_.manifest_name()) + ": " + *error;
       return false;
     }
     *missing = true;  // a fresh start: StartLog creates the files
@@ -196,7 +197,12 @@ bool Persistence::LoadLog(bool* missing, std::string* error) {
     loading_total_bytes_ += FileSize(JoinPath(dir, incr.name));
   }
   uint64_t loaded_keys = 0, expired_keys = 0;
-  if (manifest_.base()) {
+  const std::string& base_name = manifest_.base() ? manifest_.base()->name : std::string();
+  if (base_name.ends_with(".aof")) {
+    // A RESP base, as Redis writes with aof-use-rdb-preamble no: replayed like an incr file
+    // (this is how a Redis append-only directory moves to Goblin).
+    if (!ReplayLogFile(JoinPath(dir, base_name), false, error)) return false;
+  } else if (manifest_.base()) {
     bool base_missing = false;
     const std::string base = JoinPath(dir, manifest_.base()->name);
     if (!LoadSnapshot(base, &base_missing, error)) {
@@ -571,6 +577,18 @@ void Persistence::PropagateCommand(Client& client, const Command& command,
     }
     return;
   }
+  if (name == "hincrbyfloat") {
+    // Logged as the value it produced, as Redis does.
+    const KeyEntry* entry = db.Find(argv[1], now_ms);
+    if (entry != nullptr && entry->type() == ValueType::kHash) {
+      char digits[kInt64TextMax];
+      const auto* hash = static_cast<const HashObject*>(entry->object());
+      if (std::optional<std::string_view> value = hash->hash().Get(argv[2], digits)) {
+        emit({"HSET", argv[1], argv[2], *value});
+        return;
+      }
+    }
+  }
   if (!server_.propagate_override.empty()) {
     for (const auto& words : server_.propagate_override) {
       std::vector<std::string_view> views(words.begin(), words.end());
@@ -610,10 +628,19 @@ std::string Persistence::RewriteLog(bool* scheduled) {
     manifest_.Load(dir, server_.config.appendfilename, &ignored);
   } else {
     // Writes from now on go to a new incremental file, listed before the child starts.
+    const AofManifest before = manifest_;
+    const std::string previous = aof_->path();
     const std::string incr = manifest_.NextIncrName();
     if (!aof_->SwitchTo(JoinPath(dir, incr), &error)) return "ERR " + error;
     manifest_.AddIncr(incr);
-    if (!manifest_.Persist(dir, &error)) return "ERR " + error;
+    if (!manifest_.Persist(dir, &error)) {
+      // Writes must go on to a file the manifest on disk names.
+      manifest_ = before;
+      std::string ignored;
+      aof_->SwitchTo(previous, &ignored);
+      unlink(JoinPath(dir, incr).c_str());
+      return "ERR " + error;
+    }
     rewrite_first_incr_ = incr;
   }
   const std::string base = JoinPath(dir, manifest_.NextBaseName());

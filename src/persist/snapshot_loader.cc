@@ -115,6 +115,10 @@ bool ReadRun(std::string_view run, uint64_t count, bool* have_prev, uint64_t* pr
       *what = "sorted set entries out of order or repeated";
       return false;
     }
+    if ((length & 1) && key != ScoreToKey(0.0)) {
+      *what = "sorted set entry marks a non-zero score as -0";
+      return false;
+    }
     const double score = KeyToScore(key, length & 1);
     if (std::isnan(score)) {
       *what = "sorted set score is NaN";
@@ -240,6 +244,11 @@ class Loading {
           if (file_check != XXH3_64bits(chain.data(), chain.size())) {
             return Fail(body_at, "file checksum mismatch (sections lost, repeated or moved)");
           }
+          if (databases_seen_ != databases_announced_) {
+            return Fail(body_at, "the header announces " + std::to_string(databases_announced_) +
+                                     " databases, the file holds " +
+                                     std::to_string(databases_seen_));
+          }
           if (keys_seen_ != total_keys_) {
             return Fail(body_at, "the header announces " + std::to_string(total_keys_) +
                                      " keys, the file holds " + std::to_string(keys_seen_));
@@ -268,6 +277,7 @@ class Loading {
         !reader.LengthPrefixed(&creator) || !reader.done()) {
       return Fail(reader.offset(), "malformed header");
     }
+    databases_announced_ = databases;
     stats_->created_ms = static_cast<int64_t>(created);
     stats_->creator = std::string(creator);
     return true;
@@ -287,6 +297,7 @@ class Loading {
     if (seen_db_.size() < dbs_.size()) seen_db_.resize(dbs_.size());
     if (seen_db_[index]) return Fail(at, "database " + std::to_string(index) + " appears twice");
     seen_db_[index] = true;
+    ++databases_seen_;
     db_ = dbs_[index];
     db_at_ = at;
     db_read_ = db_expires_read_ = 0;
@@ -334,6 +345,9 @@ class Loading {
       return Fail(at, "unknown bits in key tag " + std::to_string(tag));
     }
     const auto type = static_cast<ValueType>(tag & snapshot::kTagTypeMask);
+    if ((tag & snapshot::kTagIntegerString) && type != ValueType::kString) {
+      return Fail(at, "the integer bit is set on a key that is not a string");
+    }
     std::optional<int64_t> deadline;
     if (has_expire) deadline = static_cast<int64_t>(expire);
     ++db_read_;
@@ -368,14 +382,15 @@ class Loading {
       default:
         return Fail(at, "unknown value type " + std::to_string(tag & snapshot::kTagTypeMask));
     }
-    if (deadline && *deadline <= now_ms_) {
-      ++stats_->keys_expired;
-      delete object;
-      return true;
-    }
     if (!db_->AddNew(key, value, deadline)) {
       delete object;
       return Fail(at, "key '" + std::string(key) + "' appears twice");
+    }
+    if (deadline && *deadline <= now_ms_) {
+      // Dropped as Redis drops it, after the duplicate check saw it.
+      db_->Delete(key);
+      ++stats_->keys_expired;
+      return true;
     }
     ++stats_->keys_read;
     return true;
@@ -590,6 +605,8 @@ class Loading {
   std::vector<SnapshotSection>* sections_;
   LoadError error_;
   uint64_t total_keys_ = 0;
+  uint64_t databases_announced_ = 0;
+  uint64_t databases_seen_ = 0;
   uint64_t keys_seen_ = 0;
   std::vector<bool> seen_db_;
   Database* db_ = nullptr;

@@ -20,7 +20,8 @@ struct SnapshotSaveStats {
 };
 
 // Writes the databases (index i of dbs is database i) to `path`. Returns false with a
-// message naming the file on any I/O error; the previous file at `path` is then untouched.
+// message naming the file on any I/O error; the previous file at `path` is then untouched,
+// except when only the final directory fsync fails (the new file is in place by then).
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error);
 
