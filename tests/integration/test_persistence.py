@@ -611,6 +611,45 @@ def test_shutdown_nosave_save_and_plain(make_server):
         assert conn.call("GET", "k").value == b"v2"
 
 
+def test_flushall_saves_at_once_under_save_rules(make_server):
+    # Redis saves the emptied keyspace right away when save rules exist, so a crash does not
+    # bring the old snapshot back.
+    srv = make_server(options={"save": "3600 1"})
+    with srv.raw() as conn:
+        run(conn, [("SET", "k", "v"), ("SAVE",)])
+        assert os.path.exists(snapshot_path(srv))
+        assert conn.call("FLUSHALL").raw == ok
+    restart(srv)
+    with srv.raw() as conn:
+        assert conn.call("DBSIZE").value == 0
+
+
+def test_appendonly_turned_on_at_runtime_keeps_what_was_there(make_server):
+    srv = make_server()
+    with srv.raw() as conn:
+        expire_at = now_ms() + 3_600_000
+        before = fill_dataset(conn, expire_at, seed=4)
+        assert conn.call("CONFIG", "SET", "appendonly", "yes").raw == ok
+        wait_aof_rewrite_done(conn)
+        assert persistence_info(conn)["aof_enabled"] == "1"
+        run(conn, [("SET", "after", "on"), ("INCR", "counter")])
+        state = timed_dump(conn)
+    srv.options["appendonly"] = "yes"
+    restart(srv)
+    with srv.raw() as conn:
+        assert_same_state(state, timed_dump(conn), "appendonly turned on at runtime, then restart")
+        assert conn.call("GET", "after").value == b"on"
+        assert before  # the dataset was not empty
+        # Turned off again: later writes are not logged, the server keeps serving.
+        assert conn.call("CONFIG", "SET", "appendonly", "no").raw == ok
+        assert persistence_info(conn)["aof_enabled"] == "0"
+        run(conn, [("SET", "after-off", "1")])
+    restart(srv)  # still appendonly yes on the command line: the log has what came before "no"
+    with srv.raw() as conn:
+        assert conn.call("GET", "after").value == b"on"
+        assert conn.call("EXISTS", "after-off").value == 0
+
+
 # ---- loading ------------------------------------------------------------------------------------------
 
 def test_clients_see_loading_while_a_slow_snapshot_loads(make_server):
