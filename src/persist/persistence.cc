@@ -122,9 +122,12 @@ bool Persistence::LoadAtStartup() {
     const double seconds = static_cast<double>(SteadyMicros() - start_us) / 1e6;
     char text[64];
     std::snprintf(text, sizeof(text), "%.3f", seconds);
-    LogNotice(std::string("DB loaded from ") + what + ": " + text + " seconds (" +
-              std::to_string(last_load_keys_loaded_) + " keys, " +
-              std::to_string(last_load_keys_expired_) + " expired)");
+    std::string counts = std::to_string(last_load_keys_loaded_) + " keys, " +
+                         std::to_string(last_load_keys_expired_) + " expired";
+    if (server_.config.appendonly) {
+      counts += ", then " + std::to_string(replayed_commands_) + " commands";
+    }
+    LogNotice(std::string("DB loaded from ") + what + ": " + text + " seconds (" + counts + ")");
   }
   if (server_.config.appendonly && !StartLog(&error)) {
     LogWarning("Can't open the append-only file: " + error);
@@ -253,6 +256,7 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
         return true;
       });
   replaying_ = false;
+  replayed_commands_ += commands;
   loading_loaded_bytes_ = base_bytes + data.size();
   switch (result.status) {
     case AofReplayResult::Status::kOk:

@@ -145,6 +145,7 @@ class Persistence {
   std::unique_ptr<AofWriter> aof_;
   AofManifest manifest_;
   bool replaying_ = false;
+  uint64_t replayed_commands_ = 0;
   bool in_transaction_ = false;
   bool transaction_logged_ = false;
   int transaction_db_ = 0;
