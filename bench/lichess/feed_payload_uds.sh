@@ -4,21 +4,26 @@
 # boundary, then compare the final leaderboards.  See bench/lichess/README.md.
 #
 #   feed_payload_uds.sh [--scale tiny|small|full-population] [--mode reply|pipelined]
-#                       [--payload FILE] [--goblin BIN] [--redis BIN] [--out DIR]
-#                       [--seed N] [--parallel] [--redis-args "..."] [--goblin-args "..."]
+#                       [--window N] [--payload FILE | --stream] [--goblin BIN] [--redis BIN]
+#                       [--out DIR] [--seed N] [--parallel] [--redis-args "..."]
+#                       [--goblin-args "..."] [--tools DIR]
 #
-# --payload FILE: a payload from synth/pgn2events (`--format cmd` for reply mode, `--format resp`
-# for pipelined). Without it the scale's synth trace is generated into OUT.
+# The client is bench/lichess/feed (built on demand into --tools, default OUT/tools, with synth).
+# --payload FILE: a payload from synth/pgn2events (`--format resp` or `--format cmd`). Without it
+# the scale's synth trace is generated into OUT/payload.resp; --stream instead pipes a fresh synth
+# run (same seed) into each server's feed, so no payload touches the disk.
 # Output in OUT (default /tmp/lichess-feed-<scale>-<mode>): goblin.csv, redis.csv (one row per date:
-# date,elapsed_s,commands,inserts,errors,used_memory,used_memory_rss,os_rss), summary.txt,
-# goblin.zrange / redis.zrange, and the servers' logs.
+# date,elapsed_s,commands,inserts,errors,used_memory,used_memory_rss,os_rss), goblin.result /
+# redis.result, summary.txt, goblin.zrange / redis.zrange, and the servers' and feeds' logs.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 SCALE=tiny
 MODE=
+WINDOW=
 PAYLOAD=
+STREAM=0
 GOBLIN_BIN=${GOBLIN_SERVER:-$REPO/build/goblin-server}
 REDIS_BIN=/usr/bin/redis-server
 CLI=${REDIS_CLI:-redis-cli}
@@ -28,7 +33,7 @@ PARALLEL=0
 REDIS_ARGS=
 GOBLIN_ARGS=
 KEY=leaderboard
-TOOLS=${LICHESS_TOOLS:-}   # directory holding synth/pgn2events (built on demand)
+TOOLS=${LICHESS_TOOLS:-}   # directory holding feed and synth (built on demand)
 
 die() { echo "feed_payload_uds.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -36,7 +41,9 @@ while [ $# -gt 0 ]; do
     --scale) SCALE=$2; shift 2 ;;
     --mode) MODE=$2; shift 2 ;;
     --pipelined) MODE=pipelined; shift ;;
+    --window) WINDOW=$2; shift 2 ;;
     --payload) PAYLOAD=$2; shift 2 ;;
+    --stream) STREAM=1; shift ;;
     --goblin) GOBLIN_BIN=$2; shift 2 ;;
     --redis) REDIS_BIN=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
@@ -45,7 +52,7 @@ while [ $# -gt 0 ]; do
     --redis-args) REDIS_ARGS=$2; shift 2 ;;
     --goblin-args) GOBLIN_ARGS=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -64,35 +71,30 @@ OUT=$(cd "$OUT" && pwd)
 [ -x "$GOBLIN_BIN" ] || die "goblin binary not found: $GOBLIN_BIN"
 [ -x "$REDIS_BIN" ] || die "redis binary not found: $REDIS_BIN"
 command -v "$CLI" >/dev/null || die "redis-cli not found"
+[ -z "$WINDOW" ] || [ "$WINDOW" -gt 0 ] 2>/dev/null || die "--window wants a positive number"
+[ "$STREAM" = 0 ] || [ -z "$PAYLOAD" ] || die "--stream and --payload exclude each other"
 
-# ---- payload -------------------------------------------------------------------------------------
-if [ -z "$PAYLOAD" ]; then
-  if [ -z "$TOOLS" ]; then TOOLS=$OUT/tools; fi
-  mkdir -p "$TOOLS"
-  make -s -C "$HERE" OUT="$TOOLS" >/dev/null
-  FMT=cmd; [ "$MODE" = pipelined ] && FMT=resp
-  PAYLOAD=$OUT/payload.$FMT
-  echo "generating $SCALE trace: synth --players $PLAYERS --updates $UPDATES --days $DAYS --seed $SEED --format $FMT"
-  t0=$(date +%s.%N)
-  "$TOOLS/synth" --players "$PLAYERS" --updates "$UPDATES" --days "$DAYS" --seed "$SEED" --format "$FMT" -o "$PAYLOAD"
-  echo "synth took $(echo "$(date +%s.%N) - $t0" | bc) s"
+# ---- tools and payload ---------------------------------------------------------------------------
+TOOLS=${TOOLS:-$OUT/tools}
+mkdir -p "$TOOLS"
+TOOLS=$(cd "$TOOLS" && pwd)
+make -s -C "$HERE" OUT="$TOOLS" "$TOOLS/feed" "$TOOLS/synth" >/dev/null
+SYNTH=("$TOOLS/synth" --players "$PLAYERS" --updates "$UPDATES" --days "$DAYS" --seed "$SEED" --format resp)
+if [ "$STREAM" = 1 ]; then
+  PAYLOAD="stream: ${SYNTH[*]#"$TOOLS/"} -o -"
+  echo "payload streamed from synth for each server (--players $PLAYERS --updates $UPDATES --days $DAYS --seed $SEED), mode $MODE"
+else
+  if [ -z "$PAYLOAD" ]; then
+    PAYLOAD=$OUT/payload.resp
+    echo "generating $SCALE trace: synth --players $PLAYERS --updates $UPDATES --days $DAYS --seed $SEED --format resp"
+    t0=$(date +%s.%N)
+    "${SYNTH[@]}" -o "$PAYLOAD"
+    echo "synth took $(echo "$(date +%s.%N) - $t0" | bc) s"
+  fi
+  [ -r "$PAYLOAD" ] || die "cannot read payload $PAYLOAD"
+  PFMT=cmd; [ "$(head -c 1 "$PAYLOAD")" = '*' ] && PFMT=resp
+  echo "payload: $PAYLOAD ($PFMT, $(stat -c %s "$PAYLOAD") bytes), mode $MODE"
 fi
-[ -r "$PAYLOAD" ] || die "cannot read payload $PAYLOAD"
-first=$(head -c 1 "$PAYLOAD")
-if [ "$first" = '*' ]; then PFMT=resp; else PFMT=cmd; fi
-if [ "$MODE" = reply ] && [ "$PFMT" = resp ]; then
-  die "reply mode feeds redis-cli line by line: give a '--format cmd' payload"
-fi
-[ "$MODE" = pipelined ] && [ "$PFMT" = cmd ] && echo "note: pipelining an inline-command payload (RESP payloads are preferred)"
-
-# Date index: "date end_offset" for every marker (the end of the marker's bytes).
-INDEX=$OUT/index.txt
-EOL=1; [ "$PFMT" = resp ] && EOL=2
-LC_ALL=C grep -a -b -o 'lichess-date:[0-9-]*' "$PAYLOAD" \
-  | awk -F: -v eol="$EOL" '{ print $3, $1 + length($2 ":" $3) + eol }' > "$INDEX"
-NDATES=$(wc -l < "$INDEX")
-[ "$NDATES" -gt 0 ] || die "payload has no date markers"
-echo "payload: $PAYLOAD ($PFMT, $(stat -c %s "$PAYLOAD") bytes, $NDATES dates), mode $MODE"
 
 # ---- servers -------------------------------------------------------------------------------------
 PIDS=()
@@ -118,68 +120,21 @@ start_server() {  # name bin extra-args -> sets ${name}_PID, ${name}_SOCK
   eval "${name}_PID=$pid; ${name}_SOCK=$sock"
 }
 
-sample() {  # sock pid -> "used_memory,used_memory_rss,os_rss_bytes"
-  local info um rss os
-  info=$("$CLI" -s "$1" INFO memory | tr -d '\r')
-  um=$(awk -F: '$1=="used_memory"{print $2}' <<<"$info")
-  rss=$(awk -F: '$1=="used_memory_rss"{print $2}' <<<"$info")
-  os=$(( $(ps -o rss= -p "$2") * 1024 ))
-  echo "$um,$rss,$os"
-}
-
-now() { date +%s.%N; }
-# The reply filter must not block-buffer its input (mawk does unless told otherwise).
-LINE_AWK=(awk)
-if awk -W version 2>&1 | grep -q mawk; then LINE_AWK=(awk -W interactive); fi
-
-feed_one() {  # name
-  local name=$1 sock pid csv=$OUT/$1.csv
+feed_one() {  # name -> OUT/name.csv, OUT/name.result
+  local name=$1 sock pid res log=$OUT/$1/feed.log
   sock=$(eval echo "\$${name}_SOCK"); pid=$(eval echo "\$${name}_PID")
-  local base; base=$(sample "$sock" "$pid")
-  echo "date,elapsed_s,commands,inserts,errors,used_memory,used_memory_rss,os_rss" > "$csv"
-  echo "start,0,0,0,0,$base" >> "$csv"
-  local t0 tsample=0 prev=0 date end line cmds=0 ins=0 errs=0 ts te
-  t0=$(now)
-  if [ "$MODE" = reply ]; then
-    local fin=$OUT/$name/in.fifo fout=$OUT/$name/out.fifo
-    rm -f "$fin" "$fout"; mkfifo "$fin" "$fout"
-    # redis-cli in its normal reply-per-command mode; awk counts replies and passes date marks on.
-    ( stdbuf -oL "$CLI" -s "$sock" < "$fin" | "${LINE_AWK[@]}" -v errlog="$OUT/$name/errors.txt" '
-        index($0, "lichess-date:") == 1 { print $0, n0 + n1 + ne, n1 + 0, ne + 0; fflush(); next }
-        $0 == "1" { n1++; next }
-        $0 == "0" { n0++; next }
-        { ne++; if (ne <= 20) print > errlog }' > "$fout" ) &
-    local cpid=$! fw fr
-    exec {fw}>"$fin" {fr}<"$fout"
-    while read -r date end; do
-      dd if="$PAYLOAD" iflag=skip_bytes,count_bytes skip="$prev" count=$((end - prev)) bs=1M status=none >&"$fw"
-      prev=$end
-      read -r line cmds ins errs <&"$fr" || die "$name: redis-cli stopped (server died?)"
-      ts=$(now)
-      echo "${date},$(echo "$ts - $t0" | bc),$cmds,$ins,$errs,$(sample "$sock" "$pid")" >> "$csv"
-      te=$(now); tsample=$(echo "$tsample + $te - $ts" | bc)
-    done < "$INDEX"
-    exec {fw}>&-
-    wait "$cpid"
-    exec {fr}<&-
+  local args=(--socket "$sock" --pid "$pid" --mode "$MODE" --csv "$OUT/$name.csv")
+  [ -n "$WINDOW" ] && args+=(--window "$WINDOW")
+  if [ "$STREAM" = 1 ]; then
+    res=$("${SYNTH[@]}" --quiet -o - | "$TOOLS/feed" "${args[@]}" 2>"$log") \
+      || { cat "$log" >&2; die "$name: feed failed (or synth did)"; }
   else
-    local out r e
-    while read -r date end; do
-      out=$(dd if="$PAYLOAD" iflag=skip_bytes,count_bytes skip="$prev" count=$((end - prev)) bs=1M status=none \
-            | "$CLI" -s "$sock" --pipe 2>&1) || { echo "$out" >&2; die "$name: redis-cli --pipe failed"; }
-      prev=$end
-      r=$(sed -n 's/.*errors: \([0-9]*\), replies: \([0-9]*\).*/\2/p' <<<"$out")
-      e=$(sed -n 's/.*errors: \([0-9]*\), replies: \([0-9]*\).*/\1/p' <<<"$out")
-      cmds=$((cmds + r - 1)); errs=$((errs + e))  # minus the date marker's ECHO
-      ts=$(now)
-      echo "${date},$(echo "$ts - $t0" | bc),$cmds,,$errs,$(sample "$sock" "$pid")" >> "$csv"
-      te=$(now); tsample=$(echo "$tsample + $te - $ts" | bc)
-    done < "$INDEX"
+    res=$("$TOOLS/feed" "${args[@]}" --payload "$PAYLOAD" 2>"$log") \
+      || { cat "$log" >&2; die "$name: feed failed"; }
   fi
-  local tend; tend=$(now)
-  local total; total=$(echo "$tend - $t0" | bc)
-  local final; final=$(sample "$sock" "$pid")
-  echo "$name elapsed_s=$total feed_s=$(echo "$total - $tsample" | bc) sample_s=$tsample commands=$cmds inserts=${ins:-} errors=$errs start=$base final=$final" > "$OUT/$name.result"
+  # feed's stderr holds only the first error replies when it succeeds.
+  [ -s "$log" ] && sed "s/^/$name: /" "$log" >&2
+  echo "$name $res" > "$OUT/$name.result"
   cat "$OUT/$name.result"
 }
 
@@ -206,6 +161,8 @@ else
   feed_one redis
 fi
 
+NDATES=$(( $(wc -l < "$OUT/goblin.csv") - 2 ))
+[ "$NDATES" = $(( $(wc -l < "$OUT/redis.csv") - 2 )) ] || echo "warning: goblin.csv and redis.csv have different numbers of dates" >&2
 ng=$(export_zset goblin); nr=$(export_zset redis)
 # Members compared as strings, scores as numbers (redis 7.0 prints 17 digits, 7.2 the shortest text).
 check=$(paste -d '\t' "$OUT/goblin.zrange" "$OUT/redis.zrange" | awk -F '\t' -v key="$KEY" -v ng="$ng" -v nr="$nr" '
@@ -218,7 +175,7 @@ check=$(paste -d '\t' "$OUT/goblin.zrange" "$OUT/redis.zrange" | awk -F '\t' -v 
                     else printf "zset check: goblin %c%s%c MATCHES redis (%d members)\n", 39, key, 39, ng } }')
 echo "$check"
 {
-  echo "scale=$SCALE mode=$MODE payload=$PAYLOAD dates=$NDATES parallel=$PARALLEL"
+  echo "scale=$SCALE mode=$MODE${WINDOW:+ window=$WINDOW} payload=$PAYLOAD dates=$NDATES parallel=$PARALLEL"
   echo "goblin_bin=$GOBLIN_BIN redis_bin=$REDIS_BIN"
   cat "$OUT/goblin.result" "$OUT/redis.result"
   echo "$check"

@@ -263,6 +263,7 @@ bool PackedHash::Restore(std::string_view data, PackedHash* out) {
       result.large_->AppendUnindexed(p, n, PagedTable::HashOfEntry(p));
       p += n;
     }
+    if (!result.large_->PendingKeysDistinct()) return false;
     result.large_->BuildIndex();
   }
   if (p != end) return false;

@@ -121,9 +121,8 @@ class PackedHash {
   // entries as they lie, small ones their block.
   void Dump(std::string* out) const;
   // Rebuilds a hash from Dump's bytes (in one pass for the large form: no index growth).
-  // Returns false, leaving *out empty, when the bytes are truncated, malformed, or (small form)
-  // hold a field twice. REQUIRES for the large form: the fields are distinct (a snapshot's
-  // checksum guarantees what Dump wrote).
+  // Returns false, leaving *out empty, when the bytes are truncated, malformed, or hold a field
+  // twice.
   static bool Restore(std::string_view data, PackedHash* out);
 
  private:

@@ -428,7 +428,10 @@ bool PackedSet::Restore(std::string_view data, PackedSet* out) {
     p = next;
   }
   if (p != end) return false;
-  if (result.large_) result.large_->BuildIndex();
+  if (result.large_) {
+    if (!result.large_->PendingKeysDistinct()) return false;
+    result.large_->BuildIndex();
+  }
   *out = std::move(result);
   return true;
 }

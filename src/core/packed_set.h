@@ -117,8 +117,7 @@ class PackedSet {
 
   // Appends the set to *out: [u8 form][varint count][member cells]; Restore reads it back in
   // the same form. Returns false from Restore on truncated or malformed bytes, on a non-integer
-  // in an intset, or (small forms) on a member stored twice. REQUIRES for the large form: the
-  // members are distinct.
+  // in an intset, or on a member stored twice.
   void Dump(std::string* out) const;
   static bool Restore(std::string_view data, PackedSet* out);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <unordered_set>
+#include <utility>
 
 namespace goblin {
 
@@ -122,6 +123,32 @@ void PagedTable::AppendUnindexed(const uint8_t* entry, size_t bytes, uint64_t ha
   uint8_t* p = pages_.Append(ChainOfHash(hash), bytes, &ref);
   std::memcpy(p, entry, bytes);
   pending_.emplace_back(hash, ref);
+}
+
+bool PagedTable::PendingKeysDistinct() const {
+  // Equal keys have equal hashes: sort the hashes (four 16-bit radix passes), then compare
+  // the keys of the entries whose hashes collide.
+  std::vector<std::pair<uint64_t, EntryRef>> sorted(pending_);
+  std::vector<std::pair<uint64_t, EntryRef>> buffer(sorted.size());
+  std::vector<uint32_t> offsets(1 << 16);
+  for (int shift = 0; shift < 64; shift += 16) {
+    std::fill(offsets.begin(), offsets.end(), 0);
+    for (const auto& item : sorted) ++offsets[(item.first >> shift) & 0xffff];
+    uint32_t total = 0;
+    for (uint32_t& offset : offsets) total += std::exchange(offset, total);
+    for (const auto& item : sorted) buffer[offsets[(item.first >> shift) & 0xffff]++] = item;
+    sorted.swap(buffer);
+  }
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i].first != sorted[i - 1].first) continue;
+    const uint8_t* a = pages_.At(sorted[i].second);
+    const uint8_t* b = pages_.At(sorted[i - 1].second);
+    const size_t a_size = static_cast<size_t>(SkipCell(a) - a);
+    if (a_size == static_cast<size_t>(SkipCell(b) - b) && std::memcmp(a, b, a_size) == 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void PagedTable::BuildIndex() {

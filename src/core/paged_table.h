@@ -113,6 +113,9 @@ class PagedTable final : private SlotIndexOwner, private EntryRelocator {
   // BuildIndex once; nothing else may be called in between. REQUIRES: the table is empty at
   // the start; the entries have distinct keys; `entry` is a complete encoded entry.
   void AppendUnindexed(const uint8_t* entry, size_t bytes, uint64_t hash);
+  // Whether the appended entries have distinct keys, as BuildIndex requires: a restore from
+  // bytes nobody vouches for checks it first. O(n) (a radix sort of the hashes).
+  bool PendingKeysDistinct() const;
   void BuildIndex();
 
   // The hash of an entry's key.

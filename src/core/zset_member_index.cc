@@ -295,7 +295,8 @@ void ZsetMemberIndex::BulkLoad(const std::vector<std::pair<uint64_t, uint32_t>>&
     Tags(segment)[j] = Tag(hash);
     Slots(segment)[j] = MakeSlot(leaf, FreshSpare(hash, Depth(number)));
   }
-  for (size_t s = 0; s < target; ++s) Header(segment_of[s])->count = static_cast<uint16_t>(counts[s]);
+  for (size_t s = 0; s < target; ++s)
+    Header(segment_of[s])->count = static_cast<uint16_t>(counts[s]);
   size_ = n;
 }
 

@@ -15,10 +15,10 @@
 #include <optional>
 #include <thread>
 
+#include "core/hash.h"
 #include "core/hash_object.h"
 #include "core/key_entry.h"
 #include "core/set_object.h"
-#include "core/hash.h"
 #include "core/string_number.h"
 #include "core/varint.h"
 #include "core/zset_object.h"
@@ -312,6 +312,8 @@ class Loading {
                           " with expiry), " + std::to_string(db_read_) + " (" +
                           std::to_string(db_expires_read_) + ") follow");
     }
+    for (const std::string& key : expired_) db_->Delete(key);
+    expired_.clear();
     db_ = nullptr;
     return true;
   }
@@ -387,8 +389,9 @@ class Loading {
       return Fail(at, "key '" + std::string(key) + "' appears twice");
     }
     if (deadline && *deadline <= now_ms_) {
-      // Dropped as Redis drops it, after the duplicate check saw it.
-      db_->Delete(key);
+      // Dropped as Redis drops it, when the database ends: until then it still answers the
+      // duplicate check.
+      expired_.emplace_back(key);
       ++stats_->keys_expired;
       return true;
     }
@@ -458,13 +461,13 @@ class Loading {
     std::string_view prev_member;
     size_t longest_seen = 0;
     for (const RunRef& ref : refs) {
-      const bool ok = ReadRun(ref.bytes, ref.count, &have_prev, &prev_key, &prev_member, what,
-                              [&](double score, std::string_view member) {
-                                longest_seen = std::max(longest_seen, member.size());
-                                // The small form never stores -0 (zset_object.h, invariant 2).
-                                set.AppendSorted(small && score == 0 ? 0.0 : score, member,
-                                                 limits_.zset);
-                              });
+      const bool ok =
+          ReadRun(ref.bytes, ref.count, &have_prev, &prev_key, &prev_member, what,
+                  [&](double score, std::string_view member) {
+                    longest_seen = std::max(longest_seen, member.size());
+                    // The small form never stores -0 (zset_object.h, invariant 2).
+                    set.AppendSorted(small && score == 0 ? 0.0 : score, member, limits_.zset);
+                  });
       if (!ok) return nullptr;
     }
     if (longest_seen != longest) {
@@ -493,9 +496,8 @@ class Loading {
       size_t longest_seen = 0;
       for (size_t r = 0; r < refs.size(); ++r) {
         const uint32_t leaf = static_cast<uint32_t>(r);  // AppendRun numbers leaves in order
-        const bool ok = ReadRun(refs[r].bytes, refs[r].count, &have_prev, &prev_key,
-                                &prev_member, &index_error,
-                                [&](double, std::string_view member) {
+        const bool ok = ReadRun(refs[r].bytes, refs[r].count, &have_prev, &prev_key, &prev_member,
+                                &index_error, [&](double, std::string_view member) {
                                   longest_seen = std::max(longest_seen, member.size());
                                   entries.emplace_back(HashBytes(member), leaf);
                                 });
@@ -518,9 +520,9 @@ class Loading {
     for (size_t r = 0; r < refs.size(); ++r) {
       uint64_t first_key = 0;
       GetVarint(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), &first_key);
-      const uint32_t leaf = set.AppendRun(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()),
-                                          refs[r].count, static_cast<uint32_t>(refs[r].bytes.size()),
-                                          first_key);
+      const uint32_t leaf =
+          set.AppendRun(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), refs[r].count,
+                        static_cast<uint32_t>(refs[r].bytes.size()), first_key);
       numbered_in_order = numbered_in_order && leaf == r;
     }
     if (builder.joinable()) builder.join();
@@ -610,6 +612,7 @@ class Loading {
   uint64_t keys_seen_ = 0;
   std::vector<bool> seen_db_;
   Database* db_ = nullptr;
+  std::vector<std::string> expired_;  // keys of db_ loaded past their deadline
   uint64_t db_at_ = 0;
   uint64_t db_keys_ = 0, db_expires_ = 0, db_read_ = 0, db_expires_read_ = 0;
 };

@@ -1,10 +1,10 @@
-"""bench/lichess tools: pgn2events on the PGN fixtures, synth's determinism and rules, a tiny feed.
+"""bench/lichess tools: pgn2events on the PGN fixtures, synth's determinism and rules, the feed
+client on a hand-made payload, and a tiny end-to-end replay.
 
 The tools are built with g++ into a temporary directory (the PGN reader twice: with libzstd when
-its header is installed, and with the `zstd -dc` pipe). The feed test runs
-bench/lichess/feed_payload_uds.sh --scale tiny with $GOBLIN_SERVER against /usr/bin/redis-server;
-if that goblin-server has no ZADD yet, the feeder runs with redis-server on both sides (the test
-then checks the harness itself, not Goblin) and says so in a warning.
+its header is installed, and with the `zstd -dc` pipe). The feed tests run bench/lichess/feed
+against $GOBLIN_SERVER, and bench/lichess/feed_payload_uds.sh --scale tiny with $GOBLIN_SERVER
+against /usr/bin/redis-server, in both modes and with --stream.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def tools(tmp_path_factory):
     out = tmp_path_factory.mktemp("lichess-tools")
     flags = ["g++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-Werror"]
     subprocess.run(flags + ["-o", str(out / "synth"), str(TOOLS_SRC / "synth.cc")], check=True)
+    subprocess.run(flags + ["-o", str(out / "feed"), str(TOOLS_SRC / "feed.cc")], check=True)
     subprocess.run(flags + ["-o", str(out / "pgn2events_pipe"), str(TOOLS_SRC / "pgn2events.cc")], check=True)
     # make test installs libzstd-dev and zstd, so both readers are always built and tested.
     assert _has_zstd_header(), "libzstd-dev is missing (make test installs it)"
@@ -157,7 +158,99 @@ def test_synth_rejects_bad_scale(tools):
     assert res.returncode == 2
 
 
-# ---- the feeder ------------------------------------------------------------------------------------
+# ---- feed ------------------------------------------------------------------------------------------
+
+def _resp(*args: str) -> bytes:
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        b = a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(b), b)
+    return out
+
+
+# Three dates; the second date's first ZADD has a score that is not a float.
+HAND_MADE = [
+    ("ZADD", "lb", "1500", "alice"), ("ZADD", "lb", "1510", "bob"), ("ZADD", "lb", "1520", "alice"),
+    ("ECHO", "lichess-date:2020-01-01"),
+    ("ZADD", "lb", "notafloat", "carol"), ("ZADD", "lb", "1600", "dave x"),
+    ("ECHO", "lichess-date:2020-01-02"),
+    ("ZADD", "lb", "1400", "bob"), ("ZADD", "lb", "1700", "erin"),
+    ("ECHO", "lichess-date:2020-01-03"),
+]
+# After each date: (commands, inserts, errors), markers not counted.
+HAND_MADE_ROWS = [("start", 0, 0, 0), ("2020-01-01", 3, 2, 0), ("2020-01-02", 5, 3, 1),
+                  ("2020-01-03", 7, 4, 1)]
+
+
+def _inline(args) -> str:
+    return " ".join(f'"{a}"' if " " in a else a for a in args)
+
+
+def _result_fields(line: str) -> dict:
+    return dict(kv.split("=", 1) for kv in line.split())
+
+
+@pytest.mark.parametrize("mode,fmt,source", [("reply", "resp", "file"), ("pipelined", "resp", "stdin"),
+                                             ("reply", "cmd", "stdin"), ("pipelined", "cmd", "file")])
+def test_feed_hand_made_payload(tools, tmp_path, make_server, mode, fmt, source):
+    srv = make_server(name="feed-unit")
+    if fmt == "resp":
+        payload = b"".join(_resp(*c) for c in HAND_MADE)
+    else:
+        payload = "".join(_inline(c) + "\n" for c in HAND_MADE).encode()
+    path = tmp_path / f"payload.{fmt}"
+    path.write_bytes(payload)
+    csv_path = tmp_path / "out.csv"
+    cmd = [str(tools / "feed"), "--socket", srv.unix_path, "--mode", mode, "--csv", str(csv_path)]
+    if mode == "pipelined":
+        cmd += ["--window", "2"]  # smaller than a date, so the window is exercised
+        cmd += ["--pid", str(srv.proc.pid)]  # reply mode finds the pid through INFO server
+    if source == "file":
+        res = subprocess.run(cmd + ["--payload", str(path)], capture_output=True, text=True, timeout=60)
+    else:
+        res = subprocess.run(cmd, input=payload, capture_output=True, timeout=60)
+        res = subprocess.CompletedProcess(res.args, res.returncode, res.stdout.decode(), res.stderr.decode())
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 1
+    fields = _result_fields(lines[0])
+    assert (fields["commands"], fields["inserts"], fields["errors"]) == ("7", "4", "1")
+    elapsed, feed, sample = (float(fields[k]) for k in ("elapsed_s", "feed_s", "sample_s"))
+    assert sample > 0 and abs(elapsed - feed - sample) < 1e-5
+    for key in ("start", "final"):
+        um, rss, os_rss = (int(x) for x in fields[key].split(","))
+        assert um > 0 and rss > 0 and os_rss > 0
+    assert "value is not a valid float" in res.stderr  # the kept error text
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["date"], int(r["commands"]), int(r["inserts"]), int(r["errors"])) for r in rows] == HAND_MADE_ROWS
+    assert list(rows[0].keys()) == ["date", "elapsed_s", "commands", "inserts", "errors", "used_memory",
+                                    "used_memory_rss", "os_rss"]
+    assert rows[0]["elapsed_s"] == "0"
+    times = [float(r["elapsed_s"]) for r in rows]
+    assert times == sorted(times) and times[-1] <= elapsed
+    assert all(int(r[k]) > 0 for r in rows for k in ("used_memory", "used_memory_rss", "os_rss"))
+    assert int(rows[0]["os_rss"]) == int(fields["start"].split(",")[2])
+    with srv.raw(unix=True) as conn:
+        assert conn.call("ZRANGE", "lb", "0", "-1", "WITHSCORES").py() == [
+            b"bob", b"1400", b"alice", b"1520", b"dave x", b"1600", b"erin", b"1700"]
+
+
+def test_feed_fails_on_lost_connection_and_bad_payload(tools, tmp_path, make_server):
+    res = subprocess.run([str(tools / "feed"), "--socket", str(tmp_path / "none.sock"), "--mode", "reply"],
+                         input=_resp("PING"), capture_output=True, timeout=60)
+    assert res.returncode == 1 and b"connect" in res.stderr
+    srv = make_server(name="feed-unit")
+    truncated = _resp("ZADD", "lb", "1", "a") + _resp("ZADD", "lb", "2", "b")[:-3]
+    res = subprocess.run([str(tools / "feed"), "--socket", srv.unix_path, "--mode", "pipelined"],
+                         input=truncated, capture_output=True, timeout=60)
+    assert res.returncode == 1 and b"payload ends inside a command" in res.stderr
+    res = subprocess.run([str(tools / "feed"), "--socket", srv.unix_path, "--mode", "sideways"],
+                         input=b"", capture_output=True, timeout=60)
+    assert res.returncode == 2
+
+
+# ---- the replay script -----------------------------------------------------------------------------
 
 def _goblin_has_zadd(binary: str) -> bool:
     srv = ServerProcess(binary, name="lichess-probe").start()
@@ -170,22 +263,32 @@ def _goblin_has_zadd(binary: str) -> bool:
         stop_and_check(srv)
 
 
-def test_feed_tiny(tools, tmp_path):
+@pytest.mark.parametrize("mode,extra", [("reply", []), ("pipelined", []), ("pipelined", ["--stream"])])
+def test_feed_tiny(tools, tmp_path, mode, extra):
     goblin = goblin_binary()
     assert _goblin_has_zadd(goblin), f"{goblin} does not answer ZADD"
-    side = goblin
     out = tmp_path / "feed"
-    res = subprocess.run([str(TOOLS_SRC / "feed_payload_uds.sh"), "--scale", "tiny", "--goblin", side,
-                          "--redis", REFERENCE_BINARY, "--out", str(out), "--tools", str(tools)],
+    res = subprocess.run([str(TOOLS_SRC / "feed_payload_uds.sh"), "--scale", "tiny", "--mode", mode, "--goblin", goblin,
+                          "--redis", REFERENCE_BINARY, "--out", str(out), "--tools", str(tools)] + extra,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "zset check: goblin 'leaderboard' MATCHES redis (300 members)" in res.stdout
-    ndates = len((out / "index.txt").read_text().splitlines())
+    # The tiny trace's dates, from synth itself.
+    trace = run([tools / "synth", "--players", "300", "--updates", "20000", "--days", "40", "--seed", "1",
+                 "--format", "cmd", "--quiet"]).stdout.decode().splitlines()
+    dates = [line.split(":", 1)[1] for line in trace if line.startswith("ECHO lichess-date:")]
+    assert (out / "payload.resp").exists() == ("--stream" not in extra)
     for name in ("goblin", "redis"):
         with open(out / f"{name}.csv", newline="") as f:
             rows = list(csv.DictReader(f))
         assert rows[0]["date"] == "start"
-        assert len(rows) == ndates + 1
+        assert [r["date"] for r in rows[1:]] == dates
         assert rows[-1]["commands"] == "20000" and rows[-1]["inserts"] == "300" and rows[-1]["errors"] == "0"
         assert all(int(r["os_rss"]) > 0 and int(r["used_memory"]) > 0 for r in rows)
-        assert [r["date"] for r in rows[1:]] == sorted(r["date"] for r in rows[1:])
+        result = (out / f"{name}.result").read_text().split()
+        assert result[0] == name
+        fields = _result_fields(" ".join(result[1:]))
+        assert (fields["commands"], fields["inserts"], fields["errors"]) == ("20000", "300", "0")
+    summary = (out / "summary.txt").read_text()
+    assert f"mode={mode}" in summary and f"dates={len(dates)}" in summary
+    assert "completion time ratio" in summary
