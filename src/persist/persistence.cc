@@ -36,6 +36,8 @@ namespace {
 constexpr int64_t kBgsaveRetryDelayMs = 5000;
 // While loading, clients are served at most this often.
 constexpr int64_t kLoadingPumpIntervalUs = 2000;
+// A long load logs its progress this often.
+constexpr int64_t kLoadingLogIntervalUs = 2'000'000;
 
 int64_t SteadyMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -114,6 +116,11 @@ bool Persistence::LoadAtStartup() {
     ok = LoadSnapshot(SnapshotPath(), &missing, &error);
   }
   FinishLoading();
+  if (!ok && server_.shutdown_pending()) {
+    // The loop exits at once; the partial keyspace must not be saved over the file.
+    load_interrupted_ = true;
+    return true;
+  }
   if (!ok && !missing) {
     LogWarning("Fatal error loading the " + std::string(what) + ": " + error);
     return false;
@@ -139,6 +146,7 @@ bool Persistence::LoadAtStartup() {
 bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::string* error) {
   loading_ = true;
   loading_start_ms_ = server_.NowMs();
+  last_progress_log_us_ = SteadyMicros();
   loading_total_bytes_ = FileSize(path);
   loading_loaded_bytes_ = loading_keys_ = 0;
   std::vector<Database*> dbs;
@@ -149,7 +157,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   const uint64_t total = loading_total_bytes_;
   const bool ok = LoadSnapshotFile(
       path, dbs, LimitsOf(server_.config), server_.NowMs(),
-      [&](uint64_t bytes, uint64_t keys) { ServeWhileLoading(bytes, total, keys); },
+      [&](uint64_t bytes, uint64_t keys) { return ServeWhileLoading(bytes, total, keys); },
       server_.config.key_load_delay, &stats, nullptr, missing, error);
   last_load_keys_loaded_ = stats.keys_read;
   last_load_keys_expired_ = stats.keys_expired;
@@ -160,20 +168,24 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   return true;
 }
 
-void Persistence::ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys) {
+bool Persistence::ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys) {
   loading_loaded_bytes_ = std::min(bytes_done, total_bytes);
   loading_keys_ = keys;
   // DEBUG RELOAD runs inside a command: other clients wait for it rather than re-entering.
-  if (!serve_while_loading_) return;
+  if (!serve_while_loading_) return true;
   const int64_t now = SteadyMicros();
-  if (now - last_pump_us_ < kLoadingPumpIntervalUs) return;
+  if (now - last_pump_us_ < kLoadingPumpIntervalUs) return true;
   last_pump_us_ = now;
   server_.ServeEvents(0);
-  if (loading_total_bytes_ > 0 && keys % (1 << 20) == 0) {
+  // SHUTDOWN or a signal while loading: stop, as Redis does, without saving a partial keyspace.
+  if (server_.shutdown_pending()) return false;
+  if (loading_total_bytes_ > 0 && now - last_progress_log_us_ >= kLoadingLogIntervalUs) {
+    last_progress_log_us_ = now;
     LogNotice("Loading: " + std::to_string(keys) + " keys, " +
               std::to_string(100 * loading_loaded_bytes_ / loading_total_bytes_) + "% after " +
               std::to_string((server_.NowMs() - loading_start_ms_) / 1000) + " s");
   }
+  return true;
 }
 
 void Persistence::FinishLoading() {
@@ -251,7 +263,10 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
         server_.Dispatch(replay, argv);
         replay.output.clear();
         if (++commands % 1024 == 0) {
-          ServeWhileLoading(base_bytes + commands, loading_total_bytes_, loading_keys_);
+          if (!ServeWhileLoading(base_bytes, loading_total_bytes_, loading_keys_)) {
+            *what = "loading interrupted by a shutdown";
+            return false;
+          }
         }
         return true;
       });
@@ -728,8 +743,9 @@ bool Persistence::PrepareShutdown(bool save, bool nosave, std::string* error) {
   KillChild();
   FlushLog();
   if (aof_) aof_->Close();
-  // A keyspace still loading is partial: saving it would replace a good snapshot.
-  if (loading_) return true;
+  // A keyspace still loading (or whose load was cut short) is partial: saving it would
+  // replace a good snapshot.
+  if (loading_ || load_interrupted_) return true;
   if ((save || !server_.config.save.empty()) && !nosave) {
     LogNotice("Saving the final snapshot before exiting.");
     const std::string failure = Save();

@@ -104,7 +104,8 @@ class Persistence {
   bool LoadSnapshot(const std::string& path, bool* missing, std::string* error);
   bool LoadLog(bool* missing, std::string* error);
   bool ReplayLogFile(const std::string& path, bool last, std::string* error);
-  void ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys);
+  // Serves clients (-LOADING) now and then; false when a shutdown asks the load to stop.
+  bool ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys);
   void FinishLoading();
   bool StartLog(std::string* error);
   void StopLog();
@@ -121,7 +122,9 @@ class Persistence {
   uint64_t loading_loaded_bytes_ = 0;
   uint64_t loading_keys_ = 0;
   int64_t last_pump_us_ = 0;
+  int64_t last_progress_log_us_ = 0;
   bool serve_while_loading_ = true;
+  bool load_interrupted_ = false;
 
   // Snapshot state, as INFO names it.
   bool last_bgsave_ok_ = true;

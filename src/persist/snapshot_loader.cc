@@ -31,6 +31,8 @@ namespace {
 
 using snapshot::SectionKind;
 
+constexpr const char* kInterrupted = "loading interrupted by a shutdown";
+
 // Bounded little-endian reads over one section body; `base` is the body's file offset, so a
 // failure can name the byte. After the first failure every read fails.
 class BodyReader {
@@ -326,10 +328,12 @@ class Loading {
         std::this_thread::sleep_for(std::chrono::microseconds(key_load_delay_us_));
       }
       if (progress_ && (keys_seen_ % 1024 == 0 || key_load_delay_us_ > 0)) {
-        progress_(reader.offset(), keys_seen_);
+        if (!progress_(reader.offset(), keys_seen_)) return Fail(reader.offset(), kInterrupted);
       }
     }
-    if (progress_) progress_(reader.offset(), keys_seen_);
+    if (progress_ && !progress_(reader.offset(), keys_seen_)) {
+      return Fail(reader.offset(), kInterrupted);
+    }
     return true;
   }
 

@@ -46,8 +46,9 @@ struct SnapshotLoadStats {
 
 class SnapshotLoader {
  public:
-  // Called every few thousand keys and after every big key: (bytes done, keys done).
-  using Progress = std::function<void(uint64_t bytes, uint64_t keys)>;
+  // Called every few thousand keys and after every big key: (bytes done, keys done); returning
+  // false stops the load (it then fails, "interrupted by a shutdown").
+  using Progress = std::function<bool(uint64_t bytes, uint64_t keys)>;
 
   // file_name is only used in messages; data is the whole file.
   SnapshotLoader(std::string file_name, std::string_view data, const SnapshotLimits& limits)

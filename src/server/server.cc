@@ -529,6 +529,8 @@ bool Server::ServeEvents(int timeout_ms) {
 
 bool Server::loading() const { return persistence->loading(); }
 
+bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
+
 void Server::CloseListenersInChild() {
   for (const Listener& listener : listeners_) close(listener.fd);
 }

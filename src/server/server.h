@@ -135,6 +135,8 @@ class Server {
   void FlushAll();
 
   void RequestShutdown() { shutdown_requested_ = true; }
+  // SHUTDOWN ran or a SIGTERM/SIGINT arrived.
+  bool shutdown_pending() const;
 
   // Runs one round of the event loop: waits up to timeout_ms for events and handles them.
   // Returns false when epoll failed. Also called while a snapshot loads, to answer -LOADING.
