@@ -5,7 +5,7 @@
 #
 #   feed_payload_uds.sh [--scale tiny|small|full-population] [--mode reply|pipelined]
 #                       [--window N] [--payload FILE | --stream] [--goblin BIN] [--redis BIN]
-#                       [--out DIR] [--seed N] [--parallel] [--redis-args "..."]
+#                       [--out DIR] [--seed N] [--parallel] [--cpu N] [--redis-args "..."]
 #                       [--goblin-args "..."] [--tools DIR]
 #
 # The client is bench/lichess/feed (built on demand into --tools, default OUT/tools, with synth).
@@ -30,6 +30,7 @@ CLI=${REDIS_CLI:-redis-cli}
 OUT=
 SEED=1
 PARALLEL=0
+PIN=()   # --cpu N: servers and feeder pinned to one CPU (taskset), as bench/README.md asks
 REDIS_ARGS=
 GOBLIN_ARGS=
 KEY=leaderboard
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
     --redis-args) REDIS_ARGS=$2; shift 2 ;;
     --goblin-args) GOBLIN_ARGS=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
+    --cpu) PIN=(taskset -c "$2"); shift 2 ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) die "unknown argument $1" ;;
   esac
@@ -108,7 +110,7 @@ start_server() {  # name bin extra-args -> sets ${name}_PID, ${name}_SOCK
   rm -rf "$dir"; mkdir -p "$dir"
   local sock=$dir/s.sock
   # shellcheck disable=SC2086
-  "$bin" --port 0 --unixsocket "$sock" --save '' --appendonly no --dir "$dir" $extra >"$dir/server.log" 2>&1 &
+  "${PIN[@]}" "$bin" --port 0 --unixsocket "$sock" --save '' --appendonly no --dir "$dir" $extra >"$dir/server.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   for _ in $(seq 1 200); do
@@ -126,10 +128,10 @@ feed_one() {  # name -> OUT/name.csv, OUT/name.result
   local args=(--socket "$sock" --pid "$pid" --mode "$MODE" --csv "$OUT/$name.csv")
   [ -n "$WINDOW" ] && args+=(--window "$WINDOW")
   if [ "$STREAM" = 1 ]; then
-    res=$("${SYNTH[@]}" --quiet -o - | "$TOOLS/feed" "${args[@]}" 2>"$log") \
+    res=$("${SYNTH[@]}" --quiet -o - | "${PIN[@]}" "$TOOLS/feed" "${args[@]}" 2>"$log") \
       || { cat "$log" >&2; die "$name: feed failed (or synth did)"; }
   else
-    res=$("$TOOLS/feed" "${args[@]}" --payload "$PAYLOAD" 2>"$log") \
+    res=$("${PIN[@]}" "$TOOLS/feed" "${args[@]}" --payload "$PAYLOAD" 2>"$log") \
       || { cat "$log" >&2; die "$name: feed failed"; }
   fi
   # feed's stderr holds only the first error replies when it succeeds.

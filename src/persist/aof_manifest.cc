@@ -9,101 +9,10 @@
 
 #include "core/ascii.h"
 #include "persist/file_util.h"
+#include "resp/request_parser.h"
 
 namespace goblin {
 namespace {
-
-bool IsCSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
-
-// Redis's sdssplitargs on one line: blank-separated tokens; "..." with \xHH, \n, \r, \t, \b, \a
-// and \<any> escapes; '...' with only \' escaped; a closing quote must be followed by a blank
-// or the end. Returns false on unbalanced quotes or a quote followed by a non-blank.
-bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
-  out->clear();
-  size_t p = 0;
-  const size_t n = line.size();
-  auto at = [&](size_t i) { return i < n ? line[i] : '\0'; };
-  while (true) {
-    while (p < n && IsCSpace(line[p])) ++p;
-    if (p == n) return true;
-    std::string current;
-    bool in_double = false;
-    bool in_single = false;
-    bool done = false;
-    while (!done) {
-      char c = at(p);
-      if (in_double) {
-        if (c == '\\' && at(p + 1) == 'x' && IsHexDigit(at(p + 2)) && IsHexDigit(at(p + 3))) {
-          current += static_cast<char>(HexValue(at(p + 2)) * 16 + HexValue(at(p + 3)));
-          p += 3;
-        } else if (c == '\\' && p + 1 < n) {
-          ++p;
-          switch (line[p]) {
-            case 'n':
-              current += '\n';
-              break;
-            case 'r':
-              current += '\r';
-              break;
-            case 't':
-              current += '\t';
-              break;
-            case 'b':
-              current += '\b';
-              break;
-            case 'a':
-              current += '\a';
-              break;
-            default:
-              current += line[p];
-              break;
-          }
-        } else if (c == '"') {
-          if (p + 1 < n && !IsCSpace(line[p + 1])) return false;
-          done = true;
-        } else if (p >= n) {
-          return false;
-        } else {
-          current += c;
-        }
-      } else if (in_single) {
-        if (c == '\\' && at(p + 1) == '\'') {
-          ++p;
-          current += '\'';
-        } else if (c == '\'') {
-          if (p + 1 < n && !IsCSpace(line[p + 1])) return false;
-          done = true;
-        } else if (p >= n) {
-          return false;
-        } else {
-          current += c;
-        }
-      } else if (p >= n || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-        done = true;
-      } else if (c == '"') {
-        in_double = true;
-      } else if (c == '\'') {
-        in_single = true;
-      } else {
-        current += c;
-      }
-      if (p < n) ++p;
-    }
-    out->push_back(std::move(current));
-  }
-}
 
 // Redis writes a name raw unless sdsneedsrepr says otherwise. A "'" is quoted as well: Redis
 // writes it raw, and sdssplitargs then reads it as an unbalanced single quote.
@@ -230,7 +139,7 @@ bool AofManifest::Parse(std::string_view text, AofManifest* out, std::string* er
     if (raw.find('\0') != std::string_view::npos) return fail(kInvalid, "NUL byte in line");
     std::string_view line = TrimBlanks(raw);
     if (line.empty()) return fail(kInvalid, "empty line");
-    if (!SplitArgs(line, &fields)) return fail(kInvalid, "unbalanced quotes");
+    if (!SplitInlineArgs(line, &fields)) return fail(kInvalid, "unbalanced quotes");
     if (fields.size() < 6 || fields.size() % 2 != 0) {
       return fail(kInvalid, "expected key/value pairs file, seq and type; got " +
                                 std::to_string(fields.size()) + " fields");
