@@ -782,6 +782,40 @@ def aof_server_with_data(make_server, **options) -> tuple[ServerProcess, Dump]:
     return srv, before
 
 
+def test_aof_wins_over_the_snapshot(make_server):
+    # As Redis: with appendonly yes the log is the truth, whatever dump.rdb holds.
+    srv = make_server(options={"appendonly": "yes"})
+    with srv.raw() as conn:
+        run(conn, [("SET", "k", "from-snapshot"), ("SAVE",), ("SET", "k", "from-log"),
+                   ("SET", "only-in-log", "1")])
+    restart(srv)
+    with srv.raw() as conn:
+        assert conn.call("GET", "k").value == b"from-log"
+        assert conn.call("GET", "only-in-log").value == b"1"
+
+
+def test_aof_rewrites_itself_when_it_grows(make_server):
+    # auto-aof-rewrite-percentage 100 with a 64 KB minimum: the log rewrites once it doubles.
+    srv = make_server(options={"appendonly": "yes", "auto-aof-rewrite-min-size": "65536",
+                               "auto-aof-rewrite-percentage": "100", "hz": "100"})
+    with srv.raw() as conn:
+        bases_before = [e["file"] for e in read_manifest(srv) if e["type"] == "b"]
+        value = "x" * 100
+        for batch in range(20):   # about 150 KB of SET commands on 200 keys
+            run(conn, [("SET", f"k{i}", f"{batch}-{value}") for i in range(200)])
+        wait_for(lambda: int(persistence_info(conn)["aof_rewrites"]) >= 1, timeout=10, interval=0.02,
+                 what="an automatic AOF rewrite")
+        wait_aof_rewrite_done(conn)
+        bases_after = [e["file"] for e in read_manifest(srv) if e["type"] == "b"]
+        assert bases_after != bases_before, (bases_before, bases_after)
+        run(conn, [("SET", "after", "rewrite")])
+    restart(srv)
+    with srv.raw() as conn:
+        assert conn.call("GET", "k199").value == f"19-{value}".encode()
+        assert conn.call("GET", "after").value == b"rewrite"
+        assert conn.call("DBSIZE").value == 201
+
+
 def test_aof_torn_tail_is_dropped_and_the_file_keeps_working(make_server):
     srv, before = aof_server_with_data(make_server)
     path = last_incr_file(srv)
