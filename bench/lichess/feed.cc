@@ -24,7 +24,7 @@
 // `commands` counts the payload's commands without the markers, `inserts` the `:1` replies,
 // `errors` the error replies. Time spent sampling is added up apart, and stdout gets one line:
 //   elapsed_s=E feed_s=E-S sample_s=S commands=C inserts=I errors=X start=UM,RSS,OS final=UM,RSS,OS
-//   read_wait_s=W
+//   read_wait_s=W server_cpu_s=T (the server process's user + system CPU seconds meanwhile)
 // (on one line; W is the time spent waiting for payload bytes, which matters when a generator
 // feeds stdin; the clock starts when the first payload bytes are there). The first 20 error
 // replies go to stderr.
@@ -563,6 +563,25 @@ long long ResidentBytes(long pid) {
   return static_cast<long long>(resident) * sysconf(_SC_PAGESIZE);
 }
 
+// CPU seconds (user + system) the process has used: fields 14 and 15 of /proc/PID/stat.
+double CpuSeconds(long pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  FILE* f = std::fopen(path, "r");
+  char buffer[1024] = {};
+  const size_t n = f == nullptr ? 0 : std::fread(buffer, 1, sizeof buffer - 1, f);
+  if (f != nullptr) std::fclose(f);
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const char* p = std::strrchr(buffer, ')');
+  if (n == 0 || p == nullptr) Fail("cannot read %s (has the server exited?)", path);
+  unsigned long long utime = 0, stime = 0;
+  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                  &stime) != 2) {
+    Fail("cannot parse %s", path);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 // ---- the feeder --------------------------------------------------------------------------------
 
 struct Options {
@@ -591,6 +610,7 @@ class Feeder {
     start_ = Sample();
     WriteRow("start", 0, start_);
     started_ = Now();
+    server_cpu_at_start_ = CpuSeconds(options_.pid);
   }
 
   void RunReplyPerCommand() {
@@ -651,12 +671,12 @@ class Feeder {
     if (csv_ != nullptr && std::fclose(csv_) != 0) Fail("writing %s failed", options_.csv.c_str());
     std::printf(
         "elapsed_s=%.6f feed_s=%.6f sample_s=%.6f commands=%llu inserts=%llu errors=%llu "
-        "start=%lld,%lld,%lld final=%lld,%lld,%lld read_wait_s=%.6f\n",
+        "start=%lld,%lld,%lld final=%lld,%lld,%lld read_wait_s=%.6f server_cpu_s=%.2f\n",
         elapsed, elapsed - sample_seconds_, sample_seconds_,
         static_cast<unsigned long long>(commands_), static_cast<unsigned long long>(inserts_),
         static_cast<unsigned long long>(errors_), start_.used_memory, start_.used_memory_rss,
         start_.os_rss, final_sample.used_memory, final_sample.used_memory_rss, final_sample.os_rss,
-        payload_.read_wait_seconds());
+        payload_.read_wait_seconds(), CpuSeconds(options_.pid) - server_cpu_at_start_);
     std::fflush(stdout);
     if (errors_ > 0) {
       std::fprintf(stderr, "feed: %llu error replies; the first %zu:\n",
@@ -722,6 +742,7 @@ class Feeder {
   FILE* csv_ = nullptr;
   MemorySample start_;
   double started_ = 0, sample_seconds_ = 0;
+  double server_cpu_at_start_ = 0;  // CpuSeconds of the server when the clock started
   uint64_t commands_ = 0, inserts_ = 0, errors_ = 0;
   std::vector<std::string> kept_errors_;
 };

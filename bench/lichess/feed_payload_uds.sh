@@ -192,6 +192,8 @@ awk '
       printf "final os_rss: goblin %.1f MB, redis %.1f MB, ratio %.3f\n", gf[3] / 1048576, rf[3] / 1048576, gf[3] / rf[3]
       printf "growth used_memory ratio %.3f, growth os_rss ratio %.3f\n", (gf[1] - gs[1]) / (rf[1] - rs[1]), (gf[3] - gs[3]) / (rf[3] - rs[3])
       printf "completion time ratio (elapsed) %.3f, (feed only) %.3f\n", v["goblin", "elapsed_s"] / v["redis", "elapsed_s"], v["goblin", "feed_s"] / v["redis", "feed_s"]
+      if (v["redis", "server_cpu_s"] > 0)
+        printf "server CPU seconds: goblin %.2f, redis %.2f, ratio %.3f\n", v["goblin", "server_cpu_s"], v["redis", "server_cpu_s"], v["goblin", "server_cpu_s"] / v["redis", "server_cpu_s"]
     }
   }' "$OUT/goblin.result" "$OUT/redis.result" | tee -a "$OUT/summary.txt"
 echo "results in $OUT (plot: $HERE/plot $OUT/goblin.csv $OUT/redis.csv -o $OUT/memory.png)"
