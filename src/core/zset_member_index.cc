@@ -266,12 +266,10 @@ void ZsetMemberIndex::BulkLoad(const std::vector<std::pair<uint64_t, uint32_t>>&
   segments_.clear();
   level_ = static_cast<uint32_t>(std::bit_width(target)) - 1;
   split_ = static_cast<uint32_t>(target - (size_t{1} << level_));
-  std::vector<uint32_t> address(n);
+  // Addresses are recomputed rather than kept: two shifts and a compare cost less than
+  // writing and reading back 4 bytes per member.
   std::vector<uint32_t> counts(target, 0);
-  for (size_t i = 0; i < n; ++i) {
-    address[i] = Address(entries[i].first);
-    ++counts[address[i]];
-  }
+  for (size_t i = 0; i < n; ++i) ++counts[Address(entries[i].first)];
   std::vector<uint8_t*> segment_of(target);
   for (size_t s = 0; s < target; ++s) {
     // An eighth of slack, as Insert leaves after growing; Shrink() takes it back.
@@ -284,12 +282,12 @@ void ZsetMemberIndex::BulkLoad(const std::vector<std::pair<uint64_t, uint32_t>>&
   constexpr size_t kAhead = 12;
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) {
-      const uint32_t ahead = address[i + kAhead];
+      const uint32_t ahead = Address(entries[i + kAhead].first);
       __builtin_prefetch(Tags(segment_of[ahead]) + counts[ahead], 1);
       __builtin_prefetch(Slots(segment_of[ahead]) + counts[ahead], 1);
     }
     const auto [hash, leaf] = entries[i];
-    const uint32_t number = address[i];
+    const uint32_t number = Address(hash);
     uint8_t* segment = segment_of[number];
     const uint32_t j = counts[number]++;
     Tags(segment)[j] = Tag(hash);

@@ -108,7 +108,8 @@ bool Persistence::LoadAtStartup() {
   bool missing = false;
   bool ok;
   const char* what;
-  if (server_.config.appendonly) {
+  const bool loaded_from_log = server_.config.appendonly;
+  if (loaded_from_log) {
     what = "append only file";
     ok = LoadLog(&missing, &error);
   } else {
@@ -131,12 +132,12 @@ bool Persistence::LoadAtStartup() {
     std::snprintf(text, sizeof(text), "%.3f", seconds);
     std::string counts = std::to_string(last_load_keys_loaded_) + " keys, " +
                          std::to_string(last_load_keys_expired_) + " expired";
-    if (server_.config.appendonly) {
+    if (loaded_from_log) {
       counts += ", then " + std::to_string(replayed_commands_) + " commands";
     }
     LogNotice(std::string("DB loaded from ") + what + ": " + text + " seconds (" + counts + ")");
   }
-  if (server_.config.appendonly && !StartLog(&error)) {
+  if (server_.config.appendonly && !StartLog(loaded_from_log, &error)) {
     LogWarning("Can't open the append-only file: " + error);
     return false;
   }
@@ -342,6 +343,7 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
 }
 
 std::string Persistence::DebugReload() {
+  if (loading_) return "LOADING Redis is loading the dataset in memory";
   if (std::string error = Save(); !error.empty()) return error;
   server_.FlushAll();
   bool missing = false;
@@ -488,22 +490,29 @@ void Persistence::KillChild() {
 
 // ---- Append-only file -----------------------------------------------------------------------
 
-bool Persistence::StartLog(std::string* error) {
+bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   const std::string dir = LogDirectory();
   if (!CreateDirectoryIfMissing(dir, error)) return false;
+  if (!keyspace_from_log) {
+    // The keyspace came from elsewhere (the log was turned on while a snapshot loaded): files
+    // already in the directory only lend their numbering; a new base replaces them all.
+    manifest_ = AofManifest(server_.config.appendfilename);
+    std::string ignored;
+    manifest_.Load(dir, server_.config.appendfilename, &ignored);
+  }
   if (manifest_.empty()) manifest_ = AofManifest(server_.config.appendfilename);
   // Writes go on at the end of the newest incremental file (its torn tail, if any, was cut
   // while loading), or into a new one.
   auto writer = std::make_unique<AofWriter>();
   std::string incr;
-  if (!manifest_.incrs().empty() && manifest_.base()) {
+  if (keyspace_from_log && !manifest_.incrs().empty() && manifest_.base()) {
     incr = manifest_.incrs().back().name;
   } else {
     incr = manifest_.NextIncrName();
     manifest_.AddIncr(incr);
   }
   if (!writer->Open(JoinPath(dir, incr), error)) return false;
-  if (!manifest_.base()) {
+  if (!keyspace_from_log || !manifest_.base()) {
     // A fresh log starts from a base holding the keyspace as loaded (empty on a first start:
     // with appendonly yes Redis ignores the snapshot), written here in the foreground.
     const std::string base = manifest_.NextBaseName();
@@ -672,6 +681,7 @@ std::string Persistence::RewriteLog(bool* scheduled) {
 
 std::string Persistence::OnConfigChange(std::string_view name) {
   if (name != "appendonly") return "";
+  if (loading_) return "";  // LoadAtStartup opens (or not) the log when the load ends
   if (server_.config.appendonly && aof_ == nullptr) {
     std::string error;
     if (child_kind_ == ChildKind::kSnapshot) KillChild();

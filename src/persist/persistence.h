@@ -107,7 +107,8 @@ class Persistence {
   // Serves clients (-LOADING) now and then; false when a shutdown asks the load to stop.
   bool ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys);
   void FinishLoading();
-  bool StartLog(std::string* error);
+  // Opens the log at startup; keyspace_from_log says whether the keyspace was loaded from it.
+  bool StartLog(bool keyspace_from_log, std::string* error);
   void StopLog();
   // Forks a child that runs work() and exits with its result; false with *error on failure.
   bool StartChild(ChildKind kind, const std::string& target, std::string* error);
