@@ -429,7 +429,7 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
     last_bgsave_seconds_ = seconds;
     if (ok) {
       server_.dirty -= std::min(server_.dirty, dirty_at_fork_);
-      server_.last_save_unix = child_start_ms_ / 1000;
+      server_.last_save_unix = now_ms / 1000;  // Redis stamps the end of the save
       last_cow_bytes_ = cow;
       ++saves_;
       LogNotice("Background saving terminated with success");
