@@ -47,6 +47,8 @@ def tools(tmp_path_factory):
     flags = ["g++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-Werror"]
     subprocess.run(flags + ["-o", str(out / "synth"), str(TOOLS_SRC / "synth.cc")], check=True)
     subprocess.run(flags + ["-o", str(out / "feed"), str(TOOLS_SRC / "feed.cc")], check=True)
+    subprocess.run(flags + ["-o", str(out / "leaderboard_check"), str(TOOLS_SRC / "leaderboard_check.cc")],
+                   check=True)
     subprocess.run(flags + ["-o", str(out / "pgn2events_pipe"), str(TOOLS_SRC / "pgn2events.cc")], check=True)
     # make test installs libzstd-dev and zstd, so both readers are always built and tested.
     assert _has_zstd_header(), "libzstd-dev is missing (make test installs it)"
@@ -292,3 +294,16 @@ def test_feed_tiny(tools, tmp_path, mode, extra):
     summary = (out / "summary.txt").read_text()
     assert f"mode={mode}" in summary and f"dates={len(dates)}" in summary
     assert "completion time ratio" in summary
+    if "--stream" not in extra:
+        # Each export equals the payload's own last-rating-per-player leaderboard...
+        for name in ("goblin", "redis"):
+            check = subprocess.run([tools / "leaderboard_check", out / "payload.resp", out / f"{name}.zrange"],
+                                   capture_output=True, text=True)
+            assert check.returncode == 0 and "MATCHES the payload (300 members, 20000 ZADDs)" in check.stdout, check
+        # ... and one changed score is caught.
+        lines = (out / "goblin.zrange").read_text().splitlines()
+        lines[1] = str(float(lines[1]) + 1)
+        (out / "bad.zrange").write_text("\n".join(lines) + "\n")
+        check = subprocess.run([tools / "leaderboard_check", out / "payload.resp", out / "bad.zrange"],
+                               capture_output=True, text=True)
+        assert check.returncode == 1 and "DIFFERS at rank 0" in check.stdout, check
