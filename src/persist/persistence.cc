@@ -689,14 +689,15 @@ std::string Persistence::OnConfigChange(std::string_view name) {
     std::string ignored;
     manifest_.Load(LogDirectory(), server_.config.appendfilename, &ignored);
     // A running server's keyspace goes into a new base written by a child; the incr file
-    // opened first catches every write made meanwhile.
+    // opened first catches every write made meanwhile. The manifest on disk changes only when
+    // the base is done (ChildDone): until then it names the old, complete log, never a new
+    // incr file without the base it continues.
     const std::string dir = LogDirectory();
     if (!CreateDirectoryIfMissing(dir, &error)) return "ERR " + error;
     const std::string incr = manifest_.NextIncrName();
     auto writer = std::make_unique<AofWriter>();
     if (!writer->Open(JoinPath(dir, incr), &error)) return "ERR " + error;
     manifest_.AddIncr(incr);
-    if (!manifest_.Persist(dir, &error)) return "ERR " + error;
     aof_ = std::move(writer);
     rewrite_first_incr_ = incr;
     aof_history_size_ = 0;
