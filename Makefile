@@ -55,6 +55,8 @@ bench: deps-test build
 	$(call apt_install,$(BENCH_PACKAGES))
 	bench/memory.py --server $(BUILD_DIR)/goblin-server
 	bench/throughput.sh $(BUILD_DIR)/goblin-server
+	bench/persistence.py --server $(BUILD_DIR)/goblin-server
+	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
