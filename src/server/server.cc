@@ -464,11 +464,12 @@ int Server::Run() {
   }
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   WatchListeners();
+  // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
+  // it, as Redis does, for tools that wait for that line.
+  if (!persistence->LoadAtStartup()) return 1;
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
-
-  if (!persistence->LoadAtStartup()) return 1;
 
   next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
