@@ -19,6 +19,7 @@
 #include "core/glob.h"
 #include "core/hash_object.h"
 #include "core/string_number.h"
+#include "server/encoding_limits.h"
 #include "server/errors.h"
 
 namespace goblin {
@@ -33,11 +34,7 @@ constexpr std::string_view kCountOutOfRange =
 constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 
 // hash-max-listpack-entries / hash-max-listpack-value as they are now.
-HashLimits HashLimitsOf(const CommandContext& ctx) {
-  const Config& config = ctx.server.config;
-  return HashLimits{static_cast<size_t>(std::max<int64_t>(0, config.hash_max_listpack_entries)),
-                    static_cast<size_t>(std::max<int64_t>(0, config.hash_max_listpack_value))};
-}
+HashLimits HashLimitsOf(const CommandContext& ctx) { return HashLimitsOf(ctx.server.config); }
 
 // The hash at key. Returns false after replying WRONGTYPE; *hash is nullptr when the key is
 // missing. Reads count keyspace hits and misses.

@@ -19,6 +19,7 @@
 #include "core/glob.h"
 #include "core/set_object.h"
 #include "core/string_number.h"
+#include "server/encoding_limits.h"
 #include "server/errors.h"
 
 namespace goblin {
@@ -32,12 +33,7 @@ constexpr std::string_view kTooManyKeys = "ERR Number of keys can't be greater t
 constexpr std::string_view kNegativeLimit = "ERR LIMIT can't be negative";
 
 // set-max-intset-entries / set-max-listpack-entries / set-max-listpack-value as they are now.
-SetLimits SetLimitsOf(const CommandContext& ctx) {
-  const Config& config = ctx.server.config;
-  auto size = [](int64_t value) { return static_cast<size_t>(std::max<int64_t>(0, value)); };
-  return SetLimits{size(config.set_max_intset_entries), size(config.set_max_listpack_entries),
-                   size(config.set_max_listpack_value)};
-}
+SetLimits SetLimitsOf(const CommandContext& ctx) { return SetLimitsOf(ctx.server.config); }
 
 // The set at key. Returns false after replying WRONGTYPE; *set is nullptr when the key is
 // missing. Reads count keyspace hits and misses.

@@ -22,15 +22,12 @@
 #include "commands/zset_family.h"
 #include "core/glob.h"
 #include "core/string_number.h"
+#include "server/encoding_limits.h"
 #include "server/errors.h"
 
 namespace goblin {
 
-ZsetLimits ZsetLimitsOf(const CommandContext& ctx) {
-  const Config& config = ctx.server.config;
-  return ZsetLimits{static_cast<size_t>(std::max<int64_t>(0, config.zset_max_listpack_entries)),
-                    static_cast<size_t>(std::max<int64_t>(0, config.zset_max_listpack_value))};
-}
+ZsetLimits ZsetLimitsOf(const CommandContext& ctx) { return ZsetLimitsOf(ctx.server.config); }
 
 bool LookupZset(CommandContext& ctx, std::string_view key, SortedSet** set, bool for_read) {
   KeyEntry* entry;

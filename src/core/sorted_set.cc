@@ -95,8 +95,9 @@ size_t SortedSet::ScoreUpperBound(double max, bool exclusive) const {
   return tree_ ? tree_->CountBelowKey(key, !exclusive) : small_.CountBelowKey(key, !exclusive);
 }
 
-size_t SortedSet::LexLowerBound(const ZsetLexBound& min) const {
-  switch (min.kind) {
+size_t SortedSet::CountBelowLexBound(const ZsetLexBound& bound,
+                                     ZsetLexBound::Kind counts_its_member) const {
+  switch (bound.kind) {
     case ZsetLexBound::Kind::kNegativeInfinity:
       return 0;
     case ZsetLexBound::Kind::kPositiveInfinity:
@@ -105,24 +106,19 @@ size_t SortedSet::LexLowerBound(const ZsetLexBound& min) const {
     case ZsetLexBound::Kind::kExclusive:
       break;
   }
-  const bool inclusive = min.kind == ZsetLexBound::Kind::kExclusive;
-  return tree_ ? tree_->CountBelowMember(min.member, inclusive)
-               : small_.CountBelowMember(min.member, inclusive);
+  const bool inclusive = bound.kind == counts_its_member;
+  return tree_ ? tree_->CountBelowMember(bound.member, inclusive)
+               : small_.CountBelowMember(bound.member, inclusive);
+}
+
+// A lower bound starts after its member when exclusive; an upper one ends after it when
+// inclusive.
+size_t SortedSet::LexLowerBound(const ZsetLexBound& min) const {
+  return CountBelowLexBound(min, ZsetLexBound::Kind::kExclusive);
 }
 
 size_t SortedSet::LexUpperBound(const ZsetLexBound& max) const {
-  switch (max.kind) {
-    case ZsetLexBound::Kind::kNegativeInfinity:
-      return 0;
-    case ZsetLexBound::Kind::kPositiveInfinity:
-      return size();
-    case ZsetLexBound::Kind::kInclusive:
-    case ZsetLexBound::Kind::kExclusive:
-      break;
-  }
-  const bool inclusive = max.kind == ZsetLexBound::Kind::kInclusive;
-  return tree_ ? tree_->CountBelowMember(max.member, inclusive)
-               : small_.CountBelowMember(max.member, inclusive);
+  return CountBelowLexBound(max, ZsetLexBound::Kind::kInclusive);
 }
 
 ZsetElement SortedSet::ElementAt(size_t rank) const {

@@ -180,6 +180,9 @@ class SortedSet {
 
  private:
   void ConvertToTree();
+  // Elements whose member is below the bound, counting an equal member when the bound's kind
+  // is counts_its_member (the Lex*Bound rank arithmetic).
+  size_t CountBelowLexBound(const ZsetLexBound& bound, ZsetLexBound::Kind counts_its_member) const;
 
   ZsetListpack small_;
   std::unique_ptr<ZsetTree> tree_;

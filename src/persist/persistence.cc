@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,7 +23,9 @@
 #include "persist/snapshot_writer.h"
 #include "server/client.h"
 #include "server/command_table.h"
+#include "server/cycle_clock.h"
 #include "server/database.h"
+#include "server/encoding_limits.h"
 #include "server/log.h"
 #include "server/server.h"
 
@@ -38,12 +39,6 @@ constexpr int64_t kBgsaveRetryDelayMs = 5000;
 constexpr int64_t kLoadingPumpIntervalUs = 2000;
 // A long load logs its progress this often.
 constexpr int64_t kLoadingLogIntervalUs = 2'000'000;
-
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Bytes of this process's private pages that were written (copied on write, in a child).
 uint64_t PrivateDirtyBytes() {
@@ -64,20 +59,13 @@ uint64_t FileSize(const std::string& path) {
 }
 
 SnapshotLimits LimitsOf(const Config& c) {
-  auto size = [](int64_t v) { return static_cast<size_t>(std::max<int64_t>(0, v)); };
-  SnapshotLimits limits;
-  limits.zset = {size(c.zset_max_listpack_entries), size(c.zset_max_listpack_value)};
-  limits.hash = {size(c.hash_max_listpack_entries), size(c.hash_max_listpack_value)};
-  limits.set = {size(c.set_max_intset_entries), size(c.set_max_listpack_entries),
-                size(c.set_max_listpack_value)};
-  return limits;
+  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c)};
 }
-
-AppendFsync FsyncPolicy(const Config& c) { return ParseAppendFsync(c.appendfsync); }
 
 }  // namespace
 
-Persistence::Persistence(Server& server) : server_(server) {}
+Persistence::Persistence(Server& server)
+    : server_(server), fsync_policy_(ParseAppendFsync(server.config.appendfsync)) {}
 
 Persistence::~Persistence() {
   KillChild();
@@ -630,7 +618,7 @@ void Persistence::PropagateCommand(Client& client, const Command& command,
 void Persistence::FlushLog() {
   if (aof_ == nullptr || !aof_->has_pending()) return;
   std::string error;
-  const bool ok = aof_->Flush(FsyncPolicy(server_.config), &error);
+  const bool ok = aof_->Flush(fsync_policy_, &error);
   if (!ok && aof_write_ok_) LogWarning("Error writing to the AOF file: " + error);
   aof_write_ok_ = ok;
 }
@@ -680,6 +668,7 @@ std::string Persistence::RewriteLog(bool* scheduled) {
 }
 
 std::string Persistence::OnConfigChange(std::string_view name) {
+  if (name == "appendfsync") fsync_policy_ = ParseAppendFsync(server_.config.appendfsync);
   if (name != "appendonly") return "";
   if (loading_) return "";  // LoadAtStartup opens (or not) the log when the load ends
   if (server_.config.appendonly && aof_ == nullptr) {

@@ -147,6 +147,7 @@ class Persistence {
 
   // AOF state.
   std::unique_ptr<AofWriter> aof_;
+  AppendFsync fsync_policy_;  // config.appendfsync, parsed once (FlushLog runs per reply batch)
   AofManifest manifest_;
   bool replaying_ = false;
   uint64_t replayed_commands_ = 0;

@@ -15,6 +15,13 @@
 
 namespace goblin {
 
+// Microseconds of steady_clock: for time slices and durations that are not per command.
+inline int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 class CycleClock {
  public:
   // Measures the counter's rate; call once before Now()/ToMicros() matter.

@@ -19,11 +19,11 @@
 
 #include "core/ascii.h"
 #include "core/string_number.h"
+#include "persist/persistence.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
-#include "persist/persistence.h"
 
 namespace goblin {
 
@@ -32,12 +32,6 @@ namespace {
 volatile sig_atomic_t g_shutdown_signal = 0;
 
 void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
-
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 bool SetNonBlocking(int fd) {
   int flags = fcntl(fd, F_GETFL, 0);
