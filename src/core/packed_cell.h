@@ -251,14 +251,8 @@ inline const uint8_t* DecodeCellChecked(const uint8_t* p, const uint8_t* end, Ce
   const uint8_t lead = *p;
   if (lead == kLongString) {
     uint64_t n = 0;
-    const uint8_t* q = p + 1;
-    for (int shift = 0;; shift += 7) {
-      if (q >= end || shift > 63) return nullptr;
-      const uint8_t b = *q++;
-      n |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) break;
-    }
-    if (n <= kShortStringMax || n > static_cast<uint64_t>(end - q)) return nullptr;
+    const uint8_t* q = GetVarintChecked(p + 1, end, &n);
+    if (q == nullptr || n <= kShortStringMax || n > static_cast<uint64_t>(end - q)) return nullptr;
     out->is_integer = false;
     out->bytes = std::string_view(reinterpret_cast<const char*>(q), n);
     return q + n;

@@ -237,12 +237,8 @@ bool PackedHash::Restore(std::string_view data, PackedHash* out) {
   const uint8_t form = *p++;
   if (form != kDumpListpack && form != kDumpHashtable) return false;
   uint64_t count = 0;
-  for (int shift = 0;; shift += 7) {
-    if (p == end || shift > 63) return false;
-    const uint8_t b = *p++;
-    count |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) break;
-  }
+  p = GetVarintChecked(p, end, &count);
+  if (p == nullptr) return false;
   if (count > static_cast<uint64_t>(end - p) / 2) return false;  // an entry takes >= 2 bytes
   PackedHash result;
   if (form == kDumpListpack) {

@@ -41,4 +41,20 @@ inline const uint8_t* GetVarint(const uint8_t* p, uint64_t* v) {
   return p;
 }
 
+// The same for bytes nobody vouches for (snapshots, dumps): reads a varint from [p, end) and
+// returns the byte after it, or nullptr when it runs past end or past ten bytes.
+inline const uint8_t* GetVarintChecked(const uint8_t* p, const uint8_t* end, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63; shift += 7) {
+    if (p >= end) return nullptr;
+    const uint8_t b = *p++;
+    result |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *v = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace goblin

@@ -34,7 +34,7 @@ using snapshot::SectionKind;
 constexpr const char* kInterrupted = "loading interrupted by a shutdown";
 
 // Bounded little-endian reads over one section body; `base` is the body's file offset, so a
-// failure can name the byte. After the first failure every read fails.
+// failure can name the byte. Callers stop at the first failed read.
 class BodyReader {
  public:
   BodyReader(std::string_view body, uint64_t base) : body_(body), base_(base) {}
@@ -59,17 +59,11 @@ class BodyReader {
     return true;
   }
   bool Var(uint64_t* v) {
-    uint64_t result = 0;
-    for (int shift = 0; shift <= 63; shift += 7) {
-      if (remaining() < 1) return false;
-      const uint8_t b = static_cast<uint8_t>(body_[pos_++]);
-      result |= uint64_t{b & 0x7fu} << shift;
-      if ((b & 0x80) == 0) {
-        *v = result;
-        return true;
-      }
-    }
-    return false;
+    const auto* begin = reinterpret_cast<const uint8_t*>(body_.data());
+    const uint8_t* next = GetVarintChecked(begin + pos_, begin + body_.size(), v);
+    if (next == nullptr) return false;
+    pos_ = static_cast<size_t>(next - begin);
+    return true;
   }
   bool Bytes(size_t n, std::string_view* out) {
     if (remaining() < n) return false;
