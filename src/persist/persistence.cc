@@ -454,12 +454,8 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   }
   manifest_ = std::move(next);
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
-  aof_history_size_ = 0;
-  for (const AofFile& incr : manifest_.incrs()) {
-    if (incr.name != rewrite_first_incr_) aof_history_size_ += FileSize(JoinPath(dir, incr.name));
-  }
-  aof_base_size_ = FileSize(child_target_) + aof_history_size_ + (aof_ ? aof_->size() : 0);
-  aof_history_size_ += FileSize(child_target_);
+  aof_history_size_ = ClosedLogBytes();
+  aof_base_size_ = aof_history_size_ + (aof_ ? aof_->size() : 0);
   LogNotice("Background AOF rewrite finished successfully");
 }
 
@@ -518,13 +514,19 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_ = std::move(writer);
   aof_write_ok_ = true;
-  aof_history_size_ = 0;
-  if (manifest_.base()) aof_history_size_ += FileSize(JoinPath(dir, manifest_.base()->name));
-  for (const AofFile& file : manifest_.incrs()) {
-    if (file.name != incr) aof_history_size_ += FileSize(JoinPath(dir, file.name));
-  }
+  aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_;
   return true;
+}
+
+uint64_t Persistence::ClosedLogBytes() const {
+  const std::string dir = LogDirectory();
+  const std::string current = aof_ ? aof_->path().substr(aof_->path().rfind('/') + 1) : "";
+  uint64_t bytes = manifest_.base() ? FileSize(JoinPath(dir, manifest_.base()->name)) : 0;
+  for (const AofFile& incr : manifest_.incrs()) {
+    if (incr.name != current) bytes += FileSize(JoinPath(dir, incr.name));
+  }
+  return bytes;
 }
 
 void Persistence::StopLog() {

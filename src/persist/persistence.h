@@ -110,6 +110,9 @@ class Persistence {
   // Opens the log at startup; keyspace_from_log says whether the keyspace was loaded from it.
   bool StartLog(bool keyspace_from_log, std::string* error);
   void StopLog();
+  // Bytes of the files the manifest names, but for the incr file being written (INFO's
+  // aof_current_size and the automatic rewrite add that one's size as it grows).
+  uint64_t ClosedLogBytes() const;
   // Forks a child that runs work() and exits with its result; false with *error on failure.
   bool StartChild(ChildKind kind, const std::string& target, std::string* error);
   void ReapChild(bool block);
