@@ -9,9 +9,12 @@
 //   zset     members user:%08d over a random permutation of 0..N-1, scores uniform in [0, 1e6)
 //            with 6 decimals (DESIGN.md's standard workload), N = 0.5M, 1M, 1.1M, 2M
 //   lichess  10-character names, integer ratings in [400, 4000] (normal around 1500), N = 1M, 2M
+// `--lichess-updates N` instead times the Lichess replay's hot path: 2M score updates by
+// rating-sized steps in a ratings-style set of N members (thousands of members per score).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
@@ -187,10 +190,37 @@ void SpeedRows() {
       insert_ns, update_ns, score_ns, rank_ns, range_ns, mid_range_ns, count_ns, reference_ns);
 }
 
+// The Lichess replay's hot path at full population: score updates of random members by
+// rating-sized steps in a set of n members whose integer ratings repeat thousands of times.
+void LichessUpdateRow(size_t n) {
+  const goblin::ZsetLimits limits;
+  const Workload w = LichessWorkload(n, n + 3);
+  goblin::SortedSet z;
+  const double insert_ns =
+      TimeOps(n, [&](size_t i) { z.Insert(w.scores[i], w.members[i], limits); });
+  std::mt19937_64 rng(5);
+  const size_t ops = 2000000;
+  std::vector<uint32_t> pick(ops);
+  std::vector<double> fresh(ops);
+  for (size_t i = 0; i < ops; ++i) {
+    pick[i] = static_cast<uint32_t>(rng() % n);
+    const double step = static_cast<double>(rng() % 61) - 30;
+    fresh[i] = std::clamp(w.scores[pick[i]] + step, 400.0, 4000.0);
+  }
+  const double update_ns =
+      TimeOps(ops, [&](size_t i) { z.Insert(fresh[i], w.members[pick[i]], limits); });
+  std::printf("lichess N=%zu (ns/op): insert new %.0f  update score by +-30 %.0f\n", n,
+              insert_ns, update_ns);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 2 && std::strcmp(argv[1], "--lichess-updates") == 0) {
+    LichessUpdateRow(std::strtoull(argv[2], nullptr, 10));
+    return 0;
+  }
 #ifndef GOBLIN_BENCH_JEMALLOC
   std::printf(
       "(built without jemalloc: allocator column is 0; MemoryUsage is malloc_usable_size)\n");

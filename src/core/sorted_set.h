@@ -144,8 +144,8 @@ class SortedSet {
   void AppendSorted(double score, std::string_view member, const ZsetLimits& limits);
   // Bulk load of the large form from packed runs, verbatim (ZsetTree::AppendRun and
   // AdoptIndex). REQUIRES: encoding() == kSkiplist.
-  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes, uint64_t first_key) {
-    return tree_->AppendRun(run, count, bytes, first_key);
+  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes) {
+    return tree_->AppendRun(run, count, bytes);
   }
   void AdoptIndex(ZsetMemberIndex& index) { tree_->AdoptIndex(index); }
 

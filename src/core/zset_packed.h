@@ -72,6 +72,16 @@ inline int CompareZsetKeys(uint64_t a_key, std::string_view a_member, uint64_t b
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 
+// A member's first 8 bytes as a big-endian number, zero-padded. Prefixes order like members
+// (a < b implies MemberPrefix(a) <= MemberPrefix(b)), so unequal prefixes decide a comparison
+// without the rest of the member.
+inline uint64_t MemberPrefix(std::string_view member) {
+  static_assert(std::endian::native == std::endian::little);
+  uint64_t value = 0;
+  std::memcpy(&value, member.data(), member.size() < 8 ? member.size() : 8);
+  return __builtin_bswap64(value);
+}
+
 // Bytes an entry takes when its predecessor's key is `delta` below its own.
 inline size_t ZsetEntrySize(uint64_t delta, size_t member_size) {
   return VarintSize(delta) + VarintSize(uint64_t{member_size} << 1) + member_size;

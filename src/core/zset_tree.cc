@@ -116,18 +116,22 @@ std::string_view ZsetTree::FirstMember(uint32_t node, int height) const {
   return e.member;
 }
 
-int ZsetTree::ChildFor(const InnerNode* node, int height, uint64_t key,
+int ZsetTree::ChildFor(const InnerNode* node, int height, uint64_t key, uint64_t prefix,
                        std::string_view member) const {
-  const uint64_t* keys = node->first_key;
-  const int lo = static_cast<int>(std::lower_bound(keys, keys + node->size, key) - keys);
-  int hi = lo;
-  while (hi < node->size && keys[hi] == key) ++hi;
-  // Children [lo, hi) start with this very score: their first members decide.
-  int a = lo;
-  int b = hi;
+  int a = 0;
+  int b = node->size;
   while (a < b) {
     const int mid = (a + b) / 2;
-    if (FirstMember(node->child[mid], height - 1) <= member) {
+    const ChildFirst& f = node->first[mid];
+    bool at_most;
+    if (f.key != key) {
+      at_most = f.key < key;
+    } else if (f.prefix != prefix) {
+      at_most = f.prefix < prefix;
+    } else {
+      at_most = FirstMember(node->child[mid], height - 1) <= member;
+    }
+    if (at_most) {
       a = mid + 1;
     } else {
       b = mid;
@@ -138,12 +142,13 @@ int ZsetTree::ChildFor(const InnerNode* node, int height, uint64_t key,
 
 uint32_t ZsetTree::DescendByKey(uint64_t key, std::string_view member, Path* path,
                                 size_t* rank_before) const {
+  const uint64_t prefix = MemberPrefix(member);
   uint32_t node = root_;
   size_t rank = 0;
   path->depth = height_;
   for (int d = 0; d < height_; ++d) {
     const InnerNode* n = inner(node);
-    const int i = ChildFor(n, height_ - d, key, member);
+    const int i = ChildFor(n, height_ - d, key, prefix, member);
     for (int j = 0; j < i; ++j) rank += n->count[j];
     path->node[d] = node;
     path->index[d] = static_cast<uint32_t>(i);
@@ -193,10 +198,12 @@ size_t ZsetTree::CountBelowKey(uint64_t key, bool inclusive) const {
   size_t rank = 0;
   for (int d = 0; d < height_; ++d) {
     const InnerNode* n = inner(node);
-    const uint64_t* keys = n->first_key;
-    const int below = static_cast<int>((inclusive ? std::upper_bound(keys, keys + n->size, key)
-                                                  : std::lower_bound(keys, keys + n->size, key)) -
-                                       keys);
+    const ChildFirst* firsts = n->first;
+    const ChildFirst* end = firsts + n->size;
+    const int below = static_cast<int>(
+        (inclusive ? std::ranges::upper_bound(firsts, end, key, {}, &ChildFirst::key)
+                   : std::ranges::lower_bound(firsts, end, key, {}, &ChildFirst::key)) -
+        firsts);
     const int i = std::max(below - 1, 0);
     for (int j = 0; j < i; ++j) rank += n->count[j];
     node = n->child[i];
@@ -209,13 +216,16 @@ size_t ZsetTree::CountBelowMember(std::string_view member, bool inclusive) const
   uint32_t node = root_;
   size_t rank = 0;
   auto below = [&](std::string_view m) { return inclusive ? m <= member : m < member; };
+  const uint64_t prefix = MemberPrefix(member);
   for (int d = 0; d < height_; ++d) {
     const InnerNode* n = inner(node);
     int a = 0;
     int b = n->size;
     while (a < b) {
       const int mid = (a + b) / 2;
-      if (below(FirstMember(n->child[mid], height_ - d - 1))) {
+      const uint64_t first_prefix = n->first[mid].prefix;
+      if (first_prefix != prefix ? first_prefix < prefix
+                                 : below(FirstMember(n->child[mid], height_ - d - 1))) {
         a = mid + 1;
       } else {
         b = mid;
@@ -345,9 +355,9 @@ void ZsetTree::AddToPath(const Path& path, int64_t delta) {
   }
 }
 
-void ZsetTree::SetFirstKey(const Path& path, int depth, uint64_t key) {
+void ZsetTree::SetFirst(const Path& path, int depth, ChildFirst first) {
   for (int d = depth - 1; d >= 0; --d) {
-    inner(path.node[d])->first_key[path.index[d]] = key;
+    inner(path.node[d])->first[path.index[d]] = first;
     if (path.index[d] != 0) break;
   }
 }
@@ -398,7 +408,7 @@ void ZsetTree::InsertNew(uint64_t key, bool negative_zero, std::string_view memb
   ++header->count;
   ++size_;
   AddToPath(path, 1);
-  if (pos.index == 0) SetFirstKey(path, path.depth, key);
+  if (pos.index == 0) SetFirst(path, path.depth, {key, MemberPrefix(member)});
   if (indexed_leaf == kNoLeaf) {
     index_.Insert(hash, number, *this);
   } else if (indexed_leaf != number) {
@@ -505,7 +515,7 @@ void ZsetTree::InsertOverflow(Path& path, uint32_t number, const ZsetRunPosition
 
   std::vector<uint32_t> ids(ends.size());
   std::vector<uint32_t> counts(ends.size());
-  std::vector<uint64_t> keys(ends.size());
+  std::vector<ChildFirst> firsts(ends.size());
   std::vector<uint32_t> item_leaf(items.size());
   // Which existing leaf each output leaf reuses (kNoLeaf: a new one). Every member that changes
   // leaf costs an index update (a cache miss), so a 2 -> 3 split puts the new leaf in the
@@ -552,7 +562,9 @@ void ZsetTree::InsertOverflow(Path& path, uint32_t number, const ZsetRunPosition
     Header(block)->used = bytes;
     ids[j] = id;
     counts[j] = static_cast<uint32_t>(end - begin);
-    keys[j] = items[begin].key;
+    firsts[j] = {items[begin].key,
+                 MemberPrefix(std::string_view(scratch_).substr(items[begin].member_offset,
+                                                                items[begin].member_size))};
     begin = end;
   }
   for (uint32_t g : group) {
@@ -582,14 +594,14 @@ void ZsetTree::InsertOverflow(Path& path, uint32_t number, const ZsetRunPosition
       for (size_t j = 0; j < ids.size(); ++j) {
         n->child[j] = ids[j];
         n->count[j] = counts[j];
-        n->first_key[j] = keys[j];
+        n->first[j] = firsts[j];
       }
       n->size = static_cast<uint16_t>(ids.size());
       root_ = root;
       height_ = 1;
     }
   } else {
-    ReplaceChildren(path, depth - 1, first, static_cast<int>(group.size()), ids, counts, keys,
+    ReplaceChildren(path, depth - 1, first, static_cast<int>(group.size()), ids, counts, firsts,
                     /*append=*/false);
   }
   if (indexed_leaf == kNoLeaf) index_.Insert(hash, item_leaf[new_item], *this);
@@ -598,7 +610,7 @@ void ZsetTree::InsertOverflow(Path& path, uint32_t number, const ZsetRunPosition
 void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
                                const std::vector<uint32_t>& ids,
                                const std::vector<uint32_t>& counts,
-                               const std::vector<uint64_t>& keys, bool append) {
+                               const std::vector<ChildFirst>& firsts, bool append) {
   const uint32_t number = path.node[depth];
   InnerNode* n = inner(number);
   const int added = static_cast<int>(ids.size());
@@ -609,11 +621,11 @@ void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
     const int to = first + added;
     std::memmove(n->child + to, n->child + from, tail * sizeof(uint32_t));
     std::memmove(n->count + to, n->count + from, tail * sizeof(uint32_t));
-    std::memmove(n->first_key + to, n->first_key + from, tail * sizeof(uint64_t));
+    std::memmove(n->first + to, n->first + from, tail * sizeof(ChildFirst));
     for (int j = 0; j < added; ++j) {
       n->child[first + j] = ids[j];
       n->count[first + j] = counts[j];
-      n->first_key[first + j] = keys[j];
+      n->first[first + j] = firsts[j];
     }
     n->size = static_cast<uint16_t>(new_size);
     return;
@@ -621,20 +633,20 @@ void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
   // Overflow: lay the children out in order, then cut them into two nodes.
   std::vector<uint32_t> child(new_size);
   std::vector<uint32_t> count(new_size);
-  std::vector<uint64_t> key(new_size);
+  std::vector<ChildFirst> key(new_size);
   int w = 0;
   auto copy_old = [&](int from, int to) {
     for (int j = from; j < to; ++j, ++w) {
       child[w] = n->child[j];
       count[w] = n->count[j];
-      key[w] = n->first_key[j];
+      key[w] = n->first[j];
     }
   };
   copy_old(0, first);
   for (int j = 0; j < added; ++j, ++w) {
     child[w] = ids[j];
     count[w] = counts[j];
-    key[w] = keys[j];
+    key[w] = firsts[j];
   }
   copy_old(first + old_count, n->size);
   // Appends keep the left node full, so a bulk load leaves no half-empty inner nodes.
@@ -649,7 +661,7 @@ void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
     const int slot = j < left ? j : j - left;
     target->child[slot] = child[j];
     target->count[slot] = count[j];
-    target->first_key[slot] = key[j];
+    target->first[slot] = key[j];
     (j < left ? left_total : right_total) += count[j];
   }
   n->size = static_cast<uint16_t>(left);
@@ -657,7 +669,7 @@ void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
   const std::vector<uint32_t> up_ids = {number, right_number};
   const std::vector<uint32_t> up_counts = {static_cast<uint32_t>(left_total),
                                            static_cast<uint32_t>(right_total)};
-  const std::vector<uint64_t> up_keys = {key[0], key[left]};
+  const std::vector<ChildFirst> up_keys = {key[0], key[left]};
   if (depth == 0) {
     // Paths are fixed arrays. With fanout 63 and merging of thin nodes, 24 levels would take
     // more members than memory can hold, so reaching it means a broken invariant.
@@ -667,7 +679,7 @@ void ZsetTree::ReplaceChildren(Path& path, int depth, int first, int old_count,
     for (int j = 0; j < 2; ++j) {
       r->child[j] = up_ids[j];
       r->count[j] = up_counts[j];
-      r->first_key[j] = up_keys[j];
+      r->first[j] = up_keys[j];
     }
     r->size = 2;
     root_ = root;
@@ -753,18 +765,18 @@ void ZsetTree::Append(double score, std::string_view member) {
     DecodeZsetEntry(Payload(block), 0, &first);
     r->child[0] = node;
     r->count[0] = header->count;
-    r->first_key[0] = first.key;
+    r->first[0] = {first.key, MemberPrefix(first.member)};
     r->child[1] = fresh;
     r->count[1] = 1;
-    r->first_key[1] = key;
+    r->first[1] = {key, MemberPrefix(member)};
     r->size = 2;
     root_ = root;
     height_ = 1;
   } else {
     for (int d = 0; d + 1 < path.depth; ++d) ++inner(path.node[d])->count[path.index[d]];
     const int depth = path.depth - 1;
-    ReplaceChildren(path, depth, static_cast<int>(path.index[depth]) + 1, 0, {fresh}, {1}, {key},
-                    /*append=*/true);
+    ReplaceChildren(path, depth, static_cast<int>(path.index[depth]) + 1, 0, {fresh}, {1},
+                    {{key, MemberPrefix(member)}}, /*append=*/true);
   }
   append_leaf_ = fresh;
   append_last_key_ = key;
@@ -772,53 +784,57 @@ void ZsetTree::Append(double score, std::string_view member) {
   index(fresh);
 }
 
-uint32_t ZsetTree::AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes,
-                             uint64_t first_key) {
+uint32_t ZsetTree::AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes) {
   appending_ = false;  // Append's cursor does not follow runs
-  uint32_t node = root_;
-  if (height_ == 0 && Header(leaf(node))->count == 0) {
-    // The empty root leaf takes the first run.
-    if (bytes > kLeafPayload) {
-      FreeLeaf(node);
-      root_ = node = NewLeaf(bytes);
-    }
-  } else {
-    const uint32_t fresh = NewLeaf(bytes);
-    Path path;
-    path.depth = height_;
-    uint32_t last = root_;
-    for (int d = 0; d < height_; ++d) {
-      path.node[d] = last;
-      path.index[d] = inner(last)->size - 1u;
-      last = inner(last)->child[path.index[d]];
-    }
-    if (height_ == 0) {
-      const uint32_t root = NewInner();
-      InnerNode* r = inner(root);
-      ZsetEntry first;
-      DecodeZsetEntry(Payload(leaf(last)), 0, &first);
-      r->child[0] = last;
-      r->count[0] = Header(leaf(last))->count;
-      r->first_key[0] = first.key;
-      r->child[1] = fresh;
-      r->count[1] = count;
-      r->first_key[1] = first_key;
-      r->size = 2;
-      root_ = root;
-      height_ = 1;
-    } else {
-      for (int d = 0; d + 1 < path.depth; ++d) inner(path.node[d])->count[path.index[d]] += count;
-      const int depth = path.depth - 1;
-      ReplaceChildren(path, depth, static_cast<int>(path.index[depth]) + 1, 0, {fresh}, {count},
-                      {first_key}, /*append=*/true);
-    }
-    node = fresh;
+  const bool into_empty_root = height_ == 0 && Header(leaf(root_))->count == 0;
+  if (into_empty_root && bytes > kLeafPayload) {
+    FreeLeaf(root_);  // first, so the leaves stay numbered in order (snapshot_loader.cc)
+    root_ = NewLeaf(bytes);
   }
+  const uint32_t node = into_empty_root ? root_ : NewLeaf(bytes);
   uint8_t* block = leaf(node);
   std::memcpy(Payload(block), run, bytes);
   Header(block)->count = count;
   Header(block)->used = bytes;
   size_ += count;
+  // The run is checked by the caller, perhaps only meanwhile: its first entry is read from the
+  // copy, where even a malformed one stays inside the leaf (two varints and 8 member bytes
+  // never reach past kLeafPayload, and a jumbo leaf is larger still).
+  uint64_t first_key;
+  uint64_t first_length;
+  const uint8_t* member = GetVarint(GetVarint(Payload(block), &first_key), &first_length);
+  const ChildFirst first = {
+      first_key, MemberPrefix(std::string_view(reinterpret_cast<const char*>(member),
+                                               std::min<uint64_t>(first_length >> 1, 8)))};
+  if (into_empty_root) return node;
+  Path path;
+  path.depth = height_;
+  uint32_t last = root_;
+  for (int d = 0; d < height_; ++d) {
+    path.node[d] = last;
+    path.index[d] = inner(last)->size - 1u;
+    last = inner(last)->child[path.index[d]];
+  }
+  if (height_ == 0) {
+    const uint32_t root = NewInner();
+    InnerNode* r = inner(root);
+    ZsetEntry e;
+    DecodeZsetEntry(Payload(leaf(last)), 0, &e);
+    r->child[0] = last;
+    r->count[0] = Header(leaf(last))->count;
+    r->first[0] = {e.key, MemberPrefix(e.member)};
+    r->child[1] = node;
+    r->count[1] = count;
+    r->first[1] = first;
+    r->size = 2;
+    root_ = root;
+    height_ = 1;
+  } else {
+    for (int d = 0; d + 1 < path.depth; ++d) inner(path.node[d])->count[path.index[d]] += count;
+    const int depth = path.depth - 1;
+    ReplaceChildren(path, depth, static_cast<int>(path.index[depth]) + 1, 0, {node}, {count},
+                    {first}, /*append=*/true);
+  }
   return node;
 }
 
@@ -885,7 +901,7 @@ void ZsetTree::EraseInLeaf(Path& path, uint32_t number, uint32_t first, uint32_t
     if (first == 0) {
       ZsetEntry e;
       DecodeZsetEntry(Payload(block), 0, &e);
-      SetFirstKey(path, path.depth, e.key);
+      SetFirst(path, path.depth, {e.key, MemberPrefix(e.member)});
     }
     MaybeMergeLeaf(path);
   }
@@ -899,7 +915,7 @@ void ZsetTree::RemoveChild(Path& path, int depth) {
   const int tail = n->size - i - 1;
   std::memmove(n->child + i, n->child + i + 1, tail * sizeof(uint32_t));
   std::memmove(n->count + i, n->count + i + 1, tail * sizeof(uint32_t));
-  std::memmove(n->first_key + i, n->first_key + i + 1, tail * sizeof(uint64_t));
+  std::memmove(n->first + i, n->first + i + 1, tail * sizeof(ChildFirst));
   --n->size;
   if (n->size == 0) {
     FreeInner(number);
@@ -911,7 +927,7 @@ void ZsetTree::RemoveChild(Path& path, int depth) {
     }
     return;
   }
-  if (i == 0) SetFirstKey(path, depth, n->first_key[0]);
+  if (i == 0) SetFirst(path, depth, n->first[0]);
   MaybeMergeInner(path, depth);
 }
 
@@ -982,7 +998,7 @@ void ZsetTree::MaybeMergeInner(Path& path, int depth) {
   if (l->size + r->size > kInnerFanout) return;
   std::memcpy(l->child + l->size, r->child, r->size * sizeof(uint32_t));
   std::memcpy(l->count + l->size, r->count, r->size * sizeof(uint32_t));
-  std::memcpy(l->first_key + l->size, r->first_key, r->size * sizeof(uint64_t));
+  std::memcpy(l->first + l->size, r->first, r->size * sizeof(ChildFirst));
   l->size = static_cast<uint16_t>(l->size + r->size);
   parent->count[left] += parent->count[right];
   parent->count[right] = 0;
@@ -1035,7 +1051,7 @@ ZsetTree::Stats ZsetTree::GetStats() const {
   return s;
 }
 
-std::string ZsetTree::ValidateNode(uint32_t node, int height, size_t* count, uint64_t* first_key,
+std::string ZsetTree::ValidateNode(uint32_t node, int height, size_t* count, ChildFirst* first,
                                    bool* have_prev, uint64_t* prev_key,
                                    std::string* prev_member) const {
   if (height == 0) {
@@ -1048,7 +1064,7 @@ std::string ZsetTree::ValidateNode(uint32_t node, int height, size_t* count, uin
     ZsetEntry e;
     for (uint32_t i = 0; i < n; ++i) {
       p = DecodeZsetEntry(p, e.key, &e);
-      if (i == 0) *first_key = e.key;
+      if (i == 0) *first = {e.key, MemberPrefix(e.member)};
       if (*have_prev && CompareZsetKeys(*prev_key, *prev_member, e.key, e.member) >= 0) {
         return "entries out of order";
       }
@@ -1072,13 +1088,14 @@ std::string ZsetTree::ValidateNode(uint32_t node, int height, size_t* count, uin
   size_t total = 0;
   for (int i = 0; i < n->size; ++i) {
     size_t c;
-    uint64_t k;
+    ChildFirst f;
     std::string err =
-        ValidateNode(n->child[i], height - 1, &c, &k, have_prev, prev_key, prev_member);
+        ValidateNode(n->child[i], height - 1, &c, &f, have_prev, prev_key, prev_member);
     if (!err.empty()) return err;
     if (c != n->count[i]) return "bad child count";
-    if (k != n->first_key[i]) return "bad first key";
-    if (i == 0) *first_key = k;
+    if (f.key != n->first[i].key) return "bad first key";
+    if (f.prefix != n->first[i].prefix) return "bad first member prefix";
+    if (i == 0) *first = f;
     total += c;
   }
   *count = total;
@@ -1088,12 +1105,12 @@ std::string ZsetTree::ValidateNode(uint32_t node, int height, size_t* count, uin
 std::string ZsetTree::Validate() const {
   FinishAppends();
   size_t count = 0;
-  uint64_t first_key = 0;
+  ChildFirst first{};
   bool have_prev = false;
   uint64_t prev_key = 0;
   std::string prev_member;
   std::string err =
-      ValidateNode(root_, height_, &count, &first_key, &have_prev, &prev_key, &prev_member);
+      ValidateNode(root_, height_, &count, &first, &have_prev, &prev_key, &prev_member);
   if (!err.empty()) return err;
   if (count != size_) return "size mismatch";
   if (index_.size() != size_) return "index size mismatch";

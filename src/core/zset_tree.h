@@ -7,13 +7,13 @@
 //   leaf entry     5 (score delta) + 1 (length) + 13 (member)          = 19.4 B
 //   leaves         entries at 83% fill (borrow, then 2 -> 3 splits), 8 B header, size class
 //                                                                       = 23.4 B
-//   inner nodes    16 B per child, one child per ~44 members           =  0.5 B
+//   inner nodes    24 B per child, one child per ~44 members           =  0.8 B
 //   tables         leaf/node number -> pointer, 8 B per leaf           =  0.2 B
 //   index          5 B slot (tag + leaf + spare bits) at 90% of its segment, + segment table
 //                                                                       =  6.0 B
-//   total          30.0 B at every size of the 0.5M..2M sweep (Redis 7.2: 94-109 B);
-//                  26.3 B after Optimize() (99% fill). Ratings-style data (10-byte names,
-//                  integer scores that repeat): 20.8 B, 18.6 B optimized.
+//   total          30.3 B at every size of the 0.5M..2M sweep (Redis 7.2: 94-109 B);
+//                  26.5 B after Optimize() (99% fill). Ratings-style data (10-byte names,
+//                  integer scores that repeat): 20.9 B, 18.7 B optimized.
 //
 // Leaf (kLeafBytes = 1024, one malloc; a single entry bigger than the payload gets a leaf of
 // its own exact size, a "jumbo" leaf):
@@ -22,25 +22,27 @@
 //   | count u32   | used u32   | packed run of `count` entries (zset_packed.h)    |
 //   +-------------+------------+--------------------------------------------------+
 //
-// Inner node (kInnerFanout = 63 children, 1016 bytes, one malloc):
+// Inner node (kInnerFanout = 63 children, 1520 bytes in jemalloc's 1536 class, one malloc):
 //
-//   +------------------------+------------------+------------------+-----------+
-//   | first_key u64 [63]     | child u32 [63]   | count u32 [63]   | size u16  |
-//   +------------------------+------------------+------------------+-----------+
+//   +-----------------------------------+------------------+------------------+-----------+
+//   | first {key u64, prefix u64} [63]  | child u32 [63]   | count u32 [63]   | size u16  |
+//   +-----------------------------------+------------------+------------------+-----------+
 //
 //   child[i] is a leaf number when the node is at height 1, else an inner node number;
-//   count[i] is the number of entries under child i; first_key[i] the score key of its first
-//   entry. Leaves and inner nodes are addressed by 32-bit numbers through chunked pointer
-//   tables, so a parent spends 4 bytes per child rather than 8 and the index can name a leaf
-//   in 26 bits.
+//   count[i] is the number of entries under child i; first[i] the score key of its first entry
+//   and the first 8 bytes of that entry's member (MemberPrefix). Leaves and inner nodes are
+//   addressed by 32-bit numbers through chunked pointer tables, so a parent spends 4 bytes per
+//   child rather than 8 and the index can name a leaf in 26 bits.
 //
-// Descending by (score, member) compares first_key; children whose first key equals the target
-// score (long runs of ties in integer leaderboards) are told apart by binary search on their
-// first member, read from the child's leftmost leaf.
+// Descending by (score, member) compares first[i]: the key, then, among children whose first
+// score ties with the target's (integer leaderboards hold thousands of members per score), the
+// member prefix. Only when both tie is the child's first member read, from its leftmost leaf.
+// Without the prefix every tie cost that walk: a 20M-member leaderboard spent half its update
+// time there.
 //
 // Invariants:
 //  1. Every leaf is reachable from root_ at depth height_; leaves in key order left to right.
-//  2. count[i] and first_key[i] of every inner node are exact for child i.
+//  2. count[i] and first[i] of every inner node are exact for child i.
 //  3. Every leaf except an empty root leaf holds at least one entry; every inner node at least
 //     one child. A normal leaf's run fits kLeafPayload bytes; a jumbo leaf holds one entry.
 //  4. The index holds exactly one slot per member, naming its leaf (zset_member_index.h);
@@ -166,12 +168,13 @@ class ZsetTree final : private ZsetLeafHashes {
 
   // Bulk load of packed runs, verbatim (snapshots dump a tree's leaves and load them with
   // this): `run` holds `count` entries in `bytes` bytes, the first with its whole key
-  // (zset_packed.h), all greater than every entry present. It becomes the new rightmost leaf;
+  // (zset_packed.h), all greater than every entry present. A malformed run leaves a tree fit
+  // only for destruction (the caller checks runs meanwhile and discards the tree). It becomes the new rightmost leaf;
   // the return value is its number. The member index is not touched: the caller builds one
   // from (member hash, leaf number) pairs and hands it over with AdoptIndex.
   // REQUIRES: the tree holds only what earlier AppendRun calls added; count > 0; the run
   // fits a leaf (bytes <= kLeafPayload) or holds one entry.
-  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes, uint64_t first_key);
+  uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes);
   // Ends a run of AppendRun with an index built (ZsetMemberIndex::BulkLoad) for its leaves.
   void AdoptIndex(ZsetMemberIndex& index) { index_.Swap(index); }
 
@@ -205,8 +208,14 @@ class ZsetTree final : private ZsetLeafHashes {
     uint32_t used;
   };
 
+  // What an inner node keeps of a child's first entry.
+  struct ChildFirst {
+    uint64_t key;
+    uint64_t prefix;  // MemberPrefix of the member
+  };
+
   struct InnerNode {
-    uint64_t first_key[kInnerFanout];
+    ChildFirst first[kInnerFanout];
     uint32_t child[kInnerFanout];
     uint32_t count[kInnerFanout];
     uint16_t size;
@@ -257,14 +266,16 @@ class ZsetTree final : private ZsetLeafHashes {
   bool Find(std::string_view member, uint64_t hash, uint32_t* leaf_number, ZsetRunPosition* pos,
             ZsetEntry* entry) const;
   std::string_view FirstMember(uint32_t node, int height) const;
-  int ChildFor(const InnerNode* node, int height, uint64_t key, std::string_view member) const;
+  // The last child whose first entry is <= (key, member), or child 0.
+  int ChildFor(const InnerNode* node, int height, uint64_t key, uint64_t prefix,
+               std::string_view member) const;
   uint32_t DescendByKey(uint64_t key, std::string_view member, Path* path,
                         size_t* rank_before) const;
   uint32_t DescendByRank(size_t rank, Path* path, size_t* rank_in_leaf) const;
 
   void AddToPath(const Path& path, int64_t delta);
-  // The first entry under path's leaf now has `key`: update first_key up the left spine.
-  void SetFirstKey(const Path& path, int depth, uint64_t key);
+  // The first entry under path's node at `depth` is now `first`: update up the left spine.
+  void SetFirst(const Path& path, int depth, ChildFirst first);
 
   // Places a member that is in no leaf. indexed_leaf is kNoLeaf for a new member, or the leaf
   // its index slot still names (a score update), which is then relocated.
@@ -280,7 +291,7 @@ class ZsetTree final : private ZsetLeafHashes {
   // splitting nodes upward as needed. `append` keeps split nodes full on the left.
   void ReplaceChildren(Path& path, int depth, int first, int old_count,
                        const std::vector<uint32_t>& ids, const std::vector<uint32_t>& counts,
-                       const std::vector<uint64_t>& keys, bool append);
+                       const std::vector<ChildFirst>& firsts, bool append);
   // Removes child path.index[depth] of path.node[depth] (already freed or detached).
   void RemoveChild(Path& path, int depth);
   void MaybeMergeLeaf(Path& path);
@@ -290,7 +301,7 @@ class ZsetTree final : private ZsetLeafHashes {
   // unless keep_index (the caller handles the one slot).
   void EraseInLeaf(Path& path, uint32_t leaf_number, uint32_t first, uint32_t n, bool keep_index);
 
-  std::string ValidateNode(uint32_t node, int height, size_t* count, uint64_t* first_key,
+  std::string ValidateNode(uint32_t node, int height, size_t* count, ChildFirst* first,
                            bool* have_prev, uint64_t* prev_key, std::string* prev_member) const;
 
   ZsetChunkedArray<uint8_t*> leaves_;

@@ -516,11 +516,9 @@ class Loading {
     }
     bool numbered_in_order = true;
     for (size_t r = 0; r < refs.size(); ++r) {
-      uint64_t first_key = 0;
-      GetVarint(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), &first_key);
       const uint32_t leaf =
           set.AppendRun(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), refs[r].count,
-                        static_cast<uint32_t>(refs[r].bytes.size()), first_key);
+                        static_cast<uint32_t>(refs[r].bytes.size()));
       numbered_in_order = numbered_in_order && leaf == r;
     }
     if (builder.joinable()) builder.join();

@@ -128,6 +128,10 @@ class ModelHarness {
     int score_spread = 20;        // integer scores in [-spread, spread] (many ties)
     bool equal_scores = false;    // every score 7: lex ranges are defined
     bool odd_members = true;      // binary, empty, long and jumbo members
+    // Prepended to every generated member: 8 bytes or more make the inner nodes' member
+    // prefixes tie, so the tree must read the members themselves.
+    std::string member_prefix;
+    bool trailing_nuls = false;  // append 0-2 NULs: "m7" and "m7\0" share a padded prefix
     size_t full_check_every = 1;  // compare everything every this many steps
     ZsetLimits limits;
   };
@@ -149,7 +153,9 @@ class ModelHarness {
     }
     char buf[32];
     std::snprintf(buf, sizeof(buf), "m%zu", static_cast<size_t>(rng_() % o_.member_pool));
-    return buf;
+    std::string m = o_.member_prefix + buf;
+    if (o_.trailing_nuls) m.append(rng_() % 3, '\0');
+    return m;
   }
 
   double Score() {
@@ -451,6 +457,26 @@ TEST(SortedSetModelTest, FewDistinctScoresLongTieRuns) {
   o.full_check_every = 2000;
   ModelHarness h(o);
   h.Run(30000);
+}
+
+TEST(SortedSetModelTest, TiedScoresWithMembersSharingTheirFirstBytes) {
+  // Inner nodes order tied children by the first 8 member bytes; here those tie too (a long
+  // shared prefix, or members that differ only by trailing NULs), and the members decide.
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    ModelHarness::Options o;
+    o.seed = seed;
+    o.member_pool = 8000;
+    o.score_spread = 1;
+    o.odd_members = false;
+    if (seed == 1) {
+      o.member_prefix = "player:0000";
+    } else {
+      o.trailing_nuls = true;
+    }
+    o.full_check_every = 1000;
+    ModelHarness h(o);
+    h.Run(30000);
+  }
 }
 
 TEST(SortedSetTest, TiesOrderByMemberBytesShorterFirst) {
