@@ -223,10 +223,10 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("expired_stale_perc", "0.00");
   w.Field("expired_time_cap_reached_count", "0");
   w.Field("expire_cycle_cpu_milliseconds", "0");
-  w.Field("evicted_keys", "0");
+  w.Field("evicted_keys", ctx.server.evictor.evicted_keys());
   w.Field("evicted_clients", "0");
-  w.Field("total_eviction_exceeded_time", "0");
-  w.Field("current_eviction_exceeded_time", "0");
+  w.Field("total_eviction_exceeded_time", ctx.server.evictor.TotalExceededMs());
+  w.Field("current_eviction_exceeded_time", ctx.server.evictor.CurrentExceededMs());
   w.Field("keyspace_hits", st.keyspace.keyspace_hits);
   w.Field("keyspace_misses", st.keyspace.keyspace_misses);
   w.Field("pubsub_channels", "0");

@@ -42,14 +42,14 @@ void ExecCommand(CommandContext& ctx) {
   ResetTransaction(ctx);
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
-  client.deny_blocking = true;  // a blocking command inside EXEC times out at once
+  client.in_exec = true;
   ctx.server.persistence->BeginTransaction();
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.Dispatch(client, argv);
   }
   ctx.server.persistence->EndTransaction();
-  client.deny_blocking = false;
+  client.in_exec = false;
 }
 
 void DiscardCommand(CommandContext& ctx) {

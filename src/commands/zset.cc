@@ -852,7 +852,7 @@ bool FirstNonEmptyZset(CommandContext& ctx, size_t first, size_t count, std::str
 }
 
 void BlockOnKeys(CommandContext& ctx, size_t first, size_t count, int64_t deadline) {
-  if (ctx.client.deny_blocking) {
+  if (ctx.client.in_exec) {
     ctx.reply.NullArray();
     return;
   }

@@ -562,9 +562,8 @@ void ZsetTree::InsertOverflow(Path& path, uint32_t number, const ZsetRunPosition
     Header(block)->used = bytes;
     ids[j] = id;
     counts[j] = static_cast<uint32_t>(end - begin);
-    firsts[j] = {items[begin].key,
-                 MemberPrefix(std::string_view(scratch_).substr(items[begin].member_offset,
-                                                                items[begin].member_size))};
+    firsts[j] = {items[begin].key, MemberPrefix(std::string_view(scratch_).substr(
+                                       items[begin].member_offset, items[begin].member_size))};
     begin = end;
   }
   for (uint32_t g : group) {

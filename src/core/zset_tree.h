@@ -169,9 +169,10 @@ class ZsetTree final : private ZsetLeafHashes {
   // Bulk load of packed runs, verbatim (snapshots dump a tree's leaves and load them with
   // this): `run` holds `count` entries in `bytes` bytes, the first with its whole key
   // (zset_packed.h), all greater than every entry present. A malformed run leaves a tree fit
-  // only for destruction (the caller checks runs meanwhile and discards the tree). It becomes the new rightmost leaf;
-  // the return value is its number. The member index is not touched: the caller builds one
-  // from (member hash, leaf number) pairs and hands it over with AdoptIndex.
+  // only for destruction (the caller checks runs meanwhile and discards the tree). It becomes
+  // the new rightmost leaf; the return value is its number. The member index is not touched:
+  // the caller builds one from (member hash, leaf number) pairs and hands it over with
+  // AdoptIndex.
   // REQUIRES: the tree holds only what earlier AppendRun calls added; count > 0; the run
   // fits a leaf (bytes <= kLeafPayload) or holds one entry.
   uint32_t AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes);

@@ -68,7 +68,9 @@ struct Client {
   BlockState block;
   bool retrying_block = false;   // the blocked command is being run again
   bool block_requested = false;  // ... and found nothing to serve again
-  bool deny_blocking = false;    // inside EXEC: blocking commands time out at once
+  // Running its transaction's queue (EXEC): blocking commands time out at once, and no
+  // queued command is refused for memory (EXEC itself was checked).
+  bool in_exec = false;
 
   size_t pending_output() const { return output.size() - output_sent; }
 };

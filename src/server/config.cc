@@ -322,6 +322,15 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
        0,
        {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
         "allkeys-lfu", "allkeys-random", "noeviction"}});
+  add({"maxmemory-samples", {}, Kind::kInt, kMutable, &c.maxmemory_samples, 1, 64, {}});
+  add({"maxmemory-eviction-tenacity",
+       {},
+       Kind::kInt,
+       kMutable,
+       &c.maxmemory_eviction_tenacity,
+       0,
+       100,
+       {}});
   add({"zset-max-listpack-entries",
        {"zset-max-ziplist-entries"},
        Kind::kInt,

@@ -64,6 +64,8 @@ struct Config {
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
   // Encoding thresholds.
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;

@@ -9,7 +9,11 @@ namespace goblin {
 
 KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
   KeyEntry* entry = table_.Find(key);
-  if (entry == nullptr || !Expired(entry, now_ms)) return entry;
+  if (entry == nullptr) return nullptr;
+  if (!Expired(entry, now_ms)) {
+    if (mark_use_ != nullptr && *mark_use_) entry->MarkUsed();
+    return entry;
+  }
   Delete(key);
   if (counters_ != nullptr) ++counters_->expired_keys;
   return nullptr;
@@ -49,6 +53,7 @@ void Database::Insert(KeyEntry* entry) {
 
 void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
   Touch(fresh->key());
+  if (mark_use_ != nullptr && *mark_use_) fresh->MarkUsed();  // a key changed is a key used
   Forget(slot.entry());
   expires_ += fresh->has_expire() ? 1 : 0;
   slot.Replace(fresh);
@@ -122,6 +127,20 @@ void Database::Clear() {
   table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
   expires_ = 0;
   expire_cursor_ = 0;
+  eviction_hand_ = 0;
+}
+
+size_t Database::SweepEvictionHand(const std::function<bool(KeyEntry*)>& visit, size_t max_visits) {
+  if (table_.size() == 0) return 0;
+  size_t visits = 0;
+  bool stop = false;
+  do {
+    eviction_hand_ = table_.Scan(eviction_hand_, [&](KeyEntry* entry) {
+      ++visits;
+      stop = visit(entry) || stop;
+    });
+  } while (!stop && visits < max_visits);
+  return visits;
 }
 
 Database::ExpireSweep Database::ActiveExpire(int64_t now_ms, size_t max_visits) {

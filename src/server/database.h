@@ -89,6 +89,17 @@ class Database {
   void Clear();
   size_t TableBytes() const { return table_.AllocatedBytes(); }
 
+  // Eviction's clock hand (server/eviction.h): visits entries from where the last sweep
+  // stopped, a home bucket at a time in hash order, wrapping around, calling visit(entry) on
+  // each. Stops at the end of the first bucket in which visit returned true, or once
+  // max_visits entries were visited. visit may flip an entry's use bit but must not change
+  // the table. Returns the number of entries visited.
+  size_t SweepEvictionHand(const std::function<bool(KeyEntry*)>& visit, size_t max_visits);
+
+  // Lookups mark the key used for the eviction clock while *enabled (the server clears it
+  // while a forked child shares the pages: a marked key would copy its page).
+  void set_use_marking(const bool* enabled) { mark_use_ = enabled; }
+
   struct ExpireSweep {
     size_t visited = 0;
     size_t deleted = 0;
@@ -124,6 +135,8 @@ class Database {
   Table table_;
   size_t expires_ = 0;
   uint64_t expire_cursor_ = 0;
+  uint64_t eviction_hand_ = 0;
+  const bool* mark_use_ = nullptr;
   KeyspaceCounters* counters_ = nullptr;
   KeyWaiters* waiters_ = nullptr;
 };

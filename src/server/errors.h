@@ -22,6 +22,8 @@ inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kOutOfMemory =
+    "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kInvalidExpire = "ERR invalid expire time in '%s' command";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

@@ -65,6 +65,33 @@ size_t AllocatorResidentBytes() { return 0; }
 std::string_view AllocatorName() { return "libc"; }
 #endif
 
+size_t UsedMemoryGauge::Sync() {
+#ifdef GOBLIN_HAVE_JEMALLOC
+  if (allocated_ == nullptr) {
+    uint64_t* pointer = nullptr;
+    size_t size = sizeof(pointer);
+    if (mallctl("thread.allocatedp", &pointer, &size, nullptr, 0) == 0) allocated_ = pointer;
+    size = sizeof(pointer);
+    if (mallctl("thread.deallocatedp", &pointer, &size, nullptr, 0) == 0) deallocated_ = pointer;
+    if (allocated_ == nullptr || deallocated_ == nullptr) allocated_ = deallocated_ = nullptr;
+  }
+#endif
+  base_ = AllocatedBytes();
+  net_at_base_ = ThreadNet();
+  return base_;
+}
+
+size_t UsedMemoryGauge::Read() const {
+  if (allocated_ == nullptr) return AllocatedBytes();
+  const int64_t moved = ThreadNet() - net_at_base_;
+  return moved < 0 && static_cast<size_t>(-moved) > base_ ? 0 : base_ + moved;
+}
+
+int64_t UsedMemoryGauge::ThreadNet() const {
+  if (allocated_ == nullptr) return 0;
+  return static_cast<int64_t>(*allocated_ - *deallocated_);
+}
+
 size_t ResidentBytes() {
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;

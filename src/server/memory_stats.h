@@ -15,4 +15,23 @@ size_t AllocatorActiveBytes();
 size_t AllocatorResidentBytes();
 std::string_view AllocatorName();
 
+// used_memory cheaply enough to check before every command (maxmemory): the last exact reading
+// (AllocatedBytes) moved by what the serving thread allocated and freed since, from the
+// allocator's per-thread counters (two loads). Other threads' allocations (the AOF fsync
+// thread, a loader's index builder) show up at the next Sync. Without jemalloc every Read is
+// an exact reading. Use from the serving thread only.
+class UsedMemoryGauge {
+ public:
+  size_t Sync();
+  size_t Read() const;
+
+ private:
+  int64_t ThreadNet() const;  // bytes this thread allocated minus bytes it freed, ever
+
+  size_t base_ = 0;
+  int64_t net_at_base_ = 0;
+  const uint64_t* allocated_ = nullptr;  // jemalloc's counters for the serving thread
+  const uint64_t* deallocated_ = nullptr;
+};
+
 }  // namespace goblin

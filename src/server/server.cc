@@ -105,6 +105,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
     dbs_[i].set_counters(&stats.keyspace);
     waiters_[i].any_ready = &any_ready_;
     dbs_[i].set_waiters(&waiters_[i]);
+    dbs_[i].set_use_marking(&mark_key_use);
   }
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
@@ -130,7 +131,7 @@ int64_t Server::NowMs() const {
 int64_t Server::UptimeSeconds() const { return (NowMs() - start_time_ms) / 1000; }
 
 size_t Server::UsedMemory() {
-  size_t used = AllocatedBytes();
+  size_t used = memory_gauge.Sync();
   peak_memory_ = std::max(peak_memory_, used);
   return used;
 }
@@ -445,6 +446,7 @@ bool Server::OpenListeners(std::string* error) {
 }
 
 int Server::Run() {
+  UsedMemory();  // the gauge's first exact reading, on the serving thread
   signal(SIGPIPE, SIG_IGN);
   struct sigaction action {};
   action.sa_handler = OnShutdownSignal;
@@ -706,6 +708,22 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   if (any_ready_) HandleReadyKeys();
 }
 
+// Over maxmemory with nothing left to evict, Redis refuses commands that may grow memory
+// (denyoom), EXEC of a transaction holding one, and inside MULTI anything but the commands
+// that end it (queuing itself takes memory).
+bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command) const {
+  if (command.flags & kCmdDenyOom) return true;
+  const std::string& name = command.name;
+  if (name == "exec") {
+    for (const std::vector<std::string>& queued : client.queued) {
+      const Command* q = commands.Find(queued[0]);
+      if (q != nullptr && (q->flags & kCmdDenyOom)) return true;
+    }
+    return false;
+  }
+  return client.in_multi && name != "discard" && name != "quit" && name != "reset";
+}
+
 void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
   const Command* command = commands.Find(argv[0]);
   auto reject = [&](std::string_view error, const Command* counted) {
@@ -755,6 +773,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       reject(errors::kNoAuth, command);
       return;
     }
+  }
+  if (config.maxmemory > 0 && client.fd >= 0 && !client.in_exec && !client.retrying_block &&
+      evictor.Perform() == Evictor::Result::kFail && RefusedWhenOutOfMemory(client, *command)) {
+    reject(errors::kOutOfMemory, command);
+    return;
   }
   if (client.fd >= 0 && loading() && !(command->flags & kCmdLoading)) {
     reject("LOADING Redis is loading the dataset in memory", command);
@@ -872,6 +895,9 @@ void Server::Tick() {
     clients_to_close_.clear();
   }
   UsedMemory();
+  // Goes on with eviction a command left unfinished, and catches a limit lowered by CONFIG SET
+  // or memory other threads took while no command came.
+  if (config.maxmemory > 0) evictor.Perform();
   persistence->Tick(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;

@@ -24,6 +24,8 @@
 #include "server/command_table.h"
 #include "server/config.h"
 #include "server/database.h"
+#include "server/eviction.h"
+#include "server/memory_stats.h"
 
 namespace goblin {
 
@@ -170,6 +172,11 @@ class Server {
   uint64_t dirty = 0;  // changes since the last save
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
+  // maxmemory (eviction.h). Lookups mark keys used for the eviction clock while
+  // mark_key_use; persistence clears it while a forked child shares the pages.
+  UsedMemoryGauge memory_gauge;
+  Evictor evictor{*this};
+  bool mark_key_use = true;
   std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
   std::string executable;
   std::string run_id;
@@ -201,6 +208,7 @@ class Server {
   void ResumeClient(Client& client);
   void HandleReadyKeys();
   void HandleBlockTimeouts();
+  bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
 
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB

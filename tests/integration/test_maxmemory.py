@@ -1,0 +1,129 @@
+"""maxmemory and eviction against a real goblin-server (tests/differential/test_maxmemory.py
+compares the OOM replies with redis-server byte for byte; these check what a limit above zero
+does: memory stays under it, each policy picks the keys it should, and the log follows)."""
+
+import pytest
+import redis
+
+from support.server import wait_for
+
+VALUE = b"v" * 1000
+
+
+def used_memory(r) -> int:
+    return int(r.info("memory")["used_memory"])
+
+
+def write(r, keys, ex=None):
+    pipe = r.pipeline(transaction=False)
+    for key in keys:
+        pipe.set(key, VALUE, ex=ex)
+    pipe.execute()
+
+
+# Eviction stops as soon as memory is under the limit; whatever the next command allocates
+# before INFO reads the figure (the INFO reply itself, a client buffer) is over it again.
+SLACK = 64 * 1024
+
+
+def settle(r, limit):
+    """Eviction that ran out of its time slice goes on before each command and on the tick."""
+    wait_for(lambda: used_memory(r) <= limit + SLACK, what="used_memory back under maxmemory")
+
+
+def test_allkeys_lru_holds_the_limit_and_keeps_the_keys_in_use(make_server):
+    srv = make_server(options={"maxmemory-policy": "allkeys-lru"})
+    r = srv.client()
+    hot = [f"hot:{i}" for i in range(100)]
+    write(r, hot)
+    limit = used_memory(r) + 4 * 1024 * 1024
+    r.config_set("maxmemory", limit)
+    written = 0
+    for batch in range(240):  # 12 MB of cold keys, three times the room
+        cold = [f"cold:{batch}:{j}" for j in range(50)]
+        write(r, cold)
+        written += len(cold)
+        pipe = r.pipeline(transaction=False)
+        for key in hot:
+            pipe.get(key)
+        assert all(v == VALUE for v in pipe.execute())
+    settle(r, limit)
+    stats = r.info("stats")
+    assert stats["evicted_keys"] > 0
+    assert r.dbsize() + stats["evicted_keys"] == written + len(hot)
+    assert r.dbsize() < written // 2
+    # Every hot key was used again long before the clock's hand came round to it twice.
+    assert r.exists(*hot) == len(hot)
+
+
+def test_volatile_lru_spares_keys_without_a_deadline_then_refuses_writes(make_server):
+    srv = make_server(options={"maxmemory-policy": "volatile-lru"})
+    r = srv.client()
+    persistent = [f"p:{i}" for i in range(1000)]
+    write(r, persistent)
+    limit = used_memory(r) + 2 * 1024 * 1024
+    r.config_set("maxmemory", limit)
+    volatile = [f"v:{i}" for i in range(6000)]
+    for start in range(0, len(volatile), 200):
+        write(r, volatile[start:start + 200], ex=3600)
+    settle(r, limit)
+    assert r.info("stats")["evicted_keys"] > 0
+    assert r.exists(*persistent) == len(persistent)
+    # Keys without a deadline fill the rest; once no key with one is left, writes are refused.
+    with pytest.raises(redis.ResponseError, match="^OOM command not allowed when used memory > 'maxmemory'.$"):
+        for i in range(20000):
+            r.set(f"p:more:{i}", VALUE)
+    assert r.exists(*persistent) == len(persistent)
+    assert r.get("p:0") == VALUE  # reads are still served
+
+
+def test_volatile_ttl_evicts_the_nearest_deadlines_first(make_server):
+    srv = make_server(options={"maxmemory-policy": "volatile-ttl"})
+    r = srv.client()
+    n = 6000
+    pipe = r.pipeline(transaction=False)
+    for i in range(n):
+        pipe.set(f"t:{i}", VALUE, ex=100000 + 10 * i)  # deadlines grow with i
+    pipe.execute()
+    limit = used_memory(r) - 3 * 1024 * 1024  # about half the keys must go
+    r.config_set("maxmemory", limit)
+    settle(r, limit)
+    survivors = [int(k.split(b":")[1]) for k in r.keys("t:*")]
+    assert 0 < len(survivors) < n
+    # A random choice would leave a mean near n / 2; the nearest of 5 samples leaves late ones.
+    assert sum(survivors) / len(survivors) > 0.65 * n
+
+
+def test_noeviction_refuses_writes_serves_reads_and_deletes(make_server):
+    srv = make_server()  # noeviction is the default policy
+    r = srv.client()
+    write(r, [f"k:{i}" for i in range(2000)])
+    limit = used_memory(r) - 512 * 1024
+    r.config_set("maxmemory", limit)
+    with pytest.raises(redis.ResponseError, match="^OOM "):
+        r.set("new", "x")
+    with pytest.raises(redis.ResponseError, match="^OOM "):
+        r.hset("h", "f", "x")
+    assert r.get("k:1") == VALUE
+    assert r.dbsize() == 2000
+    assert r.info("stats")["evicted_keys"] == 0
+    assert r.delete(*[f"k:{i}" for i in range(1000)]) == 1000
+    assert r.set("new", "x")
+
+
+def test_evictions_reach_the_append_only_file(make_server):
+    srv = make_server(options={"appendonly": "yes", "appendfsync": "always",
+                               "maxmemory-policy": "allkeys-random"})
+    r = srv.client()
+    write(r, [f"a:{i}" for i in range(500)])
+    limit = used_memory(r) + 1024 * 1024
+    r.config_set("maxmemory", limit)
+    for start in range(0, 4000, 200):
+        write(r, [f"b:{i}" for i in range(start, start + 200)])
+    settle(r, limit)
+    assert r.info("stats")["evicted_keys"] > 0
+    before = set(r.keys("*"))
+    r.close()
+    srv.restart()  # the limit was set at runtime: the restarted server has none
+    r = srv.client()
+    assert set(r.keys("*")) == before
