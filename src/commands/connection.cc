@@ -1,4 +1,5 @@
 // Connection commands: PING ECHO QUIT HELLO AUTH RESET SELECT CLIENT.
+#include <optional>
 #include <string>
 
 #include "commands/command_util.h"
@@ -13,6 +14,13 @@ namespace {
 void PingCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) {
     ctx.reply.Error("ERR wrong number of arguments for 'ping' command");
+    return;
+  }
+  if (ctx.client.subscribed() && !ctx.reply.resp3()) {
+    // In the RESP2 subscribed context replies look like messages.
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(ctx.argc() == 2 ? ctx.arg(1) : std::string_view());
     return;
   }
   if (ctx.argc() == 2) {
@@ -155,6 +163,7 @@ void ResetCommand(CommandContext& ctx) {
   client.multi_failed = false;
   client.queued.clear();
   ctx.server.UnwatchAll(client);
+  ctx.server.pubsub.RemoveClient(client);
   ctx.reply.Simple("RESET");
 }
 
@@ -186,11 +195,12 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   if (c.watch_dirty) flags += 'd';
   if (c.unix_socket) flags += 'U';
   if (c.no_evict) flags += 'e';
+  if (c.subscribed()) flags += 'P';
   field("flags", flags.empty() ? std::string_view("N") : std::string_view(flags));
   number("db", c.db);
-  number("sub", 0);
-  number("psub", 0);
-  number("ssub", 0);
+  number("sub", static_cast<int64_t>(c.channels.size()));
+  number("psub", static_cast<int64_t>(c.patterns.size()));
+  number("ssub", static_cast<int64_t>(c.shard_channels.size()));
   number("multi", -1);
   number("qbuf", static_cast<int64_t>(c.input.size()));
   number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
@@ -236,20 +246,31 @@ void ClientGetnameCommand(CommandContext& ctx) {
   }
 }
 
+// CLIENT LIST / KILL TYPE: the canonical name of a type argument, or nullopt.
+std::optional<std::string> ClientTypeName(std::string_view text) {
+  for (const char* name : {"normal", "master", "replica", "pubsub"}) {
+    if (EqualsIgnoreCase(text, name)) return std::string(name);
+  }
+  if (EqualsIgnoreCase(text, "slave")) return std::string("replica");
+  return std::nullopt;
+}
+
+// Redis's client types; Goblin has no masters or replicas.
+std::string_view ClientType(const Client& client) {
+  return client.subscribed() ? "pubsub" : "normal";
+}
+
 void ClientListCommand(CommandContext& ctx) {
   std::vector<uint64_t> ids;
   bool filter_ids = false;
+  std::optional<std::string> type;
   for (size_t i = 2; i < ctx.argc(); ++i) {
     if (EqualsIgnoreCase(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
-      std::string_view type = ctx.arg(++i);
-      if (!EqualsIgnoreCase(type, "normal") && !EqualsIgnoreCase(type, "master") &&
-          !EqualsIgnoreCase(type, "replica") && !EqualsIgnoreCase(type, "slave") &&
-          !EqualsIgnoreCase(type, "pubsub")) {
-        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(type) + "'");
+      type = ClientTypeName(ctx.arg(++i));
+      if (!type) {
+        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(ctx.arg(i)) + "'");
         return;
       }
-      // Every Goblin client is a normal one.
-      if (!EqualsIgnoreCase(type, "normal")) filter_ids = true;
     } else if (EqualsIgnoreCase(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
       filter_ids = true;
       for (++i; i < ctx.argc(); ++i) {
@@ -268,6 +289,7 @@ void ClientListCommand(CommandContext& ctx) {
   std::string text;
   for (Client* client : ctx.server.ClientsById()) {
     if (filter_ids && std::find(ids.begin(), ids.end(), client->id) == ids.end()) continue;
+    if (type && *type != ClientType(*client)) continue;
     text += ClientInfoLine(*client, ctx.now_ms);
     text += '\n';
   }
@@ -296,10 +318,9 @@ void ClientKillCommand(CommandContext& ctx) {
     return;
   }
   std::optional<uint64_t> id;
-  std::optional<std::string> address, local_address, user;
+  std::optional<std::string> address, local_address, user, type;
   std::optional<int64_t> max_age;
   bool skip_me = true;
-  bool type_matches = true;
   for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
     std::string_view option = ctx.arg(i), value = ctx.arg(i + 1);
     if (EqualsIgnoreCase(option, "id")) {
@@ -320,13 +341,11 @@ void ClientKillCommand(CommandContext& ctx) {
       }
       user = std::string(value);
     } else if (EqualsIgnoreCase(option, "type")) {
-      if (!EqualsIgnoreCase(value, "normal") && !EqualsIgnoreCase(value, "master") &&
-          !EqualsIgnoreCase(value, "replica") && !EqualsIgnoreCase(value, "slave") &&
-          !EqualsIgnoreCase(value, "pubsub")) {
+      type = ClientTypeName(value);
+      if (!type) {
         ctx.reply.Error("ERR Unknown client type '" + errors::Quote(value) + "'");
         return;
       }
-      type_matches = EqualsIgnoreCase(value, "normal");
     } else if (EqualsIgnoreCase(option, "skipme")) {
       if (EqualsIgnoreCase(value, "yes")) {
         skip_me = true;
@@ -350,7 +369,7 @@ void ClientKillCommand(CommandContext& ctx) {
   }
   int64_t killed = 0;
   for (Client* client : ctx.server.ClientsById()) {
-    if (!type_matches) break;
+    if (type && *type != ClientType(*client)) continue;
     if (id && client->id != *id) continue;
     if (address && client->address != *address) continue;
     if (local_address && client->local_address != *local_address) continue;

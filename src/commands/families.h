@@ -18,5 +18,6 @@ void RegisterGoblinCommands(CommandTable* table);
 void RegisterHashCommands(CommandTable* table);
 void RegisterSetCommands(CommandTable* table);
 void RegisterPersistenceCommands(CommandTable* table);
+void RegisterPubsubCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -9,8 +9,8 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
-#include "persist/persistence.h"
 #include "core/string_number.h"
+#include "persist/persistence.h"
 #include "server/memory_stats.h"
 #include "server/version.h"
 
@@ -229,9 +229,10 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("current_eviction_exceeded_time", ctx.server.evictor.CurrentExceededMs());
   w.Field("keyspace_hits", st.keyspace.keyspace_hits);
   w.Field("keyspace_misses", st.keyspace.keyspace_misses);
-  w.Field("pubsub_channels", "0");
-  w.Field("pubsub_patterns", "0");
-  w.Field("pubsubshard_channels", "0");
+  const PubSub& pubsub = ctx.server.pubsub;
+  w.Field("pubsub_channels", static_cast<uint64_t>(pubsub.Count(PubSub::kChannel)));
+  w.Field("pubsub_patterns", static_cast<uint64_t>(pubsub.Count(PubSub::kPattern)));
+  w.Field("pubsubshard_channels", static_cast<uint64_t>(pubsub.Count(PubSub::kShard)));
   w.Field("latest_fork_usec", "0");
   w.Field("total_forks", "0");
   w.Field("migrate_cached_sockets", "0");
@@ -253,7 +254,8 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("io_threaded_reads_processed", "0");
   w.Field("io_threaded_writes_processed", "0");
   w.Field("client_query_buffer_limit_disconnections", st.client_query_buffer_limit_disconnections);
-  w.Field("client_output_buffer_limit_disconnections", "0");
+  w.Field("client_output_buffer_limit_disconnections",
+          st.client_output_buffer_limit_disconnections);
   w.Field("reply_buffer_shrinks", "0");
   w.Field("reply_buffer_expands", "0");
 }

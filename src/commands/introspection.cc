@@ -63,6 +63,7 @@ std::vector<std::string> AclCategories(const Command& command) {
   for (const auto& [group, category] : kGroups) {
     if (command.group == group) categories.push_back(category);
   }
+  if (command.flags & kCmdPubsub) categories.push_back("@pubsub");
   if (command.flags & kCmdAdmin) {
     categories.push_back("@admin");
     categories.push_back("@dangerous");
@@ -80,10 +81,15 @@ void ReplyKeySpecs(ReplyBuilder& r, const Command& command) {
   r.Array(1);
   r.Map(3);
   r.Bulk("flags");
-  bool write = command.flags & kCmdWrite;
-  r.Set(write ? 2 : 2);
-  r.Simple(write ? "RW" : "RO");
-  r.Simple(write ? "UPDATE" : "ACCESS");
+  if (command.flags & kCmdPubsub) {
+    r.Set(1);  // shard channels sit where keys would, for cluster routing
+    r.Simple("not_key");
+  } else {
+    bool write = command.flags & kCmdWrite;
+    r.Set(2);
+    r.Simple(write ? "RW" : "RO");
+    r.Simple(write ? "UPDATE" : "ACCESS");
+  }
   r.Bulk("begin_search");
   r.Map(2);
   r.Bulk("type");

@@ -15,6 +15,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterHashCommands(table);
   RegisterSetCommands(table);
   RegisterPersistenceCommands(table);
+  RegisterPubsubCommands(table);
 }
 
 }  // namespace goblin

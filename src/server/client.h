@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "resp/reply_builder.h"
@@ -71,6 +72,18 @@ struct Client {
   // Running its transaction's queue (EXEC): blocking commands time out at once, and no
   // queued command is refused for memory (EXEC itself was checked).
   bool in_exec = false;
+
+  // Publish/subscribe (server/pubsub.h): what this client listens to. A RESP2 client with any
+  // subscription is in the subscribed context, where only (un)subscribing, PING, QUIT and RESET
+  // are allowed.
+  std::unordered_set<std::string> channels;
+  std::unordered_set<std::string> patterns;
+  std::unordered_set<std::string> shard_channels;
+  bool subscribed() const {
+    return !channels.empty() || !patterns.empty() || !shard_channels.empty();
+  }
+  bool write_queued = false;          // in the server's end-of-round write queue
+  int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size() - output_sent; }
 };

@@ -44,7 +44,18 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
 }
 
 struct ConfigRegistry::Option {
-  enum class Kind { kBool, kInt, kMemory, kString, kEnum, kSave, kBind, kOctal, kDir };
+  enum class Kind {
+    kBool,
+    kInt,
+    kMemory,
+    kString,
+    kEnum,
+    kSave,
+    kBind,
+    kOctal,
+    kDir,
+    kOutputLimits
+  };
   enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
   std::vector<std::string> aliases;
@@ -89,6 +100,19 @@ std::string ConfigRegistry::Option::Format() const {
       for (const std::string& address : *static_cast<std::vector<std::string>*>(field)) {
         if (!out.empty()) out += ' ';
         out += address;
+      }
+      return out;
+    }
+    case Kind::kOutputLimits: {
+      const auto& limits = *static_cast<OutputBufferLimits*>(field);
+      std::string out;
+      for (const auto& [name, limit] :
+           {std::pair<const char*, const OutputBufferLimit&>{"normal", limits.normal},
+            {"slave", limits.replica},
+            {"pubsub", limits.pubsub}}) {
+        if (!out.empty()) out += ' ';
+        out += std::string(name) + " " + Int64ToString(limit.hard) + " " +
+               Int64ToString(limit.soft) + " " + Int64ToString(limit.soft_seconds);
       }
       return out;
     }
@@ -178,6 +202,36 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
         rules.push_back(rule);
       }
       *static_cast<std::vector<SaveRule>*>(field) = std::move(rules);
+      return "";
+    }
+    case Kind::kOutputLimits: {
+      // "<class> <hard> <soft> <soft seconds>" groups, in one value or several.
+      std::vector<std::string> words;
+      for (const std::string& value : values) {
+        std::istringstream in(value);
+        for (std::string word; in >> word;) words.push_back(word);
+      }
+      if (words.empty() || words.size() % 4 != 0) {
+        return "Wrong number of arguments in buffer limit configuration.";
+      }
+      OutputBufferLimits limits = *static_cast<OutputBufferLimits*>(field);
+      for (size_t i = 0; i < words.size(); i += 4) {
+        const std::string name = AsciiLower(words[i]);
+        OutputBufferLimit* limit = name == "normal"                       ? &limits.normal
+                                   : name == "slave" || name == "replica" ? &limits.replica
+                                   : name == "pubsub"                     ? &limits.pubsub
+                                                                          : nullptr;
+        if (limit == nullptr)
+          return "Invalid client class specified in buffer limit configuration.";
+        OutputBufferLimit parsed;
+        if (!ParseMemory(words[i + 1], &parsed.hard) || !ParseMemory(words[i + 2], &parsed.soft) ||
+            !ParseInt64(words[i + 3], &parsed.soft_seconds) || parsed.hard < 0 || parsed.soft < 0 ||
+            parsed.soft_seconds < 0) {
+          return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+        }
+        *limit = parsed;
+      }
+      *static_cast<OutputBufferLimits*>(field) = limits;
       return "";
     }
     case Kind::kBind: {
@@ -323,6 +377,14 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
        {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
         "allkeys-lfu", "allkeys-random", "noeviction"}});
   add({"maxmemory-samples", {}, Kind::kInt, kMutable, &c.maxmemory_samples, 1, 64, {}});
+  add({"client-output-buffer-limit",
+       {},
+       Kind::kOutputLimits,
+       kMutable,
+       &c.client_output_buffer_limit,
+       0,
+       0,
+       {}});
   add({"maxmemory-eviction-tenacity",
        {},
        Kind::kInt,

@@ -18,6 +18,21 @@ struct SaveRule {
   int64_t changes;
 };
 
+// client-output-buffer-limit for one class of clients: a client whose unsent replies pass
+// hard bytes, or stay above soft bytes for soft_seconds, is disconnected (0: no limit).
+struct OutputBufferLimit {
+  int64_t hard = 0;
+  int64_t soft = 0;
+  int64_t soft_seconds = 0;
+};
+
+// By class, in Redis's order: normal, replica (no replicas here; kept for CONFIG), pubsub.
+struct OutputBufferLimits {
+  OutputBufferLimit normal;
+  OutputBufferLimit replica = {256LL << 20, 64LL << 20, 60};
+  OutputBufferLimit pubsub = {32LL << 20, 8LL << 20, 60};
+};
+
 struct Config {
   // Network.
   int64_t port = 6379;
@@ -65,6 +80,7 @@ struct Config {
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
   int64_t maxmemory_samples = 5;
+  OutputBufferLimits client_output_buffer_limit;
   int64_t maxmemory_eviction_tenacity = 10;
   // Encoding thresholds.
   int64_t zset_max_listpack_entries = 128;

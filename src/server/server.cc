@@ -519,9 +519,27 @@ bool Server::ServeEvents(int timeout_ms) {
       HandleWritable(client);
     }
   }
+  FlushQueuedWrites();
   for (Client* client : clients_to_close_) CloseClient(*client);
   clients_to_close_.clear();
   return true;
+}
+
+void Server::QueueWrite(Client& client) {
+  if (client.write_queued) return;
+  client.write_queued = true;
+  write_queue_.push_back(client.id);
+}
+
+void Server::FlushQueuedWrites() {
+  std::vector<uint64_t> queue = std::move(write_queue_);
+  write_queue_.clear();
+  for (uint64_t id : queue) {
+    Client* client = FindClient(id);
+    if (client == nullptr) continue;
+    client->write_queued = false;
+    if (!client->close_after_reply) Flush(*client);
+  }
 }
 
 bool Server::loading() const { return persistence->loading(); }
@@ -660,13 +678,36 @@ void Server::Flush(Client& client) {
   if (client.pending_output() == 0) {
     client.output.clear();
     client.output_sent = 0;
+    client.over_soft_limit_since = 0;
     if (client.output.capacity() > 4 * kReadChunk) client.output.shrink_to_fit();
     if (client.close_after_reply) {
       clients_to_close_.push_back(&client);
       return;
     }
+  } else if (OverOutputLimit(client)) {
+    LogWarning("Client id=" + std::to_string(client.id) +
+               " scheduled to be closed ASAP for overcoming of output buffer limits.");
+    ++stats.client_output_buffer_limit_disconnections;
+    client.output.clear();
+    client.output_sent = 0;
+    client.close_after_reply = true;
+    clients_to_close_.push_back(&client);
+    return;
   }
   UpdateEpoll(client);
+}
+
+bool Server::OverOutputLimit(Client& client) {
+  const OutputBufferLimits& limits = config.client_output_buffer_limit;
+  const OutputBufferLimit& limit = client.subscribed() ? limits.pubsub : limits.normal;
+  const auto pending = static_cast<int64_t>(client.pending_output());
+  if (limit.hard > 0 && pending >= limit.hard) return true;
+  if (limit.soft == 0 || pending < limit.soft) {
+    client.over_soft_limit_since = 0;
+    return false;
+  }
+  if (client.over_soft_limit_since == 0) client.over_soft_limit_since = now_ms_;
+  return now_ms_ - client.over_soft_limit_since > limit.soft_seconds * 1000;
 }
 
 void Server::UpdateEpoll(Client& client) {
@@ -688,6 +729,7 @@ void Server::CloseClient(Client& client) {
   close(fd);
   UnwatchAll(client);
   UnblockClient(client);
+  pubsub.RemoveClient(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }
@@ -706,6 +748,14 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
   if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
   if (any_ready_) HandleReadyKeys();
+}
+
+// What a RESP2 client in the subscribed context may still run.
+bool Server::AllowedWhileSubscribed(const Command& command) {
+  static constexpr std::string_view kAllowed[] = {"subscribe",   "ssubscribe",   "psubscribe",
+                                                  "unsubscribe", "sunsubscribe", "punsubscribe",
+                                                  "ping",        "quit",         "reset"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), command.name) != std::end(kAllowed);
 }
 
 // Over maxmemory with nothing left to evict, Redis refuses commands that may grow memory
@@ -788,6 +838,13 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       reject(refusal, command);
       return;
     }
+  }
+  if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(*command)) {
+    reject("ERR Can't execute '" + command->name +
+               "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+               "this context",
+           command);
+    return;
   }
   if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
     if (command->flags & kCmdNoMulti) {

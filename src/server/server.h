@@ -26,6 +26,7 @@
 #include "server/database.h"
 #include "server/eviction.h"
 #include "server/memory_stats.h"
+#include "server/pubsub.h"
 
 namespace goblin {
 
@@ -76,6 +77,7 @@ struct ServerStats {
   uint64_t total_reads_processed = 0;
   uint64_t total_writes_processed = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
+  uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
   KeyspaceCounters keyspace;
@@ -118,6 +120,9 @@ class Server {
   std::vector<Client*> ClientsById();
   // Closes client after the reply now being built has been written (QUIT).
   void CloseClientLater(Client& client) { client.close_after_reply = true; }
+  // Output was added to client outside its own command (a published message): it is written
+  // at the end of the event loop round, once however many messages arrive meanwhile.
+  void QueueWrite(Client& client);
   // CLIENT KILL: another client is dropped at once, unread replies and all; the caller itself
   // (SKIPME no) still gets its reply first.
   void KillClient(Client& victim, const Client& caller);
@@ -177,6 +182,7 @@ class Server {
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
   bool mark_key_use = true;
+  PubSub pubsub;
   std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
   std::string executable;
   std::string run_id;
@@ -198,6 +204,9 @@ class Server {
   void HandleWritable(Client& client);
   void ProcessInput(Client& client);
   void Flush(Client& client);
+  void FlushQueuedWrites();
+  // client-output-buffer-limit: whether client's unsent replies broke its class's limit.
+  bool OverOutputLimit(Client& client);
   void CloseClient(Client& client);
   void Tick();
   void RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
@@ -209,6 +218,7 @@ class Server {
   void HandleReadyKeys();
   void HandleBlockTimeouts();
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
+  static bool AllowedWhileSubscribed(const Command& command);
 
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
@@ -220,6 +230,7 @@ class Server {
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
+  std::vector<uint64_t> write_queue_;  // ids of clients QueueWrite named
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
