@@ -55,6 +55,7 @@ bench: deps-test build
 	$(call apt_install,$(BENCH_PACKAGES))
 	bench/memory.py --server $(BUILD_DIR)/goblin-server
 	bench/throughput.sh $(BUILD_DIR)/goblin-server
+	bench/eviction.sh $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
 
