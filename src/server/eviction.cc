@@ -104,12 +104,14 @@ std::optional<std::string> Evictor::Pick(Database& db, EvictionPolicy policy, bo
   if (policy == EvictionPolicy::kAllKeysRandom) {
     return std::string(db.Random(server_.Random64())->key());
   }
-  // The hand walks on until the policy has what it needs. Keys with a deadline may be rare:
-  // the volatile policies may walk a whole revolution to find one (db.expires() > 0 says
-  // there is one).
+  // The hand walks on until the policy has what it needs, at most kClockVisitBudget
+  // candidates. Keys with a deadline may be rare (Goblin keeps no separate table of them): the
+  // volatile policies may walk a whole revolution to find one (db.expires() > 0 says there is
+  // one), a pause proportional to the keys without a deadline.
   std::optional<std::string> chosen;
   int64_t nearest = std::numeric_limits<int64_t>::max();
   size_t samples = 0;
+  size_t candidates = 0;
   const size_t wanted = static_cast<size_t>(std::max<int64_t>(server_.config.maxmemory_samples, 1));
   const bool clock =
       policy != EvictionPolicy::kVolatileRandom && policy != EvictionPolicy::kVolatileTtl;
@@ -124,7 +126,7 @@ std::optional<std::string> Evictor::Pick(Database& db, EvictionPolicy policy, bo
           }
           entry->ClearUsed();
           *searched = true;
-          return false;
+          return ++candidates >= kClockVisitBudget;
         }
         if (policy == EvictionPolicy::kVolatileRandom) {
           if (!chosen) chosen.emplace(entry->key());

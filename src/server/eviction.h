@@ -22,6 +22,10 @@
 //                                   hand, the one whose deadline is nearest
 //   noeviction                      nothing: writes are refused until memory is freed
 //
+// Keys with a deadline are found by the same sweep (Goblin keeps no table of them, unlike
+// Redis's expires dict): where they are rare, a volatile policy walks past the others, up to a
+// revolution per eviction.
+//
 // Databases take turns, one eviction each. One call evicts for at most the time
 // maxmemory-eviction-tenacity allows (Redis's scale: 10 -> 500 us, 100 -> unbounded); what is
 // left continues before the next command and on the server tick, and the command in between
