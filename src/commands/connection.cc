@@ -158,6 +158,7 @@ void ResetCommand(CommandContext& ctx) {
   client.name.clear();
   client.reply_mode = ReplyMode::kOn;
   client.no_evict = false;
+  client.no_touch = false;
   client.authenticated = ctx.server.config.requirepass.empty();
   client.in_multi = false;
   client.multi_failed = false;
@@ -195,6 +196,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   if (c.watch_dirty) flags += 'd';
   if (c.unix_socket) flags += 'U';
   if (c.no_evict) flags += 'e';
+  if (c.no_touch) flags += 'T';
   if (c.subscribed()) flags += 'P';
   field("flags", flags.empty() ? std::string_view("N") : std::string_view(flags));
   number("db", c.db);
@@ -421,6 +423,7 @@ void ClientNoEvictCommand(CommandContext& ctx) {
 void ClientNoTouchCommand(CommandContext& ctx) {
   bool on;
   if (!ParseOnOff(ctx, ctx.arg(2), &on)) return;
+  ctx.client.no_touch = on;
   ctx.reply.Ok();
 }
 

@@ -469,10 +469,10 @@ void RegisterKeyCommands(CommandTable* table) {
       "O(N) where N is the number of keys that will be removed.", "key [key ...]");
   add("unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "Asynchronously deletes one or more keys.",
       "4.0.0", "O(1) for each key removed regardless of its size.", "key [key ...]");
-  add("exists", -2, kReadFast, 1, -1, 1, ExistsCommand,
+  add("exists", -2, kReadFast | kCmdNoTouch, 1, -1, 1, ExistsCommand,
       "Determines whether one or more keys exist.", "1.0.0",
       "O(N) where N is the number of keys to check.", "key [key ...]");
-  add("type", 2, kReadFast, 1, 1, 1, TypeCommand, "Determines the type of value stored at a key.",
+  add("type", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TypeCommand, "Determines the type of value stored at a key.",
       "1.0.0", "O(1)", "key");
   add("rename", 3, kWrite, 1, 2, 1, RenameCommand, "Renames a key and overwrites the destination.",
       "1.0.0", "O(1)", "key newkey");
@@ -517,14 +517,14 @@ void RegisterKeyCommands(CommandTable* table) {
   Command* object =
       add("object", -2, 0, 0, 0, 0, nullptr, "A container for object introspection commands.",
           "2.2.3", "Depends on subcommand.", "");
-  add.Sub(object, "encoding", 3, kRead, 2, 2, 1, ObjectEncodingCommand,
+  add.Sub(object, "encoding", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectEncodingCommand,
           "Returns the internal encoding of a Redis object.", "2.2.3", "O(1)", "key");
-  add.Sub(object, "freq", 3, kRead, 2, 2, 1, ObjectFreqCommand,
+  add.Sub(object, "freq", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectFreqCommand,
           "Returns the logarithmic access frequency counter of a Redis object.", "4.0.0", "O(1)",
           "key");
-  add.Sub(object, "idletime", 3, kRead, 2, 2, 1, ObjectIdletimeCommand,
+  add.Sub(object, "idletime", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectIdletimeCommand,
           "Returns the time since the last access to a Redis object.", "2.2.3", "O(1)", "key");
-  add.Sub(object, "refcount", 3, kRead, 2, 2, 1, ObjectRefcountCommand,
+  add.Sub(object, "refcount", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectRefcountCommand,
           "Returns the reference count of a value of a key.", "2.2.3", "O(1)", "key");
   add.Sub(object, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelpCommand,
           "Returns helpful text about the different subcommands.", "6.2.0", "O(1)", "");

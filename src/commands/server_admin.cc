@@ -566,7 +566,7 @@ void RegisterServerCommands(CommandTable* table) {
   Command* memory =
       add("memory", -2, 0, 0, 0, 0, nullptr, "A container for memory diagnostics commands.",
           "4.0.0", "Depends on subcommand.", "");
-  add.Sub(memory, "usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsageCommand,
+  add.Sub(memory, "usage", -3, kCmdReadonly | kCmdNoTouch, 2, 2, 1, MemoryUsageCommand,
           "Estimates the memory usage of a key.", "4.0.0", "O(N) where N is the number of samples.",
           "key [SAMPLES count]");
   add.Sub(memory, "stats", 2, 0, 0, 0, 0, MemoryStatsCommand, "Returns details about memory usage.",

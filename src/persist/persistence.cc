@@ -381,7 +381,7 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
   close(fds[1]);
   child_kind_ = kind;
   child_pid_ = pid;
-  server_.mark_key_use = false;  // marking a key used would copy its page into this process
+  server_.SetChildSharesPages(true);
   child_pipe_ = fds[0];
   child_start_ms_ = server_.NowMs();
   child_target_ = target;
@@ -412,7 +412,7 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   const ChildKind kind = child_kind_;
   child_kind_ = ChildKind::kNone;
   child_pid_ = -1;
-  server_.mark_key_use = true;
+  server_.SetChildSharesPages(false);
   const int64_t seconds = (now_ms - child_start_ms_) / 1000;
   if (kind == ChildKind::kSnapshot) {
     last_bgsave_ok_ = ok;
@@ -471,7 +471,7 @@ void Persistence::KillChild() {
   close(child_pipe_);
   child_pipe_ = -1;
   child_pid_ = -1;
-  server_.mark_key_use = true;
+  server_.SetChildSharesPages(false);
   child_kind_ = ChildKind::kNone;
 }
 

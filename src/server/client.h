@@ -51,6 +51,7 @@ struct Client {
   bool authenticated = false;
   bool close_after_reply = false;
   bool no_evict = false;
+  bool no_touch = false;  // CLIENT NO-TOUCH: only TOUCH marks keys used for eviction
   ReplyMode reply_mode = ReplyMode::kOn;
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;

@@ -39,6 +39,9 @@ enum CommandFlag : uint32_t {
   kCmdTransactionControl = 1 << 15,
   kCmdNoAsyncLoading = 1 << 16,
   kCmdMovableKeys = 1 << 17,  // keys found by parsing the arguments (ZUNION, ZMPOP, ...)
+  // Goblin's own, not reported: looking keys up leaves them unused for the eviction clock
+  // (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, OBJECT, MEMORY USAGE).
+  kCmdNoTouch = 1 << 18,
 };
 
 struct CommandStats {

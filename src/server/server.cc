@@ -105,7 +105,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
     dbs_[i].set_counters(&stats.keyspace);
     waiters_[i].any_ready = &any_ready_;
     dbs_[i].set_waiters(&waiters_[i]);
-    dbs_[i].set_use_marking(&mark_key_use);
+    dbs_[i].set_use_marking(&mark_key_use_);
   }
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
@@ -863,6 +863,12 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t changes_before = stats.keyspace.modifications;
   propagate_override.clear();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
+  const bool marks_use =
+      !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
+  if (marks_use != command_marks_use_) {
+    command_marks_use_ = marks_use;
+    mark_key_use_ = !child_shares_pages_ && command_marks_use_;
+  }
   command->handler(ctx);
   if ((command->flags & kCmdWrite) &&
       (dirty != dirty_before || stats.keyspace.modifications != changes_before)) {

@@ -177,11 +177,15 @@ class Server {
   uint64_t dirty = 0;  // changes since the last save
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
-  // maxmemory (eviction.h). Lookups mark keys used for the eviction clock while
-  // mark_key_use; persistence clears it while a forked child shares the pages.
+  // maxmemory (eviction.h).
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
-  bool mark_key_use = true;
+  // Persistence says so while a forked child shares the pages: marking a key used would copy
+  // its page.
+  void SetChildSharesPages(bool shares) {
+    child_shares_pages_ = shares;
+    mark_key_use_ = !child_shares_pages_ && command_marks_use_;
+  }
   PubSub pubsub;
   std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
   std::string executable;
@@ -223,7 +227,13 @@ class Server {
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
   std::vector<Database> dbs_;
-  bool any_ready_ = false;           // some KeyWaiters::ready is non-empty
+  bool any_ready_ = false;  // some KeyWaiters::ready is non-empty
+  // Lookups mark keys used for the eviction clock while mark_key_use_ (each Database points
+  // at it): not while a child shares the pages, nor for a command that does not touch keys
+  // (kCmdNoTouch, or anything but TOUCH from a CLIENT NO-TOUCH client).
+  bool mark_key_use_ = true;
+  bool child_shares_pages_ = false;
+  bool command_marks_use_ = true;
   bool handling_ready_keys_ = false;
   std::set<std::pair<int64_t, uint64_t>> block_deadlines_;  // (deadline ms, client id)
   std::vector<Listener> listeners_;
@@ -231,7 +241,7 @@ class Server {
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
   std::vector<uint64_t> write_queue_;  // ids of clients QueueWrite named
-  int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
+  int64_t now_ms_ = 0;                 // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
   bool shutdown_requested_ = false;

@@ -127,3 +127,32 @@ def test_evictions_reach_the_append_only_file(make_server):
     srv.restart()  # the limit was set at runtime: the restarted server has none
     r = srv.client()
     assert set(r.keys("*")) == before
+
+
+def test_lookups_that_do_not_touch_leave_keys_to_the_clock(make_server):
+    """GET marks a key used; TYPE and EXISTS do not (Redis's LOOKUP_NOTOUCH), nor does anything
+    but TOUCH from a CLIENT NO-TOUCH client."""
+    srv = make_server(options={"maxmemory-policy": "allkeys-lru"})
+    r = srv.client()
+    quiet = srv.client()
+    assert quiet.execute_command("CLIENT", "NO-TOUCH", "on") == b"OK"
+    assert "T" in quiet.execute_command("CLIENT", "INFO").decode().split("flags=")[1].split()[0]
+    sets = {name: [f"{name}:{i}" for i in range(50)] for name in ("get", "type", "quiet", "touch")}
+    for keys in sets.values():
+        write(r, keys)
+    limit = used_memory(r) + 2 * 1024 * 1024
+    r.config_set("maxmemory", limit)
+    for batch in range(160):  # 8 MB of cold keys, four times the room
+        write(r, [f"cold:{batch}:{j}" for j in range(50)])
+        for key in sets["get"]:
+            r.get(key)
+        for key in sets["type"]:
+            r.type(key)
+            r.exists(key)
+        for key in sets["quiet"]:
+            quiet.get(key)
+        quiet.touch(*sets["touch"])
+    settle(r, limit)
+    kept = {name: quiet.exists(*keys) for name, keys in sets.items()}
+    assert kept["get"] == 50 and kept["touch"] == 50, kept
+    assert kept["type"] < 50 and kept["quiet"] < 50, kept
