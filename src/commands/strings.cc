@@ -261,6 +261,19 @@ bool CheckStringLength(CommandContext& ctx, int64_t size, int64_t append) {
   return true;
 }
 
+// Resizes the kRaw string at ctx.arg(1) in place to `length` bytes (new bytes zero), growing
+// its block with headroom when needed, and returns the bytes (KeyEntry invariant 4). Records
+// the change for WATCH and blocked clients.
+char* ResizeStringInPlace(CommandContext& ctx, KeyEntry* entry, size_t length) {
+  char* bytes = KeyEntry::ResizeRawString(entry, length);
+  if (bytes == nullptr) {
+    entry = ctx.db().ReserveString(ctx.arg(1), length);
+    bytes = KeyEntry::ResizeRawString(entry, length);
+  }
+  ctx.db().Touch(ctx.arg(1));
+  return bytes;
+}
+
 void AppendCommand(CommandContext& ctx) {
   KeyEntry* entry;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
@@ -277,12 +290,18 @@ void AppendCommand(CommandContext& ctx) {
                          static_cast<int64_t>(suffix.size()))) {
     return;
   }
-  std::string joined;
-  joined.reserve(current.size() + suffix.size());
-  joined.append(current).append(suffix);
-  ctx.db().Put(ctx.arg(1), EntryValue::RawString(joined), std::nullopt, /*keep_ttl=*/true);
+  const size_t length = current.size() + suffix.size();
+  if (entry->string_encoding() == StringEncoding::kRaw) {
+    char* bytes = ResizeStringInPlace(ctx, entry, length);
+    std::memcpy(bytes + current.size(), suffix.data(), suffix.size());
+  } else {
+    std::string joined;
+    joined.reserve(length);
+    joined.append(current).append(suffix);
+    ctx.db().Put(ctx.arg(1), EntryValue::RawString(joined), std::nullopt, /*keep_ttl=*/true);
+  }
   MarkDirty(ctx);
-  ctx.reply.Integer(static_cast<int64_t>(joined.size()));
+  ctx.reply.Integer(static_cast<int64_t>(length));
 }
 
 void StrlenCommand(CommandContext& ctx) {
@@ -332,27 +351,25 @@ void SetrangeCommand(CommandContext& ctx) {
   KeyEntry* entry;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
   std::string_view patch = ctx.arg(3);
-  std::string value;
-  if (entry == nullptr) {
-    if (patch.empty()) {
-      ctx.reply.Integer(0);
-      return;
-    }
-  } else {
-    char scratch[kInt64TextMax];
-    value = entry->string_value(scratch);
-    if (patch.empty()) {
-      ctx.reply.Integer(static_cast<int64_t>(value.size()));
-      return;
-    }
+  char scratch[kInt64TextMax];
+  const std::string_view current = entry ? entry->string_value(scratch) : std::string_view();
+  if (patch.empty()) {
+    ctx.reply.Integer(static_cast<int64_t>(current.size()));
+    return;
   }
   if (!CheckStringLength(ctx, offset, static_cast<int64_t>(patch.size()))) return;
-  size_t needed = static_cast<size_t>(offset) + patch.size();
-  if (value.size() < needed) value.resize(needed, '\0');
-  value.replace(static_cast<size_t>(offset), patch.size(), patch);
-  ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
+  const size_t length = std::max(current.size(), static_cast<size_t>(offset) + patch.size());
+  if (entry != nullptr && entry->string_encoding() == StringEncoding::kRaw) {
+    char* bytes = ResizeStringInPlace(ctx, entry, length);
+    std::memcpy(bytes + offset, patch.data(), patch.size());
+  } else {
+    std::string value(current);
+    value.resize(length, '\0');
+    value.replace(static_cast<size_t>(offset), patch.size(), patch);
+    ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
+  }
   MarkDirty(ctx);
-  ctx.reply.Integer(static_cast<int64_t>(value.size()));
+  ctx.reply.Integer(static_cast<int64_t>(length));
 }
 
 void IncrDecr(CommandContext& ctx, int64_t increment) {

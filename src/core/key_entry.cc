@@ -104,6 +104,35 @@ bool KeyEntry::TryOverwrite(KeyEntry* entry, const EntryValue& value,
 
 void KeyEntry::FreeBlock(KeyEntry* entry) { std::free(entry); }
 
+char* KeyEntry::ResizeRawString(KeyEntry* entry, size_t length) {
+  if (entry->type() != ValueType::kString || entry->string_encoding() != StringEncoding::kRaw) {
+    return nullptr;
+  }
+  auto* value_start = const_cast<uint8_t*>(entry->payload());
+  uint64_t old_length;
+  const uint8_t* old_bytes = GetVarint(value_start, &old_length);
+  const size_t old_field = static_cast<size_t>(old_bytes - value_start);
+  const size_t new_field = VarintSize(length);
+  const size_t prefix = static_cast<size_t>(value_start - reinterpret_cast<uint8_t*>(entry));
+  if (prefix + new_field + length > malloc_usable_size(entry)) return nullptr;
+  uint8_t* bytes = value_start + new_field;
+  // A length field that changes width moves the value (a few times over a value's growth).
+  if (new_field != old_field) std::memmove(bytes, old_bytes, std::min<size_t>(old_length, length));
+  if (length > old_length) std::memset(bytes + old_length, 0, length - old_length);
+  PutVarint(value_start, length);
+  return reinterpret_cast<char*>(bytes);
+}
+
+KeyEntry* KeyEntry::GrowForString(KeyEntry* entry, size_t length) {
+  constexpr size_t kMegabyte = 1 << 20;
+  const size_t prefix =
+      static_cast<size_t>(entry->payload() - reinterpret_cast<const uint8_t*>(entry));
+  const size_t room = length < kMegabyte ? 2 * length : length + kMegabyte;
+  auto* grown = static_cast<KeyEntry*>(std::realloc(entry, prefix + VarintSize(room) + room));
+  if (grown == nullptr) throw std::bad_alloc();
+  return grown;
+}
+
 void KeyEntry::Destroy(KeyEntry* entry) {
   if (entry == nullptr) return;
   if (entry->type() != ValueType::kString) delete entry->object();

@@ -23,6 +23,9 @@
 //  2. kEmbstr and kRaw differ only in the name OBJECT ENCODING reports; Redis calls a string
 //     raw once APPEND or SETRANGE touched it or when it is longer than 44 bytes.
 //  3. Multi-byte fields are unaligned and read with memcpy.
+//  4. A raw string may change length in place (ResizeRawString) while the block's allocation
+//     holds it; a block grown for that (GrowForString) keeps headroom as Redis's strings do,
+//     so a run of APPENDs or SETRANGEs costs amortized O(appended bytes), not O(value).
 #pragma once
 
 #include <cstddef>
@@ -80,6 +83,15 @@ class KeyEntry {
   // FreeBlock (never Destroy: the collection now belongs to the new block).
   static KeyEntry* WithExpire(const KeyEntry* entry, std::optional<int64_t> expire_ms);
   static KeyEntry* WithKey(const KeyEntry* entry, std::string_view key);  // RENAME, MOVE
+
+  // Resizes a kRaw string value in place to `length` bytes (bytes added at the end are zero)
+  // and returns its bytes; nullptr, entry untouched, when the value is not kRaw or the block's
+  // allocation cannot hold it.
+  static char* ResizeRawString(KeyEntry* entry, size_t length);
+  // Reallocates entry (a kRaw string) so that ResizeRawString to `length` succeeds, with
+  // headroom: twice `length` below 1 MB, 1 MB more above. Returns the block, which may have
+  // moved: the caller must store it where the old pointer was (Database::ReserveString).
+  static KeyEntry* GrowForString(KeyEntry* entry, size_t length);
   static void FreeBlock(KeyEntry* entry);
   // A deep copy under another key (COPY).
   static KeyEntry* Clone(const KeyEntry* entry, std::string_view key, bool keep_expire);

@@ -77,6 +77,13 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
   KeyEntry::Destroy(old);
 }
 
+KeyEntry* Database::ReserveString(std::string_view key, size_t length) {
+  Table::Slot slot = table_.FindSlot(key);
+  KeyEntry* grown = KeyEntry::GrowForString(slot.entry(), length);
+  slot.Replace(grown);  // same key, header and deadline: nothing else to account
+  return grown;
+}
+
 bool Database::AddNew(std::string_view key, const EntryValue& value,
                       std::optional<int64_t> expire_ms) {
   if (table_.FindSlot(key)) return false;

@@ -52,7 +52,9 @@ class Database {
 
   Database() = default;
   // Frees every entry; waiters are not told (they may be gone already at shutdown).
-  ~Database() { table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); }); }
+  ~Database() {
+    table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
+  }
   Database(Database&&) = default;
   Database& operator=(Database&&) = default;
 
@@ -70,6 +72,10 @@ class Database {
   bool AddNew(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms);
   // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key.
   void Adopt(KeyEntry* entry);
+  // Makes room for key's raw string value to grow to `length` bytes in place (see
+  // KeyEntry::GrowForString) and returns its entry, which may have moved.
+  // REQUIRES: key holds a kRaw string.
+  KeyEntry* ReserveString(std::string_view key, size_t length);
   // Removes key from the table and hands its entry to the caller, or nullptr.
   KeyEntry* Take(std::string_view key);
   bool Delete(std::string_view key);

@@ -286,3 +286,33 @@ def test_string_commands_on_other_types(raw, type_name):
     assert raw.call("MGET", "k", "missing").raw == bulks(None, None)
     assert raw.call("SET", "k", "v").raw == ok
     assert raw.call("GET", "k").raw == bulk("v")
+
+
+def test_long_append_and_setrange_runs_keep_value_ttl_and_watchers(r):
+    """APPEND and SETRANGE on a raw string change it in place (with headroom): the value, its
+    deadline and WATCH must behave as if a new value had been stored each time."""
+    r.set("log", "raw-start:")
+    r.append("log", "x")  # now raw
+    r.expire("log", 1000)
+    model = b"raw-start:x"
+    pipe = r.pipeline(transaction=False)
+    for i in range(5000):
+        piece = b"%d," % i
+        pipe.append("log", piece)
+        model += piece
+    assert pipe.execute()[-1] == len(model)
+    assert r.get("log") == model
+    assert 990 <= r.ttl("log") <= 1000
+    assert r.object("encoding", "log") == b"raw"
+    assert r.setrange("log", len(model) + 3, "end") == len(model) + 6
+    model += b"\x00\x00\x00end"
+    assert r.setrange("log", 4, "S") == len(model)
+    model = model[:4] + b"S" + model[5:]
+    assert r.get("log") == model
+    watcher = r.pipeline(transaction=True)
+    watcher.watch("log")
+    r.append("log", "!")  # another client's in-place change
+    watcher.multi()
+    watcher.get("log")
+    with pytest.raises(redis.WatchError):
+        watcher.execute()

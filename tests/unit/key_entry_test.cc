@@ -193,6 +193,65 @@ TEST_F(KeyEntryTest, OverwriteInPlaceCountsAsAUse) {
   EXPECT_EQ(ValueOf(*entry), "value-two");
 }
 
+// ---- raw strings growing in place (APPEND, SETRANGE) ----
+
+// Applies the resize the way the commands do: in place, or grown with headroom first.
+KeyEntry* ResizeTo(KeyEntry* entry, size_t length, char** bytes) {
+  *bytes = KeyEntry::ResizeRawString(entry, length);
+  if (*bytes == nullptr) {
+    entry = KeyEntry::GrowForString(entry, length);
+    *bytes = KeyEntry::ResizeRawString(entry, length);
+  }
+  return entry;
+}
+
+TEST_F(KeyEntryTest, RawStringsResizeInPlaceAcrossLengthFieldWidths) {
+  std::mt19937_64 rng(42);
+  for (std::optional<int64_t> expire : {std::optional<int64_t>(), std::optional<int64_t>(777)}) {
+    KeyEntry* entry = KeyEntry::Make("log", EntryValue::RawString("start"), expire);
+    std::string model = "start";
+    size_t moves = 0;
+    // Lengths cross the 1-, 2- and 3-byte varint widths both ways.
+    for (size_t length : {100, 127, 128, 129, 5000, 16383, 16384, 20000, 16384, 16383, 128, 127, 3,
+                          0, 200000, 10}) {
+      char* bytes;
+      KeyEntry* before = entry;
+      entry = ResizeTo(entry, length, &bytes);
+      moves += entry != before;
+      ASSERT_NE(bytes, nullptr);
+      model.resize(length, '\0');
+      for (size_t i = 0; i < length; i += 1 + rng() % 97) {
+        model[i] = static_cast<char>(rng());
+        bytes[i] = model[i];
+      }
+      ASSERT_EQ(ValueOf(*entry), model) << length;
+      ASSERT_EQ(entry->key(), "log");
+      ASSERT_EQ(entry->string_encoding(), StringEncoding::kRaw);
+      ASSERT_EQ(entry->has_expire(), expire.has_value());
+      if (expire) {
+        ASSERT_EQ(entry->expire_ms(), *expire);
+      }
+    }
+    // Headroom: growing to 200000 bytes reallocated a handful of times, not on every step.
+    EXPECT_LE(moves, 6u);
+    KeyEntry::Destroy(entry);
+  }
+}
+
+TEST_F(KeyEntryTest, OnlyRawStringsResizeInPlace) {
+  EntryPtr number = MakeString("n", "12345");
+  EntryPtr embstr = MakeString("e", "short");
+  ASSERT_EQ(number->string_encoding(), StringEncoding::kInt);
+  ASSERT_EQ(embstr->string_encoding(), StringEncoding::kEmbstr);
+  EXPECT_EQ(KeyEntry::ResizeRawString(number.get(), 3), nullptr);
+  EXPECT_EQ(KeyEntry::ResizeRawString(embstr.get(), 3), nullptr);
+  EXPECT_EQ(ValueOf(*number), "12345");
+  EXPECT_EQ(ValueOf(*embstr), "short");
+  EntryPtr hash(
+      KeyEntry::Make("h", EntryValue::Object(ValueType::kHash, new CountedCollection("x"))));
+  EXPECT_EQ(KeyEntry::ResizeRawString(hash.get(), 3), nullptr);
+}
+
 TEST_F(KeyEntryTest, Expiry) {
   EntryPtr none = MakeString("k", "v");
   EXPECT_FALSE(none->has_expire());
