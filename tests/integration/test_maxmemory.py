@@ -125,6 +125,11 @@ def test_evictions_reach_the_append_only_file(make_server):
     before = set(r.keys("*"))
     r.close()
     srv.restart()  # the limit was set at runtime: the restarted server has none
+
+    def loaded():
+        with srv.raw() as conn:
+            return conn.call("PING").raw == b"+PONG\r\n"  # -LOADING until the log is replayed
+    wait_for(loaded, timeout=60, what="the append-only file to be loaded")
     r = srv.client()
     assert set(r.keys("*")) == before
 
