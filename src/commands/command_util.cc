@@ -84,6 +84,17 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyE
   return true;
 }
 
+char* ResizeStringInPlace(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                          size_t length) {
+  char* bytes = KeyEntry::ResizeRawString(entry, length);
+  if (bytes == nullptr) {
+    entry = ctx.db().ReserveString(key, length);
+    bytes = KeyEntry::ResizeRawString(entry, length);
+  }
+  ctx.db().Touch(key);
+  return bytes;
+}
+
 void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
   const Command& container = ctx.command.parent ? *ctx.command.parent : ctx.command;
   std::string title = AsciiUpper(container.name);

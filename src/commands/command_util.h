@@ -109,4 +109,10 @@ void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines);
 // Marks a write for persistence bookkeeping (changes since the last save).
 inline void MarkDirty(CommandContext& ctx, uint64_t changes = 1) { ctx.server.dirty += changes; }
 
+// Resizes the kRaw string `entry` stored at `key` in place to `length` bytes (new bytes zero),
+// growing its block with headroom when needed, and returns the bytes (KeyEntry invariant 4):
+// APPEND, SETRANGE, SETBIT. Records the change for WATCH and blocked clients.
+char* ResizeStringInPlace(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                          size_t length);
+
 }  // namespace goblin

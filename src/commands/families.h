@@ -19,5 +19,6 @@ void RegisterHashCommands(CommandTable* table);
 void RegisterSetCommands(CommandTable* table);
 void RegisterPersistenceCommands(CommandTable* table);
 void RegisterPubsubCommands(CommandTable* table);
+void RegisterBitmapCommands(CommandTable* table);
 
 }  // namespace goblin

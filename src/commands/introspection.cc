@@ -53,6 +53,7 @@ std::vector<std::string> AclCategories(const Command& command) {
   if (command.flags & kCmdWrite) categories.push_back("@write");
   if (command.flags & kCmdReadonly) categories.push_back("@read");
   static const std::pair<const char*, const char*> kGroups[] = {{"string", "@string"},
+                                                                {"bitmap", "@bitmap"},
                                                                 {"generic", "@keyspace"},
                                                                 {"hash", "@hash"},
                                                                 {"set", "@set"},

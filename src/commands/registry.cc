@@ -16,6 +16,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterSetCommands(table);
   RegisterPersistenceCommands(table);
   RegisterPubsubCommands(table);
+  RegisterBitmapCommands(table);
 }
 
 }  // namespace goblin

@@ -261,19 +261,6 @@ bool CheckStringLength(CommandContext& ctx, int64_t size, int64_t append) {
   return true;
 }
 
-// Resizes the kRaw string at ctx.arg(1) in place to `length` bytes (new bytes zero), growing
-// its block with headroom when needed, and returns the bytes (KeyEntry invariant 4). Records
-// the change for WATCH and blocked clients.
-char* ResizeStringInPlace(CommandContext& ctx, KeyEntry* entry, size_t length) {
-  char* bytes = KeyEntry::ResizeRawString(entry, length);
-  if (bytes == nullptr) {
-    entry = ctx.db().ReserveString(ctx.arg(1), length);
-    bytes = KeyEntry::ResizeRawString(entry, length);
-  }
-  ctx.db().Touch(ctx.arg(1));
-  return bytes;
-}
-
 void AppendCommand(CommandContext& ctx) {
   KeyEntry* entry;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
@@ -292,7 +279,7 @@ void AppendCommand(CommandContext& ctx) {
   }
   const size_t length = current.size() + suffix.size();
   if (entry->string_encoding() == StringEncoding::kRaw) {
-    char* bytes = ResizeStringInPlace(ctx, entry, length);
+    char* bytes = ResizeStringInPlace(ctx, ctx.arg(1), entry, length);
     std::memcpy(bytes + current.size(), suffix.data(), suffix.size());
   } else {
     std::string joined;
@@ -360,7 +347,7 @@ void SetrangeCommand(CommandContext& ctx) {
   if (!CheckStringLength(ctx, offset, static_cast<int64_t>(patch.size()))) return;
   const size_t length = std::max(current.size(), static_cast<size_t>(offset) + patch.size());
   if (entry != nullptr && entry->string_encoding() == StringEncoding::kRaw) {
-    char* bytes = ResizeStringInPlace(ctx, entry, length);
+    char* bytes = ResizeStringInPlace(ctx, ctx.arg(1), entry, length);
     std::memcpy(bytes + offset, patch.data(), patch.size());
   } else {
     std::string value(current);

@@ -1,0 +1,300 @@
+// Bitmap commands over string values: SETBIT GETBIT BITCOUNT BITPOS BITOP. Bit 0 is the most
+// significant bit of byte 0, as in Redis. SETBIT changes a raw string in place (KeyEntry
+// invariant 4); BITFIELD is not served (docs/COMMANDS.md).
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands/command_util.h"
+#include "commands/families.h"
+#include "core/ascii.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+
+namespace goblin {
+namespace {
+
+constexpr std::string_view kBadOffset = "ERR bit offset is not an integer or out of range";
+
+// A bit offset argument: a non-negative integer whose byte lies within proto-max-bulk-len.
+bool ParseBitOffset(CommandContext& ctx, std::string_view text, uint64_t* offset) {
+  int64_t value;
+  if (!ParseInt64(text, &value) || value < 0 ||
+      (value >> 3) >= ctx.server.config.proto_max_bulk_len) {
+    ctx.reply.Error(kBadOffset);
+    return false;
+  }
+  *offset = static_cast<uint64_t>(value);
+  return true;
+}
+
+// The bytes of a string entry (an integer as its text); empty for a missing key.
+std::string_view StringBytes(const KeyEntry* entry, char* scratch) {
+  return entry == nullptr ? std::string_view() : entry->string_value(scratch);
+}
+
+void SetbitCommand(CommandContext& ctx) {
+  uint64_t offset;
+  if (!ParseBitOffset(ctx, ctx.arg(2), &offset)) return;
+  int64_t bit;
+  if (!ParseInt64(ctx.arg(3), &bit) || (bit & ~int64_t{1}) != 0) {
+    ctx.reply.Error("ERR bit is not an integer or out of range");
+    return;
+  }
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
+  const size_t byte = offset >> 3;
+  const uint8_t mask = static_cast<uint8_t>(0x80 >> (offset & 7));
+  char scratch[kInt64TextMax];
+  const std::string_view current = StringBytes(entry, scratch);
+  const size_t length = std::max(current.size(), byte + 1);
+  int old_bit;
+  if (entry != nullptr && entry->string_encoding() == StringEncoding::kRaw) {
+    auto* bytes = reinterpret_cast<uint8_t*>(ResizeStringInPlace(ctx, ctx.arg(1), entry, length));
+    old_bit = (bytes[byte] & mask) != 0;
+    bytes[byte] = static_cast<uint8_t>(bit ? bytes[byte] | mask : bytes[byte] & ~mask);
+  } else {
+    // A new key, or an integer or short string: it becomes a raw string, as in Redis.
+    std::string value(current);
+    value.resize(length, '\0');
+    auto& target = reinterpret_cast<uint8_t&>(value[byte]);
+    old_bit = (target & mask) != 0;
+    target = static_cast<uint8_t>(bit ? target | mask : target & ~mask);
+    ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
+  }
+  MarkDirty(ctx);
+  ctx.reply.Integer(old_bit);
+}
+
+void GetbitCommand(CommandContext& ctx) {
+  uint64_t offset;
+  if (!ParseBitOffset(ctx, ctx.arg(2), &offset)) return;
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  char scratch[kInt64TextMax];
+  const std::string_view bytes = StringBytes(entry, scratch);
+  const size_t byte = offset >> 3;
+  const bool set =
+      byte < bytes.size() && (static_cast<uint8_t>(bytes[byte]) & (0x80 >> (offset & 7))) != 0;
+  ctx.reply.Integer(set ? 1 : 0);
+}
+
+// A [start end [BYTE|BIT]] range of BITCOUNT and BITPOS, resolved against a value of `bytes`
+// bytes into an inclusive range of bits.
+struct BitRange {
+  bool empty = false;
+  uint64_t first = 0;  // bit positions, inclusive
+  uint64_t last = 0;
+};
+
+// Redis's index rules: negative counts from the end, then both clamp into the value. BITCOUNT
+// alone calls two negative indexes in the wrong order empty before clamping them.
+BitRange Resolve(int64_t start, int64_t end, bool bit_unit, size_t bytes, bool negative_order) {
+  const int64_t total = static_cast<int64_t>(bytes) * (bit_unit ? 8 : 1);
+  if (negative_order && start < 0 && end < 0 && start > end) return BitRange{.empty = true};
+  if (start < 0) start = std::max<int64_t>(total + start, 0);
+  if (end < 0) end = std::max<int64_t>(total + end, 0);
+  if (end >= total) end = total - 1;
+  BitRange range;
+  if (total == 0 || start > end) {
+    range.empty = true;
+    return range;
+  }
+  range.first = bit_unit ? static_cast<uint64_t>(start) : static_cast<uint64_t>(start) * 8;
+  range.last = bit_unit ? static_cast<uint64_t>(end) : static_cast<uint64_t>(end) * 8 + 7;
+  return range;
+}
+
+// Parses "start end [BYTE|BIT]" at ctx.arg(i); replies the error and returns false.
+bool ParseRangeUnit(CommandContext& ctx, size_t unit_arg, bool* bit_unit) {
+  *bit_unit = false;
+  if (unit_arg >= ctx.argc()) return true;
+  if (EqualsIgnoreCase(ctx.arg(unit_arg), "bit")) {
+    *bit_unit = true;
+  } else if (!EqualsIgnoreCase(ctx.arg(unit_arg), "byte")) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+uint64_t CountBits(std::string_view bytes, const BitRange& range) {
+  if (range.empty) return 0;
+  const size_t first_byte = range.first >> 3;
+  const size_t last_byte = range.last >> 3;
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  uint64_t count = 0;
+  size_t i = first_byte;
+  for (; i + 8 <= last_byte + 1; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    count += static_cast<uint64_t>(std::popcount(word));
+  }
+  for (; i <= last_byte; ++i) count += static_cast<uint64_t>(std::popcount(p[i]));
+  // Bits of the first and last byte outside the range: the high (first & 7) bits of the
+  // first byte, the low 7 - (last & 7) bits of the last.
+  const auto before = static_cast<uint8_t>(0xFF00u >> (range.first & 7));
+  const auto after = static_cast<uint8_t>((1u << (7 - (range.last & 7))) - 1);
+  count -= static_cast<uint64_t>(std::popcount(static_cast<uint8_t>(p[first_byte] & before)));
+  count -= static_cast<uint64_t>(std::popcount(static_cast<uint8_t>(p[last_byte] & after)));
+  return count;
+}
+
+void BitcountCommand(CommandContext& ctx) {
+  int64_t start = 0, end = -1;
+  bool bit_unit = false;
+  if (ctx.argc() == 4 || ctx.argc() == 5) {
+    if (!ParseIntegerArg(ctx, ctx.arg(2), &start) || !ParseIntegerArg(ctx, ctx.arg(3), &end) ||
+        !ParseRangeUnit(ctx, 4, &bit_unit)) {
+      return;
+    }
+  } else if (ctx.argc() != 2) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  char scratch[kInt64TextMax];
+  const std::string_view bytes = StringBytes(entry, scratch);
+  ctx.reply.Integer(
+      static_cast<int64_t>(CountBits(bytes, Resolve(start, end, bit_unit, bytes.size(), true))));
+}
+
+// The first position in [range] whose bit is `bit`, or -1.
+int64_t FindBit(std::string_view bytes, const BitRange& range, bool bit) {
+  if (range.empty) return -1;
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  uint64_t pos = range.first;
+  while (pos <= range.last) {
+    if ((pos & 7) == 0 && pos + 63 <= range.last) {
+      // A whole word at a time while it holds no match.
+      uint64_t word;
+      std::memcpy(&word, p + (pos >> 3), 8);
+      if (word == (bit ? 0 : ~uint64_t{0})) {
+        pos += 64;
+        continue;
+      }
+    }
+    if (((p[pos >> 3] >> (7 - (pos & 7))) & 1) == static_cast<unsigned>(bit)) {
+      return static_cast<int64_t>(pos);
+    }
+    ++pos;
+  }
+  return -1;
+}
+
+void BitposCommand(CommandContext& ctx) {
+  int64_t bit_arg;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &bit_arg)) return;
+  if (bit_arg != 0 && bit_arg != 1) {
+    ctx.reply.Error("ERR The bit argument must be 1 or 0.");
+    return;
+  }
+  const bool bit = bit_arg == 1;
+  int64_t start = 0, end = -1;
+  bool end_given = false;
+  bool bit_unit = false;
+  if (ctx.argc() >= 4) {
+    if (ctx.argc() > 6) {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+    if (!ParseIntegerArg(ctx, ctx.arg(3), &start)) return;
+    if (ctx.argc() >= 5) {
+      if (!ParseIntegerArg(ctx, ctx.arg(4), &end) || !ParseRangeUnit(ctx, 5, &bit_unit)) return;
+      end_given = true;
+    }
+  }
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    // A missing key is an endless run of zeros.
+    ctx.reply.Integer(bit ? -1 : 0);
+    return;
+  }
+  char scratch[kInt64TextMax];
+  const std::string_view bytes = StringBytes(entry, scratch);
+  const BitRange range = Resolve(start, end, bit_unit, bytes.size(), false);
+  int64_t pos = FindBit(bytes, range, bit);
+  // Looking for a clear bit without an end: past the value, the string reads as zeros.
+  if (pos < 0 && !bit && !end_given && !range.empty) pos = static_cast<int64_t>(range.last + 1);
+  ctx.reply.Integer(pos);
+}
+
+void BitopCommand(CommandContext& ctx) {
+  enum class Op { kAnd, kOr, kXor, kNot };
+  const std::string_view name = ctx.arg(1);
+  Op op;
+  if (EqualsIgnoreCase(name, "and")) {
+    op = Op::kAnd;
+  } else if (EqualsIgnoreCase(name, "or")) {
+    op = Op::kOr;
+  } else if (EqualsIgnoreCase(name, "xor")) {
+    op = Op::kXor;
+  } else if (EqualsIgnoreCase(name, "not")) {
+    op = Op::kNot;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (op == Op::kNot && ctx.argc() != 4) {
+    ctx.reply.Error("ERR BITOP NOT must be called with a single source key.");
+    return;
+  }
+  std::vector<std::string> sources;
+  size_t length = 0;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    KeyEntry* entry;
+    if (!LookupTyped(ctx, ctx.arg(i), ValueType::kString, &entry)) return;
+    char scratch[kInt64TextMax];
+    sources.emplace_back(StringBytes(entry, scratch));
+    length = std::max(length, sources.back().size());
+  }
+  std::string result(length, '\0');
+  for (size_t j = 0; j < length; ++j) {
+    auto byte_of = [&](const std::string& s) -> uint8_t {
+      return j < s.size() ? static_cast<uint8_t>(s[j]) : 0;
+    };
+    uint8_t out = byte_of(sources[0]);
+    if (op == Op::kNot) out = static_cast<uint8_t>(~out);
+    for (size_t k = 1; k < sources.size(); ++k) {
+      const uint8_t b = byte_of(sources[k]);
+      out = op == Op::kAnd ? (out & b) : op == Op::kOr ? (out | b) : (out ^ b);
+    }
+    result[j] = static_cast<char>(out);
+  }
+  Database& db = ctx.db();
+  if (length == 0) {
+    if (db.Delete(ctx.arg(2))) MarkDirty(ctx);
+  } else {
+    db.Put(ctx.arg(2), EntryValue::RawString(result), std::nullopt);
+    MarkDirty(ctx);
+  }
+  ctx.reply.Integer(static_cast<int64_t>(length));
+}
+
+}  // namespace
+
+void RegisterBitmapCommands(CommandTable* table) {
+  CommandAdder add{table, "bitmap"};
+  add("setbit", 4, kCmdWrite | kCmdDenyOom, 1, 1, 1, SetbitCommand,
+      "Sets or clears the bit at offset of the string value. Creates the key if it doesn't "
+      "exist.",
+      "2.2.0", "O(1)", "key offset value");
+  add("getbit", 3, kCmdReadonly | kCmdFast, 1, 1, 1, GetbitCommand,
+      "Returns a bit value by offset.", "2.2.0", "O(1)", "key offset");
+  add("bitcount", -2, kCmdReadonly, 1, 1, 1, BitcountCommand,
+      "Counts the number of set bits (population counting) in a string.", "2.6.0", "O(N)",
+      "key [start end [BYTE | BIT]]");
+  add("bitpos", -3, kCmdReadonly, 1, 1, 1, BitposCommand,
+      "Finds the first set (1) or clear (0) bit in a string.", "2.8.7", "O(N)",
+      "key bit [start [end [BYTE | BIT]]]");
+  add("bitop", -4, kCmdWrite | kCmdDenyOom, 2, -1, 1, BitopCommand,
+      "Performs bitwise operations on multiple strings, and stores the result.", "2.6.0", "O(N)",
+      "<AND | OR | XOR | NOT> destkey key [key ...]");
+}
+
+}  // namespace goblin
