@@ -165,6 +165,7 @@ void ResetCommand(CommandContext& ctx) {
   client.queued.clear();
   ctx.server.UnwatchAll(client);
   ctx.server.pubsub.RemoveClient(client);
+  ctx.server.RemoveMonitor(client);
   ctx.reply.Simple("RESET");
 }
 
@@ -189,15 +190,16 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   field("name", c.name);
   number("age", (now_ms - c.created_ms) / 1000);
   number("idle", (now_ms - c.last_interaction_ms) / 1000);
-  std::string flags;
-  if (c.close_after_reply) flags += 'c';
-  if (c.blocked) flags += 'b';
+  std::string flags;  // in Redis's order
+  if (c.monitor) flags += 'O';
+  if (c.subscribed()) flags += 'P';
   if (c.in_multi) flags += 'x';
+  if (c.blocked) flags += 'b';
   if (c.watch_dirty) flags += 'd';
+  if (c.close_after_reply) flags += 'c';
   if (c.unix_socket) flags += 'U';
   if (c.no_evict) flags += 'e';
   if (c.no_touch) flags += 'T';
-  if (c.subscribed()) flags += 'P';
   field("flags", flags.empty() ? std::string_view("N") : std::string_view(flags));
   number("db", c.db);
   number("sub", static_cast<int64_t>(c.channels.size()));

@@ -11,8 +11,8 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
-#include "persist/persistence.h"
 #include "core/string_number.h"
+#include "persist/persistence.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
@@ -534,6 +534,16 @@ void ModuleHelpCommand(CommandContext& ctx) {
              "UNLOAD <name>", "    Unload a module."});
 }
 
+void MonitorCommand(CommandContext& ctx) {
+  if (ctx.client.in_exec) {
+    ctx.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+    return;
+  }
+  if (ctx.client.monitor) return;  // Redis ignores a second MONITOR, without a reply
+  ctx.server.AddMonitor(ctx.client);
+  ctx.reply.Ok();
+}
+
 }  // namespace
 
 void RegisterServerCommands(CommandTable* table) {
@@ -556,6 +566,8 @@ void RegisterServerCommands(CommandTable* table) {
           "Persists the effective configuration to file.", "2.8.0", "O(1)", "");
   add.Sub(config, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
+  add("monitor", 1, kAdmin, 0, 0, 0, MonitorCommand,
+      "Listens for all requests received by the server in real-time.", "1.0.0", "", "");
   add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
       "Returns the server time.", "2.6.0", "O(1)", "");
   add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, 0, 0, 0, ShutdownCommand,

@@ -84,6 +84,7 @@ struct Client {
     return !channels.empty() || !patterns.empty() || !shard_channels.empty();
   }
   bool write_queued = false;          // in the server's end-of-round write queue
+  bool monitor = false;               // MONITOR: every command executed is written here
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size() - output_sent; }

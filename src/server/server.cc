@@ -29,6 +29,48 @@ namespace goblin {
 
 namespace {
 
+// An argument as Redis's MONITOR shows it (sdscatrepr): in double quotes, with \\ \" \n \r
+// \t \a \b escaped and other unprintable bytes as \xHH.
+std::string QuoteForMonitor(std::string_view arg) {
+  std::string out = "\"";
+  for (char c : arg) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (u >= 0x20 && u < 0x7f) {
+          out += c;
+        } else {
+          char hex[8];
+          std::snprintf(hex, sizeof(hex), "\\x%02x", u);
+          out += hex;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
 volatile sig_atomic_t g_shutdown_signal = 0;
 
 void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
@@ -525,6 +567,48 @@ bool Server::ServeEvents(int timeout_ms) {
   return true;
 }
 
+void Server::AddMonitor(Client& client) {
+  client.monitor = true;
+  monitors_.push_back(&client);
+}
+
+void Server::RemoveMonitor(Client& client) {
+  if (!client.monitor) return;
+  client.monitor = false;
+  std::erase(monitors_, &client);
+}
+
+void Server::FeedMonitors(const Client& client, const Command& command,
+                          const std::vector<std::string_view>& argv) {
+  // Arguments that carry passwords never leave the server, as in Redis.
+  std::vector<bool> redacted(argv.size(), false);
+  if (command.name == "auth") {
+    for (size_t i = 1; i < argv.size(); ++i) redacted[i] = true;
+  } else if (command.name == "hello") {
+    for (size_t i = 2; i + 2 < argv.size(); ++i) {
+      if (EqualsIgnoreCase(argv[i], "auth")) redacted[i + 1] = redacted[i + 2] = true;
+    }
+  }
+  const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  char stamp[64];
+  std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [%d ", static_cast<long long>(micros / 1000000),
+                static_cast<long long>(micros % 1000000), client.db);
+  std::string line = stamp;
+  line += client.unix_socket ? "unix:" + config.unixsocket : client.address;
+  line += ']';
+  for (size_t i = 0; i < argv.size(); ++i) {
+    line += ' ';
+    line += QuoteForMonitor(redacted[i] ? std::string_view("(redacted)") : argv[i]);
+  }
+  line += "\r\n";
+  for (Client* monitor : monitors_) {
+    monitor->reply.Raw(line);
+    if (monitor != &client) QueueWrite(*monitor);
+  }
+}
+
 void Server::QueueWrite(Client& client) {
   if (client.write_queued) return;
   client.write_queued = true;
@@ -730,6 +814,7 @@ void Server::CloseClient(Client& client) {
   UnwatchAll(client);
   UnblockClient(client);
   pubsub.RemoveClient(client);
+  RemoveMonitor(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }
@@ -829,6 +914,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     reject(errors::kOutOfMemory, command);
     return;
   }
+  if (client.monitor && (command->flags & (kCmdWrite | kCmdReadonly))) {
+    reject("ERR Replica can't interact with the keyspace",
+           command);  // Redis's monitors are replicas
+    return;
+  }
   if (client.fd >= 0 && loading() && !(command->flags & kCmdLoading)) {
     reject("LOADING Redis is loading the dataset in memory", command);
     return;
@@ -870,6 +960,10 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     mark_key_use_ = !child_shares_pages_ && command_marks_use_;
   }
   command->handler(ctx);
+  if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
+      !client.retrying_block && client.fd >= 0) {
+    FeedMonitors(client, *command, argv);
+  }
   if ((command->flags & kCmdWrite) &&
       (dirty != dirty_before || stats.keyspace.modifications != changes_before)) {
     persistence->PropagateCommand(client, *command, argv, now_ms_);

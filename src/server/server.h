@@ -123,6 +123,9 @@ class Server {
   // Output was added to client outside its own command (a published message): it is written
   // at the end of the event loop round, once however many messages arrive meanwhile.
   void QueueWrite(Client& client);
+  // MONITOR: client receives a line for every command executed from now on.
+  void AddMonitor(Client& client);
+  void RemoveMonitor(Client& client);
   // CLIENT KILL: another client is dropped at once, unread replies and all; the caller itself
   // (SKIPME no) still gets its reply first.
   void KillClient(Client& victim, const Client& caller);
@@ -223,6 +226,9 @@ class Server {
   void HandleBlockTimeouts();
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
   static bool AllowedWhileSubscribed(const Command& command);
+  // Writes the MONITOR line of a command that just ran for client.
+  void FeedMonitors(const Client& client, const Command& command,
+                    const std::vector<std::string_view>& argv);
 
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
@@ -241,6 +247,7 @@ class Server {
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
   std::vector<uint64_t> write_queue_;  // ids of clients QueueWrite named
+  std::vector<Client*> monitors_;      // MONITOR clients, in the order they asked
   int64_t now_ms_ = 0;                 // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
