@@ -6,7 +6,7 @@
 #   feed_payload_uds.sh [--scale tiny|small|full-population] [--mode reply|pipelined]
 #                       [--window N] [--payload FILE | --stream] [--goblin BIN] [--redis BIN]
 #                       [--out DIR] [--seed N] [--parallel] [--cpu N] [--redis-args "..."]
-#                       [--goblin-args "..."] [--tools DIR]
+#                       [--goblin-args "..."] [--tools DIR] [--only goblin|redis --against DIR]
 #
 # The client is bench/lichess/feed (built on demand into --tools, default OUT/tools, with synth).
 # --payload FILE: a payload from synth/pgn2events (`--format resp` or `--format cmd`). Without it
@@ -15,6 +15,8 @@
 # Output in OUT (default /tmp/lichess-feed-<scale>-<mode>): goblin.csv, redis.csv (one row per date:
 # date,elapsed_s,commands,inserts,errors,used_memory,used_memory_rss,os_rss), goblin.result /
 # redis.result, summary.txt, goblin.zrange / redis.zrange, and the servers' and feeds' logs.
+# --only NAME --against DIR: feed only NAME and compare with the other server's files from an
+# earlier run's OUT (DIR), e.g. a new goblin build against a redis run that took an hour.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,6 +37,8 @@ REDIS_ARGS=
 GOBLIN_ARGS=
 KEY=leaderboard
 TOOLS=${LICHESS_TOOLS:-}   # directory holding feed and synth (built on demand)
+ONLY=
+AGAINST=
 
 die() { echo "feed_payload_uds.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -54,7 +58,9 @@ while [ $# -gt 0 ]; do
     --goblin-args) GOBLIN_ARGS=$2; shift 2 ;;
     --tools) TOOLS=$2; shift 2 ;;
     --cpu) PIN=(taskset -c "$2"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --against) AGAINST=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -75,6 +81,15 @@ OUT=$(cd "$OUT" && pwd)
 command -v "$CLI" >/dev/null || die "redis-cli not found"
 [ -z "$WINDOW" ] || [ "$WINDOW" -gt 0 ] 2>/dev/null || die "--window wants a positive number"
 [ "$STREAM" = 0 ] || [ -z "$PAYLOAD" ] || die "--stream and --payload exclude each other"
+case "$ONLY" in
+  '') [ -z "$AGAINST" ] || die "--against needs --only" ;;
+  goblin|redis)
+    OTHER=redis; [ "$ONLY" = redis ] && OTHER=goblin
+    for f in "$OTHER.csv" "$OTHER.result" "$OTHER.zrange"; do
+      [ -r "$AGAINST/$f" ] || die "--against $AGAINST: no $f from an earlier run"
+    done ;;
+  *) die "--only wants goblin or redis" ;;
+esac
 
 # ---- tools and payload ---------------------------------------------------------------------------
 TOOLS=${TOOLS:-$OUT/tools}
@@ -152,20 +167,35 @@ export_zset() {  # name -> OUT/name.zrange (member and score lines, rank order)
 }
 
 echo "goblin: $GOBLIN_BIN   redis: $REDIS_BIN"
-start_server goblin "$GOBLIN_BIN" "$GOBLIN_ARGS"
-start_server redis "$REDIS_BIN" "$REDIS_ARGS"
-if [ "$PARALLEL" = 1 ]; then
+if [ -n "$ONLY" ]; then
+  echo "only $ONLY; $OTHER's side from $AGAINST"
+  [ "$ONLY" = goblin ] && start_server goblin "$GOBLIN_BIN" "$GOBLIN_ARGS"
+  [ "$ONLY" = redis ] && start_server redis "$REDIS_BIN" "$REDIS_ARGS"
+  feed_one "$ONLY"
+  cp "$AGAINST/$OTHER.csv" "$AGAINST/$OTHER.result" "$AGAINST/$OTHER.zrange" "$OUT/"
+elif [ "$PARALLEL" = 1 ]; then
+  start_server goblin "$GOBLIN_BIN" "$GOBLIN_ARGS"
+  start_server redis "$REDIS_BIN" "$REDIS_ARGS"
   feed_one goblin & fg=$!
   feed_one redis & fr_=$!
   wait $fg; wait $fr_
 else
+  start_server goblin "$GOBLIN_BIN" "$GOBLIN_ARGS"
+  start_server redis "$REDIS_BIN" "$REDIS_ARGS"
   feed_one goblin
   feed_one redis
 fi
 
 NDATES=$(( $(wc -l < "$OUT/goblin.csv") - 2 ))
 [ "$NDATES" = $(( $(wc -l < "$OUT/redis.csv") - 2 )) ] || echo "warning: goblin.csv and redis.csv have different numbers of dates" >&2
-ng=$(export_zset goblin); nr=$(export_zset redis)
+count_lines() { echo $(( $(wc -l < "$1") / 2 )); }
+if [ "$ONLY" = goblin ]; then
+  ng=$(export_zset goblin); nr=$(count_lines "$OUT/redis.zrange")
+elif [ "$ONLY" = redis ]; then
+  ng=$(count_lines "$OUT/goblin.zrange"); nr=$(export_zset redis)
+else
+  ng=$(export_zset goblin); nr=$(export_zset redis)
+fi
 # Members compared as strings, scores as numbers (redis 7.0 prints 17 digits, 7.2 the shortest text).
 check=$(paste -d '\t' "$OUT/goblin.zrange" "$OUT/redis.zrange" | awk -F '\t' -v key="$KEY" -v ng="$ng" -v nr="$nr" '
   { odd = (NR % 2 == 1)
@@ -177,7 +207,7 @@ check=$(paste -d '\t' "$OUT/goblin.zrange" "$OUT/redis.zrange" | awk -F '\t' -v 
                     else printf "zset check: goblin %c%s%c MATCHES redis (%d members)\n", 39, key, 39, ng } }')
 echo "$check"
 {
-  echo "scale=$SCALE mode=$MODE${WINDOW:+ window=$WINDOW} payload=$PAYLOAD dates=$NDATES parallel=$PARALLEL"
+  echo "scale=$SCALE mode=$MODE${WINDOW:+ window=$WINDOW} payload=$PAYLOAD dates=$NDATES parallel=$PARALLEL${ONLY:+ only=$ONLY against=$AGAINST}"
   echo "goblin_bin=$GOBLIN_BIN redis_bin=$REDIS_BIN"
   cat "$OUT/goblin.result" "$OUT/redis.result"
   echo "$check"

@@ -307,3 +307,33 @@ def test_feed_tiny(tools, tmp_path, mode, extra):
         check = subprocess.run([tools / "leaderboard_check", out / "payload.resp", out / "bad.zrange"],
                                capture_output=True, text=True)
         assert check.returncode == 1 and "DIFFERS at rank 0" in check.stdout, check
+
+
+def test_feed_one_side_against_an_earlier_run(tools, tmp_path):
+    """--only goblin --against DIR: the new goblin side is compared with an earlier run's redis."""
+    goblin = goblin_binary()
+    first, again = tmp_path / "first", tmp_path / "again"
+    base = [str(TOOLS_SRC / "feed_payload_uds.sh"), "--scale", "tiny", "--mode", "pipelined", "--goblin", goblin,
+            "--redis", REFERENCE_BINARY, "--tools", str(tools)]
+    res = subprocess.run(base + ["--out", str(first)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = subprocess.run(base + ["--out", str(again), "--only", "goblin", "--against", str(first)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "zset check: goblin 'leaderboard' MATCHES redis (300 members)" in res.stdout
+    assert not (again / "redis").exists()  # no redis-server was started
+    assert (again / "redis.csv").read_text() == (first / "redis.csv").read_text()
+    # A leaderboard that differs from the earlier side is caught.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for name in ("redis.csv", "redis.result"):
+        (bad / name).write_text((first / name).read_text())
+    lines = (first / "redis.zrange").read_text().splitlines()
+    lines[-1] = str(float(lines[-1]) + 1)
+    (bad / "redis.zrange").write_text("\n".join(lines) + "\n")
+    res = subprocess.run(base + ["--out", str(tmp_path / "third"), "--only", "goblin", "--against", str(bad)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1 and "DIFFERS from redis" in res.stdout, res.stdout + res.stderr
+    res = subprocess.run(base + ["--out", str(tmp_path / "fourth"), "--only", "goblin", "--against",
+                                 str(tmp_path / "nothing")], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "no redis.csv from an earlier run" in res.stderr
