@@ -534,6 +534,15 @@ void ModuleHelpCommand(CommandContext& ctx) {
              "UNLOAD <name>", "    Unload a module."});
 }
 
+// Goblin has no replication: it is always a master without replicas, at offset 0 (as INFO
+// replication says).
+void RoleCommand(CommandContext& ctx) {
+  ctx.reply.Array(3);
+  ctx.reply.Bulk("master");
+  ctx.reply.Integer(0);
+  ctx.reply.Array(0);
+}
+
 void MonitorCommand(CommandContext& ctx) {
   if (ctx.client.in_exec) {
     ctx.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
@@ -568,6 +577,9 @@ void RegisterServerCommands(CommandTable* table) {
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
   add("monitor", 1, kAdmin, 0, 0, 0, MonitorCommand,
       "Listens for all requests received by the server in real-time.", "1.0.0", "", "");
+  Command* role = add("role", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0,
+                      RoleCommand, "Returns the replication role.", "2.8.12", "O(1)", "");
+  role->acl = "@admin @dangerous";
   add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
       "Returns the server time.", "2.6.0", "O(1)", "");
   add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, 0, 0, 0, ShutdownCommand,

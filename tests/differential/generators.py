@@ -1377,3 +1377,6 @@ BITMAP_GENERATORS = [
 ]
 
 GENERATORS = GENERATORS + BITMAP_GENERATORS
+
+# ROLE: a master without replicas, in both servers.
+GENERATORS = GENERATORS + [Gen("role", 0.5, lambda g: [g.case(b"ROLE")], readonly=True)]
