@@ -914,9 +914,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     reject(errors::kOutOfMemory, command);
     return;
   }
+  // Redis's monitors are replicas underneath, which may not touch keys.
   if (client.monitor && (command->flags & (kCmdWrite | kCmdReadonly))) {
-    reject("ERR Replica can't interact with the keyspace",
-           command);  // Redis's monitors are replicas
+    reject("ERR Replica can't interact with the keyspace", command);
     return;
   }
   if (client.fd >= 0 && loading() && !(command->flags & kCmdLoading)) {
@@ -953,12 +953,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t changes_before = stats.keyspace.modifications;
   propagate_override.clear();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
-  const bool marks_use =
+  command_marks_use_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
-  if (marks_use != command_marks_use_) {
-    command_marks_use_ = marks_use;
-    mark_key_use_ = !child_shares_pages_ && command_marks_use_;
-  }
+  UpdateKeyUseMarking();
   command->handler(ctx);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.fd >= 0) {

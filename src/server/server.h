@@ -187,7 +187,7 @@ class Server {
   // its page.
   void SetChildSharesPages(bool shares) {
     child_shares_pages_ = shares;
-    mark_key_use_ = !child_shares_pages_ && command_marks_use_;
+    UpdateKeyUseMarking();
   }
   PubSub pubsub;
   std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
@@ -225,6 +225,7 @@ class Server {
   void HandleReadyKeys();
   void HandleBlockTimeouts();
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
+  void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
   static bool AllowedWhileSubscribed(const Command& command);
   // Writes the MONITOR line of a command that just ran for client.
   void FeedMonitors(const Client& client, const Command& command,
