@@ -459,6 +459,39 @@ void ClientUnblockCommand(CommandContext& ctx) {
   ctx.reply.Integer(unblocked ? 1 : 0);
 }
 
+void ClientPauseCommand(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                    errors::Quote(ctx.arg(1)) + "'. Try CLIENT HELP.");
+    return;
+  }
+  int64_t timeout;
+  if (!ParseInt64(ctx.arg(2), &timeout)) {
+    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return;
+  }
+  bool all = true;
+  if (ctx.argc() == 4) {
+    if (EqualsIgnoreCase(ctx.arg(3), "write")) {
+      all = false;
+    } else if (!EqualsIgnoreCase(ctx.arg(3), "all")) {
+      ctx.reply.Error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  ctx.server.PauseClients(ctx.now_ms + std::min(timeout, INT64_MAX - ctx.now_ms), all);
+  ctx.reply.Ok();
+}
+
+void ClientUnpauseCommand(CommandContext& ctx) {
+  ctx.server.UnpauseClients();
+  ctx.reply.Ok();
+}
+
 void ClientHelpCommand(CommandContext& ctx) {
   ReplyHelp(ctx, {"GETNAME",
                   "    Return the name of the current connection.",
@@ -492,6 +525,10 @@ void ClientHelpCommand(CommandContext& ctx) {
                   "    Protect current client connection from eviction.",
                   "NO-TOUCH (ON|OFF)",
                   "    Will not touch LRU/LFU stats when this mode is on.",
+                  "PAUSE <timeout> [WRITE|ALL]",
+                  "    Suspend all, or just write, clients for <timeout> milliseconds.",
+                  "UNPAUSE",
+                  "    Stop the current client pause, resuming traffic.",
                   "REPLY (ON|OFF|SKIP)",
                   "    Control the replies sent to the current connection.",
                   "SETNAME <name>",
@@ -555,6 +592,11 @@ void RegisterConnectionCommands(CommandTable* table) {
   add.Sub(client, "reply", 3, kConn, 0, 0, 0, ClientReplyCommand,
           "Instructs the server whether to reply to commands.", "3.2.0", "O(1)",
           "<ON | OFF | SKIP>");
+  add.Sub(client, "pause", -3, kCmdAdmin | kConn, 0, 0, 0, ClientPauseCommand,
+          "Suspends commands processing.", "3.0.0", "O(1)", "timeout [WRITE | ALL]");
+  add.Sub(client, "unpause", 2, kCmdAdmin | kConn, 0, 0, 0, ClientUnpauseCommand,
+          "Resumes processing commands from paused clients.", "6.2.0",
+          "O(N) Where N is the number of paused clients", "");
   add.Sub(client, "unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblockCommand,
           "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0",
           "O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]");

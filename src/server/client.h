@@ -85,6 +85,7 @@ struct Client {
   }
   bool write_queued = false;          // in the server's end-of-round write queue
   bool monitor = false;               // MONITOR: every command executed is written here
+  bool paused = false;                // CLIENT PAUSE: its next command waits in the input
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size() - output_sent; }

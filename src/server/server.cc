@@ -535,12 +535,14 @@ bool Server::ServeEvents(int timeout_ms) {
   if (timeout_ms < 0) {
     int64_t wake = next_tick_ms_;
     if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
+    if (paused()) wake = std::min(wake, pause_until_ms_);
     timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
   }
   int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
   // One clock read per wake-up: every command handled in this round sees this time.
   now_ms_ = NowMs();
   if (!block_deadlines_.empty()) HandleBlockTimeouts();
+  if (paused() && now_ms_ >= pause_until_ms_) UnpauseClients();
   if (n < 0) {
     if (errno == EINTR) return true;
     LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
@@ -561,10 +563,49 @@ bool Server::ServeEvents(int timeout_ms) {
       HandleWritable(client);
     }
   }
+  if (resume_paused_) ResumePausedClients();
   FlushQueuedWrites();
   for (Client* client : clients_to_close_) CloseClient(*client);
   clients_to_close_.clear();
   return true;
+}
+
+void Server::PauseClients(int64_t until_ms, bool all) {
+  pause_until_ms_ = std::max(pause_until_ms_, until_ms);
+  pause_all_ = pause_all_ || all;
+}
+
+void Server::UnpauseClients() {
+  pause_until_ms_ = 0;
+  pause_all_ = false;
+  resume_paused_ = true;  // served at the end of the event loop round, not inside a command
+}
+
+// A WRITE pause holds what would change data or reach replicas: writes, PUBLISH, and EXEC of a
+// transaction holding either.
+bool Server::PausesCommand(const Client& client, const Command& command) const {
+  if (pause_all_) return true;
+  auto writes = [](const Command& c) {
+    return (c.flags & kCmdWrite) || c.name == "publish" || c.name == "spublish";
+  };
+  if (writes(command)) return true;
+  if (command.name != "exec") return false;
+  return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& queued) {
+    const Command* q = commands.Find(queued[0]);
+    return q != nullptr && writes(*q);
+  });
+}
+
+void Server::ResumePausedClients() {
+  resume_paused_ = false;
+  std::vector<uint64_t> ids = std::move(paused_clients_);
+  paused_clients_.clear();
+  for (uint64_t id : ids) {
+    Client* client = FindClient(id);
+    if (client == nullptr || !client->paused) continue;
+    client->paused = false;
+    ResumeClient(*client);
+  }
 }
 
 void Server::AddMonitor(Client& client) {
@@ -720,7 +761,8 @@ void Server::ProcessInput(Client& client) {
   ProtocolLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
   std::vector<std::string_view>& argv = argv_scratch_;
-  while (!client.close_after_reply && !client.blocked && client.input.size() > 0) {
+  while (!client.close_after_reply && !client.blocked && !client.paused &&
+         client.input.size() > 0) {
     limits.authenticated = client.authenticated;
     std::string_view data = client.input.pending();
     if (client.parser.bytes_needed() > data.size()) break;
@@ -736,6 +778,7 @@ void Server::ProcessInput(Client& client) {
       break;
     }
     if (!argv.empty()) Execute(client, argv);
+    if (client.paused) break;  // the request stays unconsumed, parsed again on resume
     client.input.Consume(consumed);
   }
   client.input.ShrinkIfEmpty(4 * kReadChunk);
@@ -826,6 +869,7 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   size_t output_before = client.output.size();
   bool skip_reply = client.reply_mode != ReplyMode::kOn;
   Dispatch(client, argv);
+  if (client.paused) return;  // not run yet: CLIENT PAUSE
   // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
   if (skip_reply && client.reply_mode != ReplyMode::kOn) {
     client.output.resize(std::max(output_before, client.output_sent));
@@ -936,6 +980,12 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
            command);
     return;
   }
+  if (paused() && client.fd >= 0 && !client.in_exec && !client.retrying_block &&
+      PausesCommand(client, *command)) {
+    client.paused = true;  // the command stays in the input until the pause ends
+    paused_clients_.push_back(client.id);
+    return;
+  }
   if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
     if (command->flags & kCmdNoMulti) {
       reject("ERR Command not allowed inside a transaction", command);
@@ -1028,7 +1078,8 @@ void Server::RecordLatency(std::string_view event, int64_t duration_ms) {
 void Server::Tick() {
   int64_t now = NowMs();
   int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
-  if (active_expire_enabled) {
+  // A client pause holds the data still: no key expires or is evicted in the background.
+  if (active_expire_enabled && !paused()) {
     // At most a quarter of the tick, in slices of 256 visited entries per database.
     int64_t deadline = SteadyMicros() + tick_ms * 250;
     for (Database& db : dbs_) {
@@ -1051,7 +1102,7 @@ void Server::Tick() {
   UsedMemory();
   // Goes on with eviction a command left unfinished, and catches a limit lowered by CONFIG SET
   // or memory other threads took while no command came.
-  if (config.maxmemory > 0) evictor.Perform();
+  if (config.maxmemory > 0 && !paused()) evictor.Perform();
   persistence->Tick(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;

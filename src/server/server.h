@@ -123,6 +123,11 @@ class Server {
   // Output was added to client outside its own command (a published message): it is written
   // at the end of the event loop round, once however many messages arrive meanwhile.
   void QueueWrite(Client& client);
+  // CLIENT PAUSE: until until_ms, commands (all, or those that write) wait unread in their
+  // clients' input; a second pause extends the first. CLIENT UNPAUSE ends it.
+  void PauseClients(int64_t until_ms, bool all);
+  void UnpauseClients();
+  bool paused() const { return pause_until_ms_ != 0; }
   // MONITOR: client receives a line for every command executed from now on.
   void AddMonitor(Client& client);
   void RemoveMonitor(Client& client);
@@ -227,6 +232,8 @@ class Server {
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
   void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
   static bool AllowedWhileSubscribed(const Command& command);
+  bool PausesCommand(const Client& client, const Command& command) const;
+  void ResumePausedClients();
   // Writes the MONITOR line of a command that just ran for client.
   void FeedMonitors(const Client& client, const Command& command,
                     const std::vector<std::string_view>& argv);
@@ -247,9 +254,13 @@ class Server {
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
-  std::vector<uint64_t> write_queue_;  // ids of clients QueueWrite named
-  std::vector<Client*> monitors_;      // MONITOR clients, in the order they asked
-  int64_t now_ms_ = 0;                 // the clock commands see; refreshed once per batch of input
+  std::vector<uint64_t> write_queue_;     // ids of clients QueueWrite named
+  std::vector<Client*> monitors_;         // MONITOR clients, in the order they asked
+  int64_t pause_until_ms_ = 0;            // CLIENT PAUSE deadline, 0 when not paused
+  bool pause_all_ = false;                // ALL (else WRITE)
+  std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
+  bool resume_paused_ = false;            // the pause ended: serve paused_clients_
+  int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
   int epoll_fd_ = -1;
   bool shutdown_requested_ = false;

@@ -1,0 +1,55 @@
+"""CLIENT PAUSE / UNPAUSE: paused commands wait unread in their client's input and run, in
+order, when the pause ends (by UNPAUSE or its timeout)."""
+
+from support.server import wait_for
+
+
+def held_query_bytes(r, name) -> int:
+    for line in r.execute_command("CLIENT", "LIST").decode().splitlines():
+        fields = dict(item.split("=", 1) for item in line.split())
+        if fields["name"] == name:
+            return int(fields["qbuf"])
+    raise AssertionError(f"no client named {name}")
+
+
+def test_write_pause_holds_writes_until_unpause(server, r):
+    writer = server.raw()
+    try:
+        writer.call("CLIENT", "SETNAME", "writer")
+        assert r.execute_command("CLIENT", "PAUSE", "60000", "WRITE") == b"OK"
+        writer.send_command("SET", "k", "v")
+        writer.send_command("GET", "k")  # queued behind the held SET, in order
+        wait_for(lambda: held_query_bytes(r, "writer") > 0, what="the SET waiting in the writer's input")
+        assert r.get("k") is None            # reads run during a WRITE pause
+        assert r.execute_command("CLIENT", "UNPAUSE") == b"OK"
+        assert writer.read_reply(timeout=10).raw == b"+OK\r\n"
+        assert writer.read_reply(timeout=10).raw == b"$1\r\nv\r\n"
+        assert r.get("k") == b"v"
+    finally:
+        r.execute_command("CLIENT", "UNPAUSE")
+        writer.close()
+
+
+def test_all_pause_ends_by_itself(server, r):
+    other = server.raw()
+    try:
+        other.call("CLIENT", "SETNAME", "other")
+        assert r.execute_command("CLIENT", "PAUSE", "300") == b"OK"
+        other.send_command("PING")
+        # Even UNPAUSE waits during an ALL pause; the timeout ends it.
+        other.send_command("CLIENT", "UNPAUSE")
+        assert other.read_reply(timeout=10).raw == b"+PONG\r\n"
+        assert other.read_reply(timeout=10).raw == b"+OK\r\n"
+        assert r.ping()
+    finally:
+        other.close()
+
+
+def test_pause_arguments(raw):
+    assert raw.call("CLIENT", "PAUSE", "abc").raw == b"-ERR timeout is not an integer or out of range\r\n"
+    assert raw.call("CLIENT", "PAUSE", "-1").raw == b"-ERR timeout is negative\r\n"
+    assert raw.call("CLIENT", "PAUSE", "10", "foo").raw == b"-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n"
+    assert raw.call("CLIENT", "PAUSE", "10", "ALL", "x").raw == (
+        b"-ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.\r\n")
+    assert raw.call("CLIENT", "PAUSE", "0", "write").raw == b"+OK\r\n"
+    assert raw.call("CLIENT", "UNPAUSE").raw == b"+OK\r\n"
