@@ -73,6 +73,15 @@ struct CommandAdder {
     return table->Add(Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
                            since, complexity, syntax));
   }
+  // A row whose keys are counted by the argument at keynum_index (ZUNION numkeys key ...).
+  Command* Counted(int keynum_index, const char* name, int arity, uint32_t flags, int first_key,
+                   int last_key, int key_step, CommandHandler handler, const char* summary,
+                   const char* since, const char* complexity, const char* syntax) const {
+    Command command = Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
+                           since, complexity, syntax);
+    command.keynum_index = keynum_index;
+    return table->Add(std::move(command));
+  }
   // A subcommand row of a container command (CONFIG GET, CLIENT LIST, ...).
   Command* Sub(Command* parent, const char* name, int arity, uint32_t flags, int first_key,
                int last_key, int key_step, CommandHandler handler, const char* summary,

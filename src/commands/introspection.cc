@@ -288,13 +288,19 @@ void CommandGetkeysCommand(CommandContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  std::vector<size_t> keys = command->KeyPositions(argc);
-  if (keys.empty()) {
+  if (command->first_key <= 0 && command->keynum_index <= 0) {
     ctx.reply.Error("ERR The command has no key arguments");
     return;
   }
-  ctx.reply.Array(keys.size());
-  for (size_t position : keys) ctx.reply.Bulk(ctx.arg(position + 2));
+  const std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
+  const std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
+  if (!keys || keys->empty()) {
+    ctx.reply.Error(keys ? "ERR The command has no key arguments"
+                         : "ERR Invalid arguments specified for command");
+    return;
+  }
+  ctx.reply.Array(keys->size());
+  for (size_t position : *keys) ctx.reply.Bulk(call[position]);
 }
 
 void CommandHelpCommand(CommandContext& ctx) {

@@ -489,7 +489,8 @@ void RegisterSetCommands(CommandTable* table) {
       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
       "sets.",
       "key [key ...]");
-  add("sintercard", -3, kRead | kCmdMovableKeys, 0, 0, 0, SintercardCommand,
+  add.Counted(
+      1, "sintercard", -3, kRead | kCmdMovableKeys, 0, 0, 0, SintercardCommand,
       "Returns the number of members of the intersect of multiple sets.", "7.0.0",
       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
       "sets.",

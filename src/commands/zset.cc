@@ -1175,20 +1175,21 @@ void RegisterZsetCommands(CommandTable* table) {
       "was popped.",
       "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
       "key [key ...] timeout");
-  add("bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BzmpopCommand,
+  add.Counted(
+      2, "bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BzmpopCommand,
       "Removes and returns a member by score from one or more sorted sets. Blocks until a member "
       "is available otherwise. Deletes the sorted set if the last element was popped.",
       "7.0.0",
       "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements "
       "in the sorted set, and M being the number of elements popped.",
       "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]");
-  add("zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZmpopCommand,
-      "Returns the highest- or lowest-scoring members from one or more sorted sets after "
-      "removing them. Deletes the sorted set if the last member was popped.",
-      "7.0.0",
-      "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-      "elements in the sorted set, and M being the number of elements popped.",
-      "numkeys key [key ...] <MIN | MAX> [COUNT count]");
+  add.Counted(1, "zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZmpopCommand,
+              "Returns the highest- or lowest-scoring members from one or more sorted sets after "
+              "removing them. Deletes the sorted set if the last member was popped.",
+              "7.0.0",
+              "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
+              "elements in the sorted set, and M being the number of elements popped.",
+              "numkeys key [key ...] <MIN | MAX> [COUNT count]");
   add("zrandmember", -2, kRead, 1, 1, 1, ZrandmemberCommand,
       "Returns one or more random members from a sorted set.", "6.2.0",
       "O(N) where N is the number of members returned", "key [count [WITHSCORES]]");

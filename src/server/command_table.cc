@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/ascii.h"
+#include "core/string_number.h"
 
 namespace goblin {
 const Command* Command::FindSubcommand(std::string_view name) const {
@@ -14,12 +15,24 @@ const Command* Command::FindSubcommand(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<size_t> Command::KeyPositions(size_t argc) const {
+std::optional<std::vector<size_t>> Command::KeyPositions(
+    const std::vector<std::string_view>& argv) const {
   std::vector<size_t> keys;
-  if (first_key <= 0) return keys;
-  int last = last_key >= 0 ? last_key : static_cast<int>(argc) + last_key;
-  for (int i = first_key; i <= last && i < static_cast<int>(argc); i += std::max(key_step, 1)) {
-    keys.push_back(static_cast<size_t>(i));
+  if (flags & kCmdPubsub) return keys;
+  const int argc = static_cast<int>(argv.size());
+  if (first_key > 0) {
+    int last = last_key >= 0 ? last_key : argc + last_key;
+    for (int i = first_key; i <= last && i < argc; i += std::max(key_step, 1)) {
+      keys.push_back(static_cast<size_t>(i));
+    }
+  }
+  if (keynum_index > 0) {
+    int64_t count;
+    if (keynum_index >= argc || !ParseInt64(argv[static_cast<size_t>(keynum_index)], &count) ||
+        count <= 0 || count > argc - keynum_index - 1) {
+      return std::nullopt;
+    }
+    for (int64_t i = 1; i <= count; ++i) keys.push_back(static_cast<size_t>(keynum_index + i));
   }
   return keys;
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,6 +59,9 @@ struct Command {
   int first_key = 0;  // 0 when the command takes no key
   int last_key = 0;   // negative counts from the end
   int key_step = 0;
+  // Movable keys counted by an argument (ZUNION numkeys key ...): its index, the keys follow
+  // it; 0 for none. COMMAND INFO reports only first_key..last_key, as Redis does.
+  int keynum_index = 0;
   CommandHandler handler = nullptr;
   std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;
@@ -74,8 +78,10 @@ struct Command {
   bool ArityOk(size_t argc) const {
     return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
   }
-  // The key positions of a concrete call (indexes into argv).
-  std::vector<size_t> KeyPositions(size_t argc) const;
+  // The key positions of a concrete call (indexes into argv, argv[0] the name): first_key..
+  // last_key, then the keys a keynum argument counts; nullopt when that count is not a number
+  // of keys the call holds. Pub/sub's shard channels are not keys.
+  std::optional<std::vector<size_t>> KeyPositions(const std::vector<std::string_view>& argv) const;
 };
 
 class CommandTable {

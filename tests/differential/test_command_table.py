@@ -101,3 +101,20 @@ def test_every_shared_command_info_matches_reference(pair):
         assert len(shared) > 150
         differing = [name for name in shared if summary(command_info(g, name)) != summary(command_info(r, name))]
     assert not differing, f"COMMAND INFO differs from the reference for: {differing}"
+
+
+GETKEYS_CALLS = [
+    ("GET", "a"), ("MSET", "a", "1", "b", "2"), ("ZUNION", "2", "a", "b", "WEIGHTS", "1", "2"),
+    ("ZUNIONSTORE", "d", "2", "a", "b"), ("ZINTERSTORE", "d", "1", "a"), ("ZDIFF", "3", "a", "b", "c"),
+    ("ZINTERCARD", "2", "a", "b", "LIMIT", "1"), ("ZMPOP", "2", "a", "b", "MIN"),
+    ("BZMPOP", "0", "1", "a", "MAX", "COUNT", "2"), ("SINTERCARD", "2", "a", "b"),
+    ("ZUNION", "3", "a", "b"), ("ZUNION", "x", "a"), ("ZUNION", "0", "a"), ("ZMPOP", "-1", "a", "MIN"),
+    ("BITOP", "AND", "d", "a", "b"), ("SSUBSCRIBE", "a", "b"), ("PUBLISH", "a", "b"), ("PING",),
+    ("SPUBLISH", "a", "b"), ("NOSUCHCOMMAND", "a"), ("GET",), ("OBJECT", "ENCODING", "k"),
+]
+
+
+@pytest.mark.parametrize("call", GETKEYS_CALLS, ids=lambda c: " ".join(c))
+def test_command_getkeys_matches_reference(pair, call):
+    with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
+        assert g.call("COMMAND", "GETKEYS", *call).raw == r.call("COMMAND", "GETKEYS", *call).raw
