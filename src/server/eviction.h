@@ -4,7 +4,8 @@
 //
 // Which key goes. Redis keeps a 24-bit clock in every object and samples keys for the oldest;
 // Goblin keeps one bit per key (KeyEntry::recently_used, set when a key is looked up or
-// changed) and runs the CLOCK algorithm ("second chance"): a hand sweeps each database in hash
+// changed, except by CLIENT NO-TOUCH clients and Redis's no-touch commands TYPE, EXISTS, OBJECT
+// and MEMORY USAGE, and never while a forked child shares the pages) and runs the CLOCK algorithm ("second chance"): a hand sweeps each database in hash
 // order, clears the bit of every key it passes, and evicts the first key whose bit was
 // already clear, that is, one nobody used since the hand last passed. That is the classic
 // one-bit approximation of LRU and costs no byte per key. A new key starts unused (as a page
