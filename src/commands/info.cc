@@ -95,9 +95,18 @@ void ServerSection(CommandContext& ctx, InfoWriter& w) {
 void ClientsSection(CommandContext& ctx, InfoWriter& w) {
   std::vector<Client*> clients = ctx.server.ClientsById();
   size_t biggest_input = 0, biggest_output = 0;
+  int64_t subscribers = 0, watchers = 0, in_timeout_table = 0;
+  std::set<std::pair<int, std::string>> watched_keys, blocking_keys;
   for (Client* c : clients) {
     biggest_input = std::max(biggest_input, c->input.size());
     biggest_output = std::max(biggest_output, c->output.size());
+    subscribers += c->subscribed() ? 1 : 0;
+    watchers += c->watched.empty() ? 0 : 1;
+    watched_keys.insert(c->watched.begin(), c->watched.end());
+    if (c->blocked) {
+      in_timeout_table += c->block.deadline_ms != 0 ? 1 : 0;
+      for (const std::string& key : c->block.keys) blocking_keys.emplace(c->block.db, key);
+    }
   }
   w.Section("Clients");
   w.Field("connected_clients", static_cast<int64_t>(clients.size()));
@@ -107,8 +116,11 @@ void ClientsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("client_recent_max_output_buffer", static_cast<int64_t>(biggest_output));
   w.Field("blocked_clients", ctx.server.stats.blocked_clients);
   w.Field("tracking_clients", "0");
-  w.Field("clients_in_timeout_table", "0");
-  w.Field("total_blocking_keys", "0");
+  w.Field("pubsub_clients", subscribers);
+  w.Field("watching_clients", watchers);
+  w.Field("clients_in_timeout_table", in_timeout_table);
+  w.Field("total_watched_keys", static_cast<int64_t>(watched_keys.size()));
+  w.Field("total_blocking_keys", static_cast<int64_t>(blocking_keys.size()));
   w.Field("total_blocking_keys_on_nokey", "0");
 }
 

@@ -532,3 +532,28 @@ def test_command_docs_for_cli_hints(raw):
     assert arg_names[:2] == [b"key", b"value"]
     assert raw.call("COMMAND", "DOCS", "nosuchcommand").raw in (b"*0\r\n", b"%0\r\n")
     assert len(raw.call("COMMAND", "DOCS").elements()) // 2 == raw.call("COMMAND", "COUNT").value
+
+
+def test_info_clients_counts_subscribers_watchers_and_blocked_keys(make_server):
+    """Redis 7.2's INFO clients fields: pubsub_clients, watching_clients, total_watched_keys,
+    clients_in_timeout_table and total_blocking_keys follow the connections' state."""
+    srv = make_server()
+    conns = [srv.raw() for _ in range(4)]
+    try:
+        def fields():
+            return info(conns[0], "clients")[0]
+        before = fields()
+        assert [before[k] for k in ("pubsub_clients", "watching_clients", "total_watched_keys",
+                                    "clients_in_timeout_table", "total_blocking_keys")] == ["0"] * 5
+        conns[1].call("SUBSCRIBE", "a")
+        conns[1].call("PSUBSCRIBE", "b*")
+        assert conns[2].call("WATCH", "k1", "k2").raw == b"+OK\r\n"
+        assert conns[0].call("WATCH", "k2").raw == b"+OK\r\n"
+        conns[3].send_command("BZPOPMIN", "z1", "z2", "100")
+        wait_for(lambda: fields()["total_blocking_keys"] == "2", what="the blocked client")
+        after = fields()
+        assert (after["pubsub_clients"], after["watching_clients"], after["total_watched_keys"],
+                after["clients_in_timeout_table"], after["blocked_clients"]) == ("1", "2", "2", "1", "1")
+    finally:
+        for conn in conns:
+            conn.close()
