@@ -108,7 +108,7 @@ BitRange Resolve(int64_t start, int64_t end, bool bit_unit, size_t bytes, bool n
   return range;
 }
 
-// Parses "start end [BYTE|BIT]" at ctx.arg(i); replies the error and returns false.
+// Parses the optional BYTE|BIT unit at ctx.arg(unit_arg); replies the error and returns false.
 bool ParseRangeUnit(CommandContext& ctx, size_t unit_arg, bool* bit_unit) {
   *bit_unit = false;
   if (unit_arg >= ctx.argc()) return true;

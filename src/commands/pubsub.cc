@@ -50,10 +50,7 @@ void Unsubscribe(CommandContext& ctx, const Verbs& verbs) {
   if (ctx.argc() > 1) {
     for (size_t i = 1; i < ctx.argc(); ++i) names.emplace_back(ctx.arg(i));
   } else {
-    const Client& c = ctx.client;
-    const auto& all = verbs.kind == PubSub::kChannel   ? c.channels
-                      : verbs.kind == PubSub::kPattern ? c.patterns
-                                                       : c.shard_channels;
+    const auto& all = PubSub::SetOf(ctx.client, verbs.kind);
     names.assign(all.begin(), all.end());
     if (names.empty()) {
       Confirm(ctx, verbs.unsubscribe, nullptr, verbs.kind);

@@ -1,5 +1,6 @@
-// ASCII case folding for command names, option keywords and config names. Redis compares these
-// with strcasecmp, which folds only ASCII letters; so do these.
+// ASCII case folding for command names, option keywords and config names (Redis compares these
+// with strcasecmp, which folds only ASCII letters; so do these), and Redis's quoting of
+// arbitrary bytes for text meant to be read back (AppendRepr).
 #pragma once
 
 #include <string>
@@ -28,6 +29,48 @@ inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
     if (AsciiToLower(a[i]) != AsciiToLower(b[i])) return false;
   }
   return true;
+}
+
+// Appends bytes as Redis's sdscatrepr writes them: in double quotes, with \\ \" \n \r \t \a
+// \b escaped and every other byte outside 0x20..0x7e as \xHH (MONITOR lines, AOF manifests).
+inline void AppendRepr(std::string* out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  *out += '"';
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\a':
+        *out += "\\a";
+        break;
+      case '\b':
+        *out += "\\b";
+        break;
+      default:
+        if (u >= 0x20 && u < 0x7f) {
+          *out += c;
+        } else {
+          *out += "\\x";
+          *out += kHex[u >> 4];
+          *out += kHex[u & 15];
+        }
+    }
+  }
+  *out += '"';
 }
 
 }  // namespace goblin

@@ -25,51 +25,10 @@ bool NeedsQuoting(std::string_view name) {
   return false;
 }
 
-// sdscatrepr.
-void AppendQuoted(std::string* out, std::string_view name) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  *out += '"';
-  for (char c : name) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      case '\r':
-        *out += "\\r";
-        break;
-      case '\t':
-        *out += "\\t";
-        break;
-      case '\a':
-        *out += "\\a";
-        break;
-      case '\b':
-        *out += "\\b";
-        break;
-      default:
-        if (u >= 0x20 && u < 0x7f) {
-          *out += c;
-        } else {
-          *out += "\\x";
-          *out += kHex[u >> 4];
-          *out += kHex[u & 15];
-        }
-    }
-  }
-  *out += '"';
-}
-
 void AppendLine(std::string* out, const AofFile& file) {
   *out += "file ";
   if (NeedsQuoting(file.name)) {
-    AppendQuoted(out, file.name);
+    AppendRepr(out, file.name);
   } else {
     *out += file.name;
   }
@@ -100,7 +59,7 @@ std::string_view TrimBlanks(std::string_view line) {
 
 std::string Printable(std::string_view text) {
   std::string out;
-  AppendQuoted(&out, text.substr(0, 64));
+  AppendRepr(&out, text.substr(0, 64));
   if (text.size() > 64) out += "...";
   return out;
 }

@@ -144,19 +144,18 @@ std::optional<std::string> Evictor::Pick(Database& db, EvictionPolicy policy, bo
 }
 
 void Evictor::EndExceeded() {
-  if (exceeded_since_us_ == 0) return;
-  exceeded_total_us_ += SteadyMicros() - exceeded_since_us_;
+  exceeded_total_us_ += CurrentExceededMicros();
   exceeded_since_us_ = 0;
 }
 
-int64_t Evictor::CurrentExceededMs() const {
-  return exceeded_since_us_ == 0 ? 0 : (SteadyMicros() - exceeded_since_us_) / 1000;
+int64_t Evictor::CurrentExceededMicros() const {
+  return exceeded_since_us_ == 0 ? 0 : SteadyMicros() - exceeded_since_us_;
 }
 
+int64_t Evictor::CurrentExceededMs() const { return CurrentExceededMicros() / 1000; }
+
 int64_t Evictor::TotalExceededMs() const {
-  return (exceeded_total_us_ +
-          (exceeded_since_us_ == 0 ? 0 : SteadyMicros() - exceeded_since_us_)) /
-         1000;
+  return (exceeded_total_us_ + CurrentExceededMicros()) / 1000;
 }
 
 }  // namespace goblin

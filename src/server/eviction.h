@@ -90,6 +90,7 @@ class Evictor {
   // The key the policy picks in db, or nullopt; sets *searched when the clock cleared bits.
   std::optional<std::string> Pick(Database& db, EvictionPolicy policy, bool* searched);
   void EndExceeded();
+  int64_t CurrentExceededMicros() const;
 
   Server& server_;
   size_t next_db_ = 0;

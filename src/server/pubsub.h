@@ -43,6 +43,9 @@ class PubSub {
   template <typename Deliver>
   size_t Publish(Kind kind, std::string_view channel, std::string_view message, Deliver&& deliver);
 
+  // The names of `kind` client is subscribed to (Client::channels, patterns or shard_channels).
+  static std::unordered_set<std::string>& SetOf(Client& client, Kind kind);
+
   // PUBSUB CHANNELS / SHARDCHANNELS: names with subscribers, matching pattern when given.
   std::vector<std::string> Names(Kind kind, const std::string* pattern) const;
   size_t Subscribers(Kind kind, std::string_view name) const;
@@ -51,7 +54,6 @@ class PubSub {
  private:
   static void AppendMessage(Client& client, Kind kind, std::string_view pattern,
                             std::string_view channel, std::string_view message);
-  static std::unordered_set<std::string>& SetOf(Client& client, Kind kind);
   static bool Matches(std::string_view pattern, std::string_view channel);
 
   std::unordered_map<std::string, std::vector<Client*>> subscribers_[3];

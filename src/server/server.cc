@@ -29,48 +29,6 @@ namespace goblin {
 
 namespace {
 
-// An argument as Redis's MONITOR shows it (sdscatrepr): in double quotes, with \\ \" \n \r
-// \t \a \b escaped and other unprintable bytes as \xHH.
-std::string QuoteForMonitor(std::string_view arg) {
-  std::string out = "\"";
-  for (char c : arg) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (u >= 0x20 && u < 0x7f) {
-          out += c;
-        } else {
-          char hex[8];
-          std::snprintf(hex, sizeof(hex), "\\x%02x", u);
-          out += hex;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 volatile sig_atomic_t g_shutdown_signal = 0;
 
 void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
@@ -589,10 +547,14 @@ bool Server::PausesCommand(const Client& client, const Command& command) const {
     return (c.flags & kCmdWrite) || c.name == "publish" || c.name == "spublish";
   };
   if (writes(command)) return true;
-  if (command.name != "exec") return false;
+  return command.name == "exec" && QueuedAny(client, writes);
+}
+
+bool Server::QueuedAny(const Client& client,
+                       const std::function<bool(const Command&)>& predicate) const {
   return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& queued) {
     const Command* q = commands.Find(queued[0]);
-    return q != nullptr && writes(*q);
+    return q != nullptr && predicate(*q);
   });
 }
 
@@ -641,7 +603,7 @@ void Server::FeedMonitors(const Client& client, const Command& command,
   line += ']';
   for (size_t i = 0; i < argv.size(); ++i) {
     line += ' ';
-    line += QuoteForMonitor(redacted[i] ? std::string_view("(redacted)") : argv[i]);
+    AppendRepr(&line, redacted[i] ? std::string_view("(redacted)") : argv[i]);
   }
   line += "\r\n";
   for (Client* monitor : monitors_) {
@@ -894,11 +856,7 @@ bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command
   if (command.flags & kCmdDenyOom) return true;
   const std::string& name = command.name;
   if (name == "exec") {
-    for (const std::vector<std::string>& queued : client.queued) {
-      const Command* q = commands.Find(queued[0]);
-      if (q != nullptr && (q->flags & kCmdDenyOom)) return true;
-    }
-    return false;
+    return QueuedAny(client, [](const Command& q) { return (q.flags & kCmdDenyOom) != 0; });
   }
   return client.in_multi && name != "discard" && name != "quit" && name != "reset";
 }

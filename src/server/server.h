@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -233,6 +234,8 @@ class Server {
   void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
   static bool AllowedWhileSubscribed(const Command& command);
   bool PausesCommand(const Client& client, const Command& command) const;
+  // Whether a command client queued in its transaction satisfies predicate (EXEC's checks).
+  bool QueuedAny(const Client& client, const std::function<bool(const Command&)>& predicate) const;
   void ResumePausedClients();
   // Writes the MONITOR line of a command that just ran for client.
   void FeedMonitors(const Client& client, const Command& command,
