@@ -5,8 +5,8 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/string_number.h"
+#include "core/version.h"
 #include "server/errors.h"
-#include "server/version.h"
 
 namespace goblin {
 namespace {

@@ -6,6 +6,9 @@
 
 namespace goblin {
 
+// Every family below, in the order COMMAND lists them.
+void RegisterAllCommands(CommandTable* table);
+
 void RegisterStringCommands(CommandTable* table);
 void RegisterKeyCommands(CommandTable* table);
 void RegisterConnectionCommands(CommandTable* table);

@@ -182,6 +182,8 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   const std::string text = FormatLongDoubleHuman(value);
   hash->Set(ctx.arg(2), text, HashLimitsOf(ctx));
   Changed(ctx, ctx.arg(1));
+  // Logged as the value it produced: float arithmetic need not replay to the same digits.
+  ctx.Propagate({"HSET", ctx.arg(1), ctx.arg(2), text});
   ctx.reply.Bulk(text);
 }
 

@@ -10,9 +10,9 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/string_number.h"
-#include "persist/persistence.h"
+#include "core/version.h"
 #include "server/memory_stats.h"
-#include "server/version.h"
+#include "server/persistence.h"
 
 namespace goblin {
 namespace {

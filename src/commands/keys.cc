@@ -8,10 +8,10 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
-#include "persist/persistence.h"
 #include "core/glob.h"
 #include "core/string_number.h"
 #include "server/errors.h"
+#include "server/persistence.h"
 
 namespace goblin {
 
@@ -413,8 +413,11 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, bool seconds) {
   }
   if (when <= ctx.now_ms) {
     db.Delete(ctx.arg(1));
+    ctx.Propagate({"DEL", ctx.arg(1)});
   } else {
     db.SetExpire(ctx.arg(1), when);
+    // A relative time replays to another deadline: the log holds the absolute one.
+    if (ctx.propagating()) ctx.Propagate({"PEXPIREAT", ctx.arg(1), std::to_string(when)});
   }
   MarkDirty(ctx);
   ctx.reply.Integer(1);
@@ -472,8 +475,8 @@ void RegisterKeyCommands(CommandTable* table) {
   add("exists", -2, kReadFast | kCmdNoTouch, 1, -1, 1, ExistsCommand,
       "Determines whether one or more keys exist.", "1.0.0",
       "O(N) where N is the number of keys to check.", "key [key ...]");
-  add("type", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TypeCommand, "Determines the type of value stored at a key.",
-      "1.0.0", "O(1)", "key");
+  add("type", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TypeCommand,
+      "Determines the type of value stored at a key.", "1.0.0", "O(1)", "key");
   add("rename", 3, kWrite, 1, 2, 1, RenameCommand, "Renames a key and overwrites the destination.",
       "1.0.0", "O(1)", "key newkey");
   add("renamenx", 3, kWriteFast, 1, 2, 1, RenamenxCommand,

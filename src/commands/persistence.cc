@@ -1,6 +1,6 @@
 // Persistence commands: SAVE BGSAVE BGREWRITEAOF LASTSAVE GOBLIN.SAVE (the work is in
 // src/persist/persistence.h; these parse arguments and reply as Redis does).
-#include "persist/persistence.h"
+#include "server/persistence.h"
 
 #include "commands/command_util.h"
 #include "commands/families.h"

@@ -12,10 +12,10 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/string_number.h"
-#include "persist/persistence.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
+#include "server/persistence.h"
 
 namespace goblin {
 namespace {

@@ -190,7 +190,7 @@ void SpopWithCount(CommandContext& ctx) {
     const uint64_t removed = set->size();
     ctx.db().Delete(ctx.arg(1));
     MarkDirty(ctx, removed);
-    ctx.server.PropagateInstead({"DEL", std::string(ctx.arg(1))});
+    ctx.Propagate({"DEL", ctx.arg(1)});
     return;
   }
   std::vector<std::string> popped;
@@ -204,10 +204,12 @@ void SpopWithCount(CommandContext& ctx) {
     ctx.reply.Bulk(member);
   }
   AfterRemoval(ctx, ctx.arg(1), *set, popped.size());
-  // The append-only file records which members went, not the random draw.
-  std::vector<std::string> srem = {"SREM", std::string(ctx.arg(1))};
-  srem.insert(srem.end(), popped.begin(), popped.end());
-  ctx.server.PropagateInstead(std::move(srem));
+  // The effects record which members went, not the random draw.
+  if (ctx.propagating()) {
+    std::vector<std::string_view> srem = {"SREM", ctx.arg(1)};
+    srem.insert(srem.end(), popped.begin(), popped.end());
+    ctx.Propagate(srem);
+  }
 }
 
 void SpopCommand(CommandContext& ctx) {
@@ -230,7 +232,7 @@ void SpopCommand(CommandContext& ctx) {
   set->PopRandom(&random_state, &member);
   AfterRemoval(ctx, ctx.arg(1), *set, 1);
   ctx.reply.Bulk(member);
-  ctx.server.PropagateInstead({"SREM", std::string(ctx.arg(1)), member});
+  ctx.Propagate({"SREM", ctx.arg(1), member});
 }
 
 void SrandmemberCommand(CommandContext& ctx) {

@@ -121,6 +121,10 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   db.Put(key, EntryValue::String(value), deadline, options.flags & O::kKeepTtl);
   MarkDirty(ctx);
+  // EX, PX, SETEX and PSETEX count from now: the log holds the absolute deadline.
+  if (deadline && ctx.propagating()) {
+    ctx.Propagate({"SET", key, value, "PXAT", std::to_string(*deadline)});
+  }
   if (!(options.flags & O::kGet)) ctx.reply.Raw(ok_reply);
 }
 
@@ -197,12 +201,15 @@ void GetexCommand(CommandContext& ctx) {
   if (deadline && *deadline <= ctx.now_ms) {
     db.Delete(ctx.arg(1));
     MarkDirty(ctx);
+    ctx.Propagate({"DEL", ctx.arg(1)});
   } else if (deadline) {
     db.SetExpire(ctx.arg(1), deadline);
     MarkDirty(ctx);
+    if (ctx.propagating()) ctx.Propagate({"PEXPIREAT", ctx.arg(1), std::to_string(*deadline)});
   } else if ((options.flags & StringOptions::kPersist) && entry->has_expire()) {
     db.SetExpire(ctx.arg(1), std::nullopt);
     MarkDirty(ctx);
+    ctx.Propagate({"PERSIST", ctx.arg(1)});
   }
 }
 
@@ -422,6 +429,8 @@ void IncrbyfloatCommand(CommandContext& ctx) {
   if (text.size() <= kEmbstrMaxLength) stored.encoding = StringEncoding::kEmbstr;
   ctx.db().Put(ctx.arg(1), stored, std::nullopt, /*keep_ttl=*/true);
   MarkDirty(ctx);
+  // Logged as the value it produced, as Redis does: float arithmetic need not replay exactly.
+  ctx.Propagate({"SET", ctx.arg(1), text, "KEEPTTL"});
   ctx.reply.Bulk(text);
 }
 

@@ -1,7 +1,6 @@
 // Transactions: MULTI EXEC DISCARD WATCH UNWATCH.
 #include "commands/command_util.h"
 #include "commands/families.h"
-#include "persist/persistence.h"
 
 namespace goblin {
 namespace {
@@ -43,12 +42,11 @@ void ExecCommand(CommandContext& ctx) {
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
   client.in_exec = true;
-  ctx.server.persistence->BeginTransaction();
+  ctx.server.effects.MarkTransaction();
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.Dispatch(client, argv);
   }
-  ctx.server.persistence->EndTransaction();
   client.in_exec = false;
 }
 

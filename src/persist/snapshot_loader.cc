@@ -22,8 +22,8 @@
 #include "core/string_number.h"
 #include "core/varint.h"
 #include "core/zset_object.h"
+#include "keyspace/database.h"
 #include "persist/snapshot_format.h"
-#include "server/database.h"
 
 namespace goblin {
 

@@ -12,11 +12,11 @@
 #include "core/key_entry.h"
 #include "core/set_object.h"
 #include "core/varint.h"
+#include "core/version.h"
 #include "core/zset_object.h"
+#include "keyspace/database.h"
 #include "persist/file_util.h"
 #include "persist/snapshot_format.h"
-#include "server/database.h"
-#include "server/version.h"
 
 namespace goblin {
 

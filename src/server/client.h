@@ -16,6 +16,14 @@ namespace goblin {
 
 enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
 
+// Who issues a client's commands. Only a connection is subject to the checks that protect the
+// server from its users (maxmemory refusals, -LOADING, MISCONF, CLIENT PAUSE) and shows in
+// MONITOR; the replay of the append-only file runs what was already accepted once.
+enum class ClientKind {
+  kConnection,  // a socket: TCP or Unix
+  kAofReplay,   // the append-only file, replayed at startup
+};
+
 // What a client blocked by BZPOPMIN and friends waits for.
 struct BlockState {
   int db = 0;
@@ -25,12 +33,15 @@ struct BlockState {
 };
 
 struct Client {
-  Client(uint64_t id, int fd) : id(id), fd(fd), reply(&output) {}
+  Client(uint64_t id, int fd, ClientKind kind = ClientKind::kConnection)
+      : id(id), fd(fd), kind(kind), reply(&output) {}
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
   uint64_t id;
-  int fd;
+  int fd;  // -1 unless kind is kConnection
+  ClientKind kind;
+  bool is_connection() const { return kind == ClientKind::kConnection; }
   bool unix_socket = false;
   std::string address;        // "ip:port" of the peer, or "/path:0" for a Unix socket
   std::string local_address;  // "ip:port" of our end

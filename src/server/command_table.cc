@@ -37,8 +37,6 @@ std::optional<std::vector<size_t>> Command::KeyPositions(
   return keys;
 }
 
-CommandTable::CommandTable() { RegisterAllCommands(this); }
-
 Command* CommandTable::Add(Command command) {
   command.name = AsciiLower(command.name);
   auto owned = std::make_unique<Command>(std::move(command));

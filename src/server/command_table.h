@@ -1,6 +1,7 @@
 // The one table of commands: name, arity, flags, key positions and documentation.
 //
-// Every command family (src/commands/*.cc) registers its rows here at startup; dispatch,
+// Every command family (src/commands/*.cc) registers its rows here at startup (main.cc calls
+// RegisterAllCommands, commands/families.h); dispatch,
 // COMMAND (COUNT, INFO, DOCS, LIST), INFO commandstats and arity errors all read the same rows.
 // Container commands (CONFIG, CLIENT, ...) own their subcommands as child rows, named
 // "config|get" as Redis names them.
@@ -86,7 +87,7 @@ struct Command {
 
 class CommandTable {
  public:
-  CommandTable();
+  CommandTable() = default;
 
   Command* Add(Command command);
   Command* AddSubcommand(Command* parent, Command command);
@@ -103,8 +104,5 @@ class CommandTable {
   std::unordered_map<std::string, std::unique_ptr<Command>, NameHash, std::equal_to<>> commands_;
   std::vector<const Command*> ordered_;
 };
-
-// Registers every command family; defined in src/commands/registry.cc.
-void RegisterAllCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -5,9 +5,8 @@
 #include <limits>
 #include <string_view>
 
-#include "persist/persistence.h"
+#include "keyspace/database.h"
 #include "server/cycle_clock.h"
-#include "server/database.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -89,8 +88,7 @@ Evictor::Step Evictor::EvictOne(EvictionPolicy policy) {
     std::optional<std::string> key = Pick(db, policy, &searched);
     if (!key) continue;
     // As Redis: the log and replicas see a DEL, watchers see the key change.
-    const std::string_view argv[] = {"DEL", *key};
-    server_.persistence->Propagate(index, argv);
+    server_.effects.Add(index, {"DEL", *key});
     db.Delete(*key);
     ++evicted_keys_;
     return Step::kEvicted;

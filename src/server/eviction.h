@@ -5,15 +5,15 @@
 // Which key goes. Redis keeps a 24-bit clock in every object and samples keys for the oldest;
 // Goblin keeps one bit per key (KeyEntry::recently_used, set when a key is looked up or
 // changed, except by CLIENT NO-TOUCH clients and Redis's no-touch commands TYPE, EXISTS, OBJECT
-// and MEMORY USAGE, and never while a forked child shares the pages) and runs the CLOCK algorithm ("second chance"): a hand sweeps each database in hash
-// order, clears the bit of every key it passes, and evicts the first key whose bit was
-// already clear, that is, one nobody used since the hand last passed. That is the classic
-// one-bit approximation of LRU and costs no byte per key. A new key starts unused (as a page
-// enters Linux's inactive list): a key written once and never read again goes at the hand's
-// next pass, before keys that are read, so a burst of fresh writes cannot flush the keys in
-// use; a key used after its creation lives at least until the hand has passed it twice. The
-// LFU policies use the same clock: Goblin keeps no per-key frequency counter, so OBJECT FREQ
-// stays a constant (commands/keys.cc).
+// and MEMORY USAGE, and never while a forked child shares the pages) and runs the CLOCK algorithm
+// ("second chance"): a hand sweeps each database in hash order, clears the bit of every key it
+// passes, and evicts the first key whose bit was already clear, that is, one nobody used since the
+// hand last passed. That is the classic one-bit approximation of LRU and costs no byte per key. A
+// new key starts unused (as a page enters Linux's inactive list): a key written once and never read
+// again goes at the hand's next pass, before keys that are read, so a burst of fresh writes cannot
+// flush the keys in use; a key used after its creation lives at least until the hand has passed it
+// twice. The LFU policies use the same clock: Goblin keeps no per-key frequency counter, so OBJECT
+// FREQ stays a constant (commands/keys.cc).
 //
 //   allkeys-lru, allkeys-lfu        the clock over every key
 //   volatile-lru, volatile-lfu      the clock over keys with a deadline

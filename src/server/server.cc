@@ -19,11 +19,11 @@
 
 #include "core/ascii.h"
 #include "core/string_number.h"
-#include "persist/persistence.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
+#include "server/persistence.h"
 
 namespace goblin {
 
@@ -97,13 +97,25 @@ constexpr size_t kLatencyHistory = 160;
 
 Database& CommandContext::db() { return server.db(client.db); }
 
+bool CommandContext::propagating() const { return server.effects.active(); }
+
+void CommandContext::Propagate(std::initializer_list<std::string_view> words) {
+  server.effects.Replace(client.db, words);
+}
+
+void CommandContext::Propagate(std::span<const std::string_view> words) {
+  server.effects.Replace(client.db, words);
+}
+
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
   config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
   dbs_.resize(static_cast<size_t>(config.databases));
   waiters_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {
     dbs_[i].set_counters(&stats.keyspace);
+    waiters_[i].index = static_cast<int>(i);
     waiters_[i].any_ready = &any_ready_;
+    waiters_[i].events = this;
     dbs_[i].set_waiters(&waiters_[i]);
     dbs_[i].set_use_marking(&mark_key_use_);
   }
@@ -140,9 +152,9 @@ void Server::SwapDatabases(int a, int b) {
   size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
   // A watcher of db x now sees db y's data: its transaction fails if its key exists in either.
   auto touch = [this](size_t watched, size_t other) {
-    for (auto& [key, clients] : waiters_[watched].watched) {
+    for (auto& [key, flags] : waiters_[watched].watched) {
       if (!dbs_[watched].Contains(key) && !dbs_[other].Contains(key)) continue;
-      for (Client* client : clients) client->watch_dirty = true;
+      for (bool* flag : flags) *flag = true;
     }
   };
   touch(x, y);
@@ -162,7 +174,7 @@ void Server::Watch(Client& client, std::string_view key) {
     if (db == client.db && watched == key) return;
   }
   client.watched.emplace_back(client.db, std::string(key));
-  waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(&client);
+  waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(&client.watch_dirty);
 }
 
 void Server::UnwatchAll(Client& client) {
@@ -170,7 +182,7 @@ void Server::UnwatchAll(Client& client) {
     auto& keys = waiters_[static_cast<size_t>(db)].watched;
     auto it = keys.find(key);
     if (it == keys.end()) continue;
-    std::erase(it->second, &client);
+    std::erase(it->second, &client.watch_dirty);
     if (it->second.empty()) keys.erase(it);
   }
   client.watched.clear();
@@ -214,7 +226,7 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
   for (std::string_view key : keys) {
     if (std::find(block.keys.begin(), block.keys.end(), key) != block.keys.end()) continue;
     block.keys.emplace_back(key);
-    waiters.blocked[std::string(key)].push_back(&client);
+    waiters.blocked[std::string(key)].push_back(client.id);
   }
   if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
   ++stats.blocked_clients;
@@ -227,7 +239,7 @@ void Server::UnblockClient(Client& client) {
   for (const std::string& key : block.keys) {
     auto it = waiters.blocked.find(key);
     if (it == waiters.blocked.end()) continue;
-    std::erase(it->second, &client);
+    std::erase(it->second, client.id);
     if (it->second.empty()) waiters.blocked.erase(it);
   }
   if (block.deadline_ms > 0) block_deadlines_.erase({block.deadline_ms, client.id});
@@ -253,9 +265,10 @@ void Server::HandleReadyKeys() {
       for (const std::string& key : ready) {
         auto it = waiters.blocked.find(key);
         if (it == waiters.blocked.end()) continue;
-        std::deque<Client*> queue = it->second;  // serving changes the real queue
-        for (Client* client : queue) {
-          if (!client->blocked) continue;
+        const std::deque<uint64_t> queue = it->second;  // serving changes the real queue
+        for (uint64_t id : queue) {
+          Client* client = FindClient(id);
+          if (client == nullptr || !client->blocked) continue;
           // block.argv stays put during the run: only UnblockClient, after it, resets it.
           std::vector<std::string_view> argv(client->block.argv.begin(), client->block.argv.end());
           client->retrying_block = true;
@@ -629,6 +642,8 @@ void Server::FlushQueuedWrites() {
   }
 }
 
+void Server::KeyExpired(int db, std::string_view key) { effects.Add(db, {"DEL", key}); }
+
 bool Server::loading() const { return persistence->loading(); }
 
 bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
@@ -911,7 +926,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       return;
     }
   }
-  if (config.maxmemory > 0 && client.fd >= 0 && !client.in_exec && !client.retrying_block &&
+  if (config.maxmemory > 0 && client.is_connection() && !client.in_exec && !client.retrying_block &&
       evictor.Perform() == Evictor::Result::kFail && RefusedWhenOutOfMemory(client, *command)) {
     reject(errors::kOutOfMemory, command);
     return;
@@ -921,11 +936,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     reject("ERR Replica can't interact with the keyspace", command);
     return;
   }
-  if (client.fd >= 0 && loading() && !(command->flags & kCmdLoading)) {
+  if (client.is_connection() && loading() && !(command->flags & kCmdLoading)) {
     reject("LOADING Redis is loading the dataset in memory", command);
     return;
   }
-  if ((command->flags & kCmdWrite) && client.fd >= 0) {
+  if ((command->flags & kCmdWrite) && client.is_connection()) {
     if (std::string refusal = persistence->RefuseWrites(); !refusal.empty()) {
       reject(refusal, command);
       return;
@@ -938,7 +953,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
            command);
     return;
   }
-  if (paused() && client.fd >= 0 && !client.in_exec && !client.retrying_block &&
+  if (paused() && client.is_connection() && !client.in_exec && !client.retrying_block &&
       PausesCommand(client, *command)) {
     client.paused = true;  // the command stays in the input until the pause ends
     paused_clients_.push_back(client.id);
@@ -959,20 +974,19 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   size_t output_before = client.output.size();
   const uint64_t dirty_before = dirty;
   const uint64_t changes_before = stats.keyspace.modifications;
-  propagate_override.clear();
+  effects.BeginCommand();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   command_marks_use_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyUseMarking();
   command->handler(ctx);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
-      !client.retrying_block && client.fd >= 0) {
+      !client.retrying_block && client.is_connection()) {
     FeedMonitors(client, *command, argv);
   }
-  if ((command->flags & kCmdWrite) &&
-      (dirty != dirty_before || stats.keyspace.modifications != changes_before)) {
-    persistence->PropagateCommand(client, *command, argv, now_ms_);
-  }
+  effects.EndCommand(client.db, argv,
+                     (command->flags & kCmdWrite) &&
+                         (dirty != dirty_before || stats.keyspace.modifications != changes_before));
   int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
   if (client.output.size() > output_before && client.output[output_before] == '-') {

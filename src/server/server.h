@@ -12,19 +12,22 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "keyspace/database.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/config.h"
-#include "server/database.h"
+#include "server/effects.h"
 #include "server/eviction.h"
 #include "server/memory_stats.h"
 #include "server/pubsub.h"
@@ -46,6 +49,15 @@ struct CommandContext {
   Database& db();
   size_t argc() const { return argv.size(); }
   std::string_view arg(size_t i) const { return argv[i]; }
+
+  // Whether the command's effects are recorded (an append-only file listens): a handler checks
+  // it before it builds an expensive replacement.
+  bool propagating() const;
+  // Records argv (in the client's database) as the command's effect instead of the command as
+  // it arrived; several calls record several commands (effects.h). Kept only when the command
+  // changed data.
+  void Propagate(std::initializer_list<std::string_view> argv);
+  void Propagate(std::span<const std::string_view> argv);
 };
 
 struct SlowlogEntry {
@@ -89,7 +101,7 @@ struct ServerStats {
   size_t ops_sample_index = 0;
 };
 
-class Server {
+class Server : private KeyspaceEvents {
  public:
   explicit Server(Config config);
   ~Server();
@@ -161,12 +173,6 @@ class Server {
   void CloseListenersInChild();
   bool loading() const;
 
-  // A write handler whose argv would not replay to the same state (SPOP's random pick) names
-  // the commands the append-only file should record instead.
-  void PropagateInstead(std::vector<std::string> argv) {
-    propagate_override.push_back(std::move(argv));
-  }
-
   // Puts CONFIG SET changes into effect (log level, listeners). Returns "" or the error reply.
   std::string ApplyConfigChanges(const std::vector<std::string>& names);
 
@@ -196,7 +202,8 @@ class Server {
     UpdateKeyUseMarking();
   }
   PubSub pubsub;
-  std::vector<std::vector<std::string>> propagate_override;  // see PropagateInstead
+  // Every change, as a replay must see it (effects.h); the append-only file consumes it.
+  EffectStream effects;
   std::string executable;
   std::string run_id;
   pid_t pid = 0;
@@ -231,6 +238,8 @@ class Server {
   void HandleReadyKeys();
   void HandleBlockTimeouts();
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
+  // KeyspaceEvents: an expired key reaches the effects stream as a DEL.
+  void KeyExpired(int db, std::string_view key) override;
   void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
   static bool AllowedWhileSubscribed(const Command& command);
   bool PausesCommand(const Client& client, const Command& command) const;

@@ -34,7 +34,7 @@
 #include "persist/snapshot_format.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
-#include "server/database.h"
+#include "keyspace/database.h"
 
 namespace goblin {
 namespace {

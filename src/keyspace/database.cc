@@ -1,9 +1,7 @@
-#include "server/database.h"
+#include "keyspace/database.h"
 
 #include <algorithm>
 #include <vector>
-
-#include "server/client.h"
 
 namespace goblin {
 
@@ -14,9 +12,20 @@ KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
     if (mark_use_ != nullptr && *mark_use_) entry->MarkUsed();
     return entry;
   }
-  Delete(key);
-  if (counters_ != nullptr) ++counters_->expired_keys;
+  DeleteExpired(key);
   return nullptr;
+}
+
+void Database::DeleteExpired(std::string_view key) {
+  KeyEntry* entry = table_.Erase(key);
+  if (entry == nullptr) return;
+  Forget(entry);
+  if (waiters_ != nullptr) {
+    if (!waiters_->watched.empty() || !waiters_->blocked.empty()) TouchWaiters(key);
+    if (waiters_->events != nullptr) waiters_->events->KeyExpired(waiters_->index, key);
+  }
+  KeyEntry::Destroy(entry);
+  if (counters_ != nullptr) ++counters_->expired_keys;
 }
 
 KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
@@ -28,7 +37,7 @@ KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
 void Database::TouchWaiters(std::string_view key) {
   std::string name(key);
   if (auto it = waiters_->watched.find(name); it != waiters_->watched.end()) {
-    for (Client* client : it->second) client->watch_dirty = true;
+    for (bool* flag : it->second) *flag = true;
   }
   if (waiters_->blocked.count(name)) {
     std::vector<std::string>& ready = waiters_->ready;
@@ -39,9 +48,9 @@ void Database::TouchWaiters(std::string_view key) {
 
 void Database::TouchAllWatched() {
   if (waiters_ == nullptr) return;
-  for (auto& [key, clients] : waiters_->watched) {
+  for (auto& [key, flags] : waiters_->watched) {
     if (table_.Find(key) == nullptr) continue;
-    for (Client* client : clients) client->watch_dirty = true;
+    for (bool* flag : flags) *flag = true;
   }
 }
 
@@ -160,8 +169,7 @@ Database::ExpireSweep Database::ActiveExpire(int64_t now_ms, size_t max_visits) 
       if (Expired(entry, now_ms)) doomed.emplace_back(entry->key());
     });
   } while (expire_cursor_ != 0 && visits < max_visits);
-  for (const std::string& key : doomed) Delete(key);
-  if (counters_ != nullptr) counters_->expired_keys += doomed.size();
+  for (const std::string& key : doomed) DeleteExpired(key);
   return {visits, doomed.size()};
 }
 

@@ -1,4 +1,4 @@
-#include "persist/persistence.h"
+#include "server/persistence.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,17 +14,14 @@
 #include <fstream>
 
 #include "core/ascii.h"
-#include "core/hash_object.h"
 #include "core/key_entry.h"
-#include "core/packed_cell.h"
-#include "core/string_number.h"
+#include "keyspace/database.h"
 #include "persist/file_util.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/cycle_clock.h"
-#include "server/database.h"
 #include "server/encoding_limits.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -236,7 +233,7 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
     *error = path + ": " + *error;
     return false;
   }
-  Client replay(0, -1);
+  Client replay(0, -1, ClientKind::kAofReplay);
   replay.authenticated = true;
   replaying_ = true;
   const uint64_t base_bytes = loading_loaded_bytes_;
@@ -516,6 +513,7 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   if (!manifest_.Persist(dir, error)) return false;
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_ = std::move(writer);
+  server_.effects.set_consumer(this);
   aof_write_ok_ = true;
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_;
@@ -536,88 +534,17 @@ void Persistence::StopLog() {
   if (child_kind_ == ChildKind::kRewrite) KillChild();
   if (aof_) aof_->Close();
   aof_.reset();
+  server_.effects.set_consumer(nullptr);
   rewrite_scheduled_ = false;
 }
 
-void Persistence::Propagate(int db, std::span<const std::string_view> argv) {
+void Persistence::ConsumeEffects(std::span<const Effect> effects) {
   if (aof_ == nullptr || replaying_) return;
-  if (in_transaction_ && !transaction_logged_) {
-    const std::string_view multi[] = {"MULTI"};
-    aof_->Append(db, multi);
-    transaction_logged_ = true;
+  std::vector<std::string_view> argv;
+  for (const Effect& effect : effects) {
+    argv.assign(effect.argv.begin(), effect.argv.end());
+    aof_->Append(effect.db, argv);
   }
-  aof_->Append(db, argv);
-}
-
-void Persistence::EndTransaction() {
-  if (transaction_logged_ && aof_ != nullptr) {
-    const std::string_view exec[] = {"EXEC"};
-    aof_->Append(transaction_db_, exec);
-  }
-  in_transaction_ = transaction_logged_ = false;
-}
-
-void Persistence::PropagateCommand(Client& client, const Command& command,
-                                   std::span<const std::string_view> argv, int64_t now_ms) {
-  if (aof_ == nullptr || replaying_) return;
-  transaction_db_ = client.db;
-  const std::string& name = command.name;
-  Database& db = server_.db(client.db);
-  auto emit = [&](std::initializer_list<std::string_view> words) {
-    Propagate(client.db, std::span<const std::string_view>(words.begin(), words.size()));
-  };
-  // Relative times and float arithmetic are logged as the state they produced, as Redis
-  // does, so a replay at any later time rebuilds the same keyspace.
-  const bool expiry_command = name == "expire" || name == "pexpire" || name == "expireat" ||
-                              name == "pexpireat" || name == "getex";
-  const bool set_command = name == "set" || name == "setex" || name == "psetex";
-  if (expiry_command || set_command || name == "incrbyfloat") {
-    const std::string_view key = argv[1];
-    const KeyEntry* entry = db.Find(key, now_ms);
-    if (entry == nullptr) {
-      emit({"DEL", key});
-      return;
-    }
-    const std::string deadline =
-        entry->has_expire() ? std::to_string(entry->expire_ms()) : std::string();
-    if (expiry_command) {
-      if (deadline.empty()) {
-        emit({"PERSIST", key});
-      } else {
-        emit({"PEXPIREAT", key, deadline});
-      }
-      return;
-    }
-    char digits[32];
-    const std::string_view value =
-        name == "incrbyfloat" ? entry->string_value(digits) : (name == "set" ? argv[2] : argv[3]);
-    if (deadline.empty()) {
-      emit({"SET", key, value});
-    } else {
-      emit({"SET", key, value, "PXAT", deadline});
-    }
-    return;
-  }
-  if (name == "hincrbyfloat") {
-    // Logged as the value it produced, as Redis does.
-    const KeyEntry* entry = db.Find(argv[1], now_ms);
-    if (entry != nullptr && entry->type() == ValueType::kHash) {
-      char digits[kInt64TextMax];
-      const auto* hash = static_cast<const HashObject*>(entry->object());
-      if (std::optional<std::string_view> value = hash->hash().Get(argv[2], digits)) {
-        emit({"HSET", argv[1], argv[2], *value});
-        return;
-      }
-    }
-  }
-  if (!server_.propagate_override.empty()) {
-    for (const auto& words : server_.propagate_override) {
-      std::vector<std::string_view> views(words.begin(), words.end());
-      Propagate(client.db, views);
-    }
-    return;
-  }
-  Propagate(client.db, argv);
 }
 
 void Persistence::FlushLog() {
@@ -693,6 +620,7 @@ std::string Persistence::OnConfigChange(std::string_view name) {
     if (!writer->Open(JoinPath(dir, incr), &error)) return "ERR " + error;
     manifest_.AddIncr(incr);
     aof_ = std::move(writer);
+    server_.effects.set_consumer(this);
     rewrite_first_incr_ = incr;
     aof_history_size_ = 0;
     if (!StartChild(ChildKind::kRewrite, JoinPath(dir, manifest_.NextBaseName()), &error)) {

@@ -8,11 +8,12 @@
 //
 // Append-only file: Redis 7's multi-part layout (<dir>/<appenddirname>/ with a manifest, one
 // base file and incremental files). The base is a Goblin snapshot; the incremental files hold
-// the write commands as RESP, each in a deterministic form (relative expiries become PEXPIREAT
-// or SET ... PXAT, SPOP becomes SREM, float increments become SET/HSET), written before any
-// reply leaves (appendfsync always also fsyncs then; everysec fsyncs once a second off the
-// serving thread). A rewrite opens a new incremental file, then a child writes the new base;
-// when it is done the manifest names the new base and the files from the rewrite on.
+// the effects stream (effects.h) as RESP: each change in the deterministic form its command
+// chose (relative expiries become PEXPIREAT or SET ... PXAT, SPOP becomes SREM, float
+// increments become SET/HSET, an expired key a DEL), written before any reply leaves (appendfsync
+// always also fsyncs then; everysec fsyncs once a second off the serving thread). A rewrite opens a
+// new incremental file, then a child writes the new base; when it is done the manifest names the
+// new base and the files from the rewrite on.
 //
 // Startup: with appendonly yes the AOF is loaded (and the snapshot ignored, as in Redis);
 // otherwise the snapshot. While loading, clients are served between batches of keys and get
@@ -39,14 +40,13 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
+#include "server/effects.h"
 
 namespace goblin {
 
 class Server;
-struct Client;
-struct Command;
 
-class Persistence {
+class Persistence : public EffectConsumer {
  public:
   explicit Persistence(Server& server);
   ~Persistence();
@@ -66,14 +66,8 @@ class Persistence {
   std::string DebugReload();
 
   // --- Append-only file ------------------------------------------------------------------------
-  // Records a write command that changed data (argv already in its deterministic form).
-  void Propagate(int db, std::span<const std::string_view> argv);
-  // A command that changed data: rewrites it to its deterministic form and propagates it.
-  void PropagateCommand(Client& client, const Command& command,
-                        std::span<const std::string_view> argv, int64_t now_ms);
-  // EXEC brackets: the writes of one transaction are logged inside MULTI ... EXEC.
-  void BeginTransaction() { in_transaction_ = true; }
-  void EndTransaction();
+  // EffectConsumer: while the log is open, the effects stream's units are appended to it.
+  void ConsumeEffects(std::span<const Effect> effects) override;
   // Writes logged commands before replies leave (Invariant 2).
   void FlushLog();
   bool log_pending() const { return aof_ != nullptr && aof_->has_pending(); }
@@ -154,9 +148,6 @@ class Persistence {
   AofManifest manifest_;
   bool replaying_ = false;
   uint64_t replayed_commands_ = 0;
-  bool in_transaction_ = false;
-  bool transaction_logged_ = false;
-  int transaction_db_ = 0;
   bool rewrite_scheduled_ = false;
   bool last_rewrite_ok_ = true;
   int64_t last_rewrite_seconds_ = -1;

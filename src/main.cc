@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "commands/families.h"
 #include "core/hash.h"
+#include "core/version.h"
+#include "keyspace/database.h"
 #include "persist/snapshot_format.h"
 #include "persist/snapshot_loader.h"
 #include "server/cycle_clock.h"
-#include "server/database.h"
 #include "server/log.h"
 #include "server/server.h"
-#include "server/version.h"
 
 #ifdef GOBLIN_HAVE_JEMALLOC
 // jemalloc reads this at startup. Background threads return freed pages to the kernel off
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
   CycleClock::Calibrate();
 
   Server server(std::move(config));
+  RegisterAllCommands(&server.commands);
   server.executable = argv[0];
   if (!server.config.pidfile.empty()) {
     std::ofstream(server.config.pidfile) << getpid() << "\n";

@@ -23,23 +23,33 @@
 
 namespace goblin {
 
-struct Client;
+// What the keyspace tells the layers above about changes it makes on its own.
+class KeyspaceEvents {
+ public:
+  virtual ~KeyspaceEvents() = default;
+  // key was deleted because its deadline passed (lazy or active expiry). A replay must see
+  // the deletion as a DEL: it may run at a time when the key has not expired yet.
+  virtual void KeyExpired(int db, std::string_view key) = 0;
+};
 
-// The clients waiting on keys of one database index. It belongs to the index, not to the
-// data: SWAPDB swaps Database objects but not their waiters.
+// Who waits on the keys of one database index, in the terms the layers above gave: a WATCH
+// flag to raise, a blocked client's id. It belongs to the index, not to the data: SWAPDB swaps
+// Database objects but not their waiters.
 struct KeyWaiters {
-  // WATCH: a change to one of these keys fails the watchers' transactions.
-  std::unordered_map<std::string, std::vector<Client*>> watched;
-  // Blocking commands (BZPOPMIN, ...): clients in arrival order, served first come first.
-  std::unordered_map<std::string, std::deque<Client*>> blocked;
+  int index = 0;  // the database index these waiters belong to
+  // WATCH: a change to one of these keys sets each flag (the watcher's transaction fails).
+  std::unordered_map<std::string, std::vector<bool*>> watched;
+  // Blocking commands (BZPOPMIN, ...): client ids in arrival order, served first come first.
+  std::unordered_map<std::string, std::deque<uint64_t>> blocked;
   // Blocked-on keys changed since the server last retried their clients.
   std::vector<std::string> ready;
-  bool* any_ready = nullptr;  // the server's "some database has ready keys" flag
+  bool* any_ready = nullptr;         // the server's "some database has ready keys" flag
+  KeyspaceEvents* events = nullptr;  // told of expiries, or none
 };
 
 struct KeyspaceCounters {
-  // Every change of a key (Touch): with server.dirty it tells whether a write command changed
-  // anything, and so must reach the append-only file.
+  // Every change of a key a command made (Touch; not the deletions of expiry): with
+  // server.dirty it tells whether a write command changed anything, and so has effects.
   uint64_t modifications = 0;
   uint64_t expired_keys = 0;
   uint64_t keyspace_hits = 0;
@@ -137,6 +147,8 @@ class Database {
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
   void TouchWaiters(std::string_view key);
+  // Deletes an expired key: waiters see the change, the events listener the expiry.
+  void DeleteExpired(std::string_view key);
 
   Table table_;
   size_t expires_ = 0;

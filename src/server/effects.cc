@@ -1,0 +1,64 @@
+#include "server/effects.h"
+
+namespace goblin {
+
+namespace {
+
+Effect MakeEffect(int db, std::span<const std::string_view> argv) {
+  Effect effect;
+  effect.db = db;
+  effect.argv.assign(argv.begin(), argv.end());
+  return effect;
+}
+
+}  // namespace
+
+void EffectStream::BeginCommand() {
+  if (depth_ == frames_.size()) frames_.emplace_back();
+  Frame& frame = frames_[depth_++];
+  frame.replacement.clear();
+  frame.replaced = false;
+}
+
+void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
+  if (!active() || depth_ == 0) return;
+  Frame& frame = frames_[depth_ - 1];
+  frame.replaced = true;
+  frame.replacement.push_back(MakeEffect(db, argv));
+}
+
+void EffectStream::EndCommand(int db, std::span<const std::string_view> argv, bool changed) {
+  Frame& frame = frames_[--depth_];
+  if (active() && changed) {
+    if (frame.replaced) {
+      for (Effect& effect : frame.replacement) pending_.push_back(std::move(effect));
+    } else {
+      pending_.push_back(MakeEffect(db, argv));
+    }
+  }
+  if (depth_ == 0) Deliver();
+}
+
+void EffectStream::Add(int db, std::span<const std::string_view> argv) {
+  if (!active()) return;
+  pending_.push_back(MakeEffect(db, argv));
+  if (depth_ == 0) Deliver();
+}
+
+void EffectStream::Deliver() {
+  const bool transaction = transaction_;
+  transaction_ = false;
+  if (pending_.empty()) return;
+  if (consumer_ != nullptr) {
+    if (transaction || pending_.size() > 1) {
+      const int first_db = pending_.front().db;
+      const int last_db = pending_.back().db;
+      pending_.insert(pending_.begin(), Effect{first_db, {"MULTI"}});
+      pending_.push_back(Effect{last_db, {"EXEC"}});
+    }
+    consumer_->ConsumeEffects(pending_);
+  }
+  pending_.clear();
+}
+
+}  // namespace goblin

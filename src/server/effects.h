@@ -1,0 +1,91 @@
+// The effects stream: every change the server makes to data, in the form a replay must see.
+//
+// A command's own effect is, by default, the command as it arrived (when it is a write and
+// changed something). A handler whose arguments would not replay to the same state records
+// what to log instead through its context (CommandContext::Propagate): SET ... EX becomes
+// SET ... PXAT, INCRBYFLOAT a SET, SPOP an SREM of the members it drew. The keyspace adds the
+// deletions it makes on its own (an expired key as DEL), the evictor its evictions.
+//
+// Effects are gathered per unit: one top-level command, or a whole transaction run by EXEC
+// (its queued commands are nested units that join the outer one). When the outermost command
+// returns, the unit's effects go to the consumer in order, inside MULTI ... EXEC when the unit
+// is a transaction or made more than one change. The append-only file is the consumer today;
+// replicas and script effects read the same stream.
+//
+// Invariants:
+//  1. Effects reach the consumer in the order they were made, a whole unit at a time, before
+//     the reply of the unit's command is written (the server flushes the log first).
+//  2. A write command that changed nothing has no effect of its own (its expiries still count).
+//  3. Nothing is gathered while no consumer listens (active() is false): a server without an
+//     append-only file pays one branch per command.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace goblin {
+
+struct Effect {
+  int db = 0;
+  std::vector<std::string> argv;
+};
+
+class EffectConsumer {
+ public:
+  virtual ~EffectConsumer() = default;
+  // One unit's effects in order, MULTI and EXEC included where the unit needs them.
+  virtual void ConsumeEffects(std::span<const Effect> effects) = 0;
+};
+
+class EffectStream {
+ public:
+  EffectStream() = default;
+  EffectStream(const EffectStream&) = delete;
+  EffectStream& operator=(const EffectStream&) = delete;
+
+  // The consumer listens from now on (nullptr: nobody does, and nothing is gathered).
+  void set_consumer(EffectConsumer* consumer) { consumer_ = consumer; }
+  bool active() const { return consumer_ != nullptr; }
+
+  // A command starts; a command started inside another (EXEC's queue) joins its unit.
+  void BeginCommand();
+  // The handler's replacement for the command's own effect; several calls record several
+  // commands, in order. Ignored while not active().
+  void Replace(int db, std::span<const std::string_view> argv);
+  void Replace(int db, std::initializer_list<std::string_view> argv) {
+    Replace(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // The command ends. With changed, its effect (the replacement, else argv as it arrived)
+  // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
+  // delivers the unit.
+  void EndCommand(int db, std::span<const std::string_view> argv, bool changed);
+  // The running unit is a transaction: its effects are wrapped even when there is only one.
+  void MarkTransaction() { transaction_ = true; }
+
+  // A change outside any command's own effect (an expiry, an eviction): joins the running
+  // unit, or is delivered at once when no command runs.
+  void Add(int db, std::span<const std::string_view> argv);
+  void Add(int db, std::initializer_list<std::string_view> argv) {
+    Add(db, std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+
+ private:
+  struct Frame {
+    std::vector<Effect> replacement;
+    bool replaced = false;
+  };
+
+  void Deliver();
+
+  EffectConsumer* consumer_ = nullptr;
+  std::vector<Frame> frames_;    // the commands running, outermost first
+  size_t depth_ = 0;             // frames_ in use (frames_ keeps its buffers between units)
+  std::vector<Effect> pending_;  // the running unit's effects
+  bool transaction_ = false;
+};
+
+}  // namespace goblin
