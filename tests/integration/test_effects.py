@@ -1,0 +1,172 @@
+"""The effects stream as the append-only file records it: every command is logged in the form a replay
+at any later time turns into the same keyspace, exactly as redis-server logs it.
+
+Each scenario runs the same commands on Goblin and on Debian's redis-server, both with appendonly yes,
+and compares the commands their incr files hold (SELECT folded into a database number; absolute
+deadlines checked against the time the test asked for, then masked, since the two servers ran at
+slightly different moments).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from support.resp import parse_reply
+from support.server import REFERENCE_BINARY, wait_for
+
+AOF = {"appendonly": "yes", "appendfsync": "always", "enable-debug-command": "yes"}
+FAR_S = 100_000          # a relative lifetime, in seconds
+
+
+def incr_commands(srv) -> list[tuple]:
+    """(db, COMMAND, args...) of every command in the server's newest incr file."""
+    aof_dir = os.path.join(srv.dir, "appendonlydir")
+    entries = [dict(zip(line.split()[0::2], line.split()[1::2]))
+               for line in open(os.path.join(aof_dir, "appendonly.aof.manifest")).read().splitlines()]
+    incr = [entry["file"] for entry in entries if entry.get("type") == "i"]
+    data = open(os.path.join(aof_dir, incr[-1]), "rb").read()
+    commands, pos, db = [], 0, 0
+    while pos < len(data):
+        reply, pos = parse_reply(data, pos)
+        words = [e.value for e in reply.elements()]
+        if words[0].upper() == b"SELECT":
+            db = int(words[1])
+            continue
+        commands.append((db, words[0].upper(), *words[1:]))
+    return commands
+
+
+def masked(commands: list[tuple], started_ms: int) -> list[tuple]:
+    """Deadlines replaced by how far past the test's start they lie, in whole FAR_S units."""
+    out = []
+    for command in commands:
+        words = list(command)
+        for i, word in enumerate(words):
+            if isinstance(word, bytes) and word.upper() == b"PXAT":
+                words[i + 1] = deadline_label(words[i + 1], started_ms)
+        if words[1] == b"PEXPIREAT":
+            words[3] = deadline_label(words[3], started_ms)
+        out.append(tuple(words))
+    return out
+
+
+def deadline_label(text: bytes, started_ms: int) -> str:
+    offset_s = (int(text) - started_ms) / 1000
+    units = round(offset_s / FAR_S)
+    assert abs(offset_s - units * FAR_S) < 60, f"deadline {text!r} is not a whole number of {FAR_S} s ahead"
+    return f"now+{units}*FAR"
+
+
+@pytest.fixture
+def pair(make_server):
+    """A Goblin and a redis-server, both logging; calls run the same commands on both."""
+    goblin = make_server(options=AOF)
+    redis = make_server(name="reference-aof", binary=REFERENCE_BINARY, options=AOF)
+    conns = [goblin.raw(), redis.raw()]
+    started_ms = int(time.time() * 1000)
+
+    class Pair:
+        def run(self, *commands):
+            replies = [conn.pipeline([tuple(c) for c in commands]) for conn in conns]
+            for g, r, command in zip(*replies, commands):
+                assert g.raw == r.raw, f"{command}: goblin {g.raw!r}, redis {r.raw!r}"
+            return replies[0]
+
+        def logged(self):
+            return [masked(incr_commands(srv), started_ms) for srv in (goblin, redis)]
+
+        def assert_same_log(self):
+            ours, theirs = self.logged()
+            assert ours == theirs
+            return ours
+
+    yield Pair()
+    for conn in conns:
+        conn.close()
+
+
+def test_relative_expiries_are_logged_as_absolute_deadlines(pair):
+    pair.run(("SET", "a", "1", "EX", FAR_S), ("SET", "b", "2", "PX", FAR_S * 1000), ("SETEX", "c", FAR_S, "3"),
+             ("PSETEX", "d", FAR_S * 1000, "4"), ("SET", "e", "5"), ("EXPIRE", "e", FAR_S),
+             ("PEXPIRE", "e", FAR_S * 2000), ("GETEX", "a", "EX", FAR_S * 3), ("GETEX", "b", "PERSIST"),
+             ("SET", "f", "6", "KEEPTTL"), ("SET", "g", "7", "EXAT", int(time.time()) + FAR_S))
+    log = pair.assert_same_log()
+    assert log[0] == (0, b"SET", b"a", b"1", b"PXAT", "now+1*FAR")
+    assert (0, b"PEXPIREAT", b"e", "now+2*FAR") in log
+
+
+def test_a_deadline_in_the_past_is_logged_as_del(pair):
+    pair.run(("SET", "a", "1"), ("EXPIRE", "a", -1), ("SET", "b", "2"), ("PEXPIREAT", "b", 1),
+             ("SET", "c", "3"), ("GETEX", "c", "PXAT", 1))
+    log = pair.assert_same_log()
+    assert [c[1] for c in log] == [b"SET", b"DEL", b"SET", b"DEL", b"SET", b"DEL"]
+
+
+def test_float_increments_are_logged_as_the_value_they_produced(pair):
+    pair.run(("INCRBYFLOAT", "f", "1.1"), ("INCRBYFLOAT", "f", "2.2e2"), ("HINCRBYFLOAT", "h", "x", "0.1"),
+             ("HINCRBYFLOAT", "h", "x", "3"))
+    log = pair.assert_same_log()
+    assert log == [(0, b"SET", b"f", b"1.1", b"KEEPTTL"), (0, b"SET", b"f", b"221.10000000000000001", b"KEEPTTL"),
+                   (0, b"HSET", b"h", b"x", b"0.1"), (0, b"HSET", b"h", b"x", b"3.1")]
+
+
+def test_spop_is_logged_as_the_members_it_removed(pair):
+    pair.run(("SADD", "one", "only"), ("SPOP", "one"), ("SADD", "all", "a"), ("SPOP", "all", 5))
+    assert pair.assert_same_log() == [(0, b"SADD", b"one", b"only"), (0, b"SREM", b"one", b"only"),
+                                      (0, b"SADD", b"all", b"a"), (0, b"DEL", b"all")]
+
+
+def test_spop_with_count_logs_the_drawn_members(make_server):
+    # A random draw differs between servers: the log must name the members this one returned.
+    srv = make_server(options=AOF)
+    with srv.raw() as conn:
+        conn.call("SADD", "s", *[f"m{i}" for i in range(20)])
+        popped = {e.value for e in conn.call("SPOP", "s", 7).elements()}
+    log = incr_commands(srv)
+    assert log[-1][:3] == (0, b"SREM", b"s") and set(log[-1][3:]) == popped and len(popped) == 7
+
+
+def test_an_expired_key_is_logged_as_del_when_found(pair):
+    # Active expiry is off, so each key goes when a command finds it, in the order asked.
+    pair.run(("DEBUG", "SET-ACTIVE-EXPIRE", "0"), ("SET", "soon", "v", "PX", 1), ("SELECT", 2),
+             ("SET", "later", "v", "PX", 1))
+    deadline = time.time() + 0.002
+    wait_for(lambda: time.time() > deadline, interval=0.001, what="the 1 ms lifetimes to pass")
+    pair.run(("GET", "later"), ("SELECT", 0), ("INCR", "soon"))
+    log = pair.assert_same_log()
+    # The INCR made two changes, the deletion it found and its own: one unit, MULTI ... EXEC.
+    assert log[-5:] == [(2, b"DEL", b"later"), (0, b"MULTI"), (0, b"DEL", b"soon"), (0, b"INCR", b"soon"),
+                        (0, b"EXEC")]
+
+
+def test_a_write_that_changes_nothing_is_not_logged(pair):
+    pair.run(("SET", "k", "v"), ("SET", "k", "w", "NX"), ("DEL", "missing"), ("EXPIRE", "missing", 10),
+             ("HINCRBYFLOAT", "k", "f", "1"), ("SREM", "k2", "x"), ("INCRBYFLOAT", "k", "x"))
+    assert pair.assert_same_log() == [(0, b"SET", b"k", b"v")]
+
+
+def test_a_transaction_is_logged_inside_multi_exec(pair):
+    pair.run(("MULTI",), ("SET", "a", "1", "EX", FAR_S), ("INCR", "a"), ("SELECT", 3), ("SET", "b", "2"),
+             ("EXEC",))
+    log = pair.assert_same_log()
+    assert [c[1] for c in log] == [b"MULTI", b"SET", b"INCR", b"SET", b"EXEC"]
+    assert log[3][0] == 3
+
+
+def test_the_log_replays_to_the_same_keyspace(make_server):
+    srv = make_server(options=AOF)
+    with srv.raw() as conn:
+        conn.pipeline([("SET", "a", "1", "EX", FAR_S), ("INCRBYFLOAT", "f", "0.1"), ("INCRBYFLOAT", "f", "0.2"),
+                       ("SADD", "s", "x", "y", "z"), ("SPOP", "s"), ("HINCRBYFLOAT", "h", "x", "1.5")])
+        before = [conn.call(*c).raw for c in [("PEXPIRETIME", "a"), ("GET", "f"), ("SMEMBERS", "s"),
+                                               ("HGET", "h", "x")]]
+    srv.restart()
+    with srv.raw() as conn:
+        wait_for(lambda: not conn.call("PING").is_error, what="the AOF to load")
+        after = [conn.call(*c).raw for c in [("PEXPIRETIME", "a"), ("GET", "f"), ("SMEMBERS", "s"),
+                                              ("HGET", "h", "x")]]
+    assert sorted(before[2].split(b"\r\n")) == sorted(after[2].split(b"\r\n"))
+    assert (before[0], before[1], before[3]) == (after[0], after[1], after[3])

@@ -1,0 +1,110 @@
+#include "server/effects.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace goblin {
+namespace {
+
+// Each delivered unit, its effects written as "db:WORD WORD ...".
+struct Recorder : EffectConsumer {
+  std::vector<std::vector<std::string>> units;
+  void ConsumeEffects(std::span<const Effect> effects) override {
+    std::vector<std::string>& unit = units.emplace_back();
+    for (const Effect& effect : effects) {
+      std::string text = std::to_string(effect.db) + ":";
+      for (const std::string& word : effect.argv) text += (text.back() == ':' ? "" : " ") + word;
+      unit.push_back(text);
+    }
+  }
+};
+
+using Words = std::vector<std::string_view>;
+
+class EffectStreamTest : public testing::Test {
+ protected:
+  EffectStreamTest() { stream.set_consumer(&recorder); }
+
+  // Runs one command: replaced_by (if any) through Replace, then EndCommand.
+  void Command(int db, Words argv, bool changed, std::vector<Words> replaced_by = {}) {
+    stream.BeginCommand();
+    for (const Words& words : replaced_by) stream.Replace(db, words);
+    stream.EndCommand(db, argv, changed);
+  }
+
+  Recorder recorder;
+  EffectStream stream;
+};
+
+TEST_F(EffectStreamTest, AChangingCommandIsItsOwnEffect) {
+  Command(0, {"SET", "k", "v"}, true);
+  ASSERT_EQ(recorder.units.size(), 1u);
+  EXPECT_EQ(recorder.units[0], std::vector<std::string>{"0:SET k v"});
+}
+
+TEST_F(EffectStreamTest, ACommandThatChangedNothingHasNoEffect) {
+  Command(0, {"DEL", "missing"}, false);
+  Command(0, {"SET", "k", "v", "EX", "10"}, false, {{"SET", "k", "v", "PXAT", "99"}});
+  EXPECT_TRUE(recorder.units.empty());
+}
+
+TEST_F(EffectStreamTest, AReplacementStandsForTheCommand) {
+  Command(5, {"SET", "k", "v", "EX", "10"}, true, {{"SET", "k", "v", "PXAT", "99"}});
+  ASSERT_EQ(recorder.units.size(), 1u);
+  EXPECT_EQ(recorder.units[0], std::vector<std::string>{"5:SET k v PXAT 99"});
+}
+
+TEST_F(EffectStreamTest, SeveralEffectsOfOneCommandAreWrappedInMultiExec) {
+  stream.BeginCommand();
+  stream.Add(2, {"DEL", "expired"});
+  stream.Replace(2, {"SREM", "s", "a"});
+  stream.Replace(2, {"SREM", "s", "b"});
+  stream.EndCommand(2, Words{"SPOP", "s", "2"}, true);
+  ASSERT_EQ(recorder.units.size(), 1u);
+  EXPECT_EQ(recorder.units[0], (std::vector<std::string>{"2:MULTI", "2:DEL expired", "2:SREM s a",
+                                                         "2:SREM s b", "2:EXEC"}));
+}
+
+TEST_F(EffectStreamTest, ATransactionIsOneUnitEvenWithOneEffect) {
+  stream.BeginCommand();  // EXEC
+  stream.MarkTransaction();
+  Command(1, {"GET", "k"}, false);
+  Command(1, {"SET", "k", "v"}, true);
+  EXPECT_TRUE(recorder.units.empty()) << "delivered before EXEC returned";
+  stream.EndCommand(1, Words{"EXEC"}, false);
+  ASSERT_EQ(recorder.units.size(), 1u);
+  EXPECT_EQ(recorder.units[0], (std::vector<std::string>{"1:MULTI", "1:SET k v", "1:EXEC"}));
+  // The next unit is not a transaction any more.
+  Command(1, {"SET", "k", "w"}, true);
+  EXPECT_EQ(recorder.units.back(), std::vector<std::string>{"1:SET k w"});
+}
+
+TEST_F(EffectStreamTest, AnEmptyTransactionDeliversNothing) {
+  stream.BeginCommand();
+  stream.MarkTransaction();
+  stream.EndCommand(0, Words{"EXEC"}, false);
+  EXPECT_TRUE(recorder.units.empty());
+}
+
+TEST_F(EffectStreamTest, AChangeOutsideACommandIsDeliveredAtOnce) {
+  stream.Add(3, {"DEL", "evicted"});
+  ASSERT_EQ(recorder.units.size(), 1u);
+  EXPECT_EQ(recorder.units[0], std::vector<std::string>{"3:DEL evicted"});
+}
+
+TEST_F(EffectStreamTest, NothingIsGatheredWithoutAConsumer) {
+  stream.set_consumer(nullptr);
+  EXPECT_FALSE(stream.active());
+  Command(0, {"SET", "k", "v"}, true);
+  stream.Add(0, {"DEL", "k"});
+  stream.set_consumer(&recorder);
+  Command(0, {"SET", "a", "b"}, true);
+  ASSERT_EQ(recorder.units.size(), 1u)
+      << "effects from before the consumer came leaked into its unit";
+  EXPECT_EQ(recorder.units[0], std::vector<std::string>{"0:SET a b"});
+}
+
+}  // namespace
+}  // namespace goblin
