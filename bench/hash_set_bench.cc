@@ -6,7 +6,7 @@
 //            (stats.allocated around the inserts, thread cache flushed, inputs generated
 //            before) next to MemoryUsage(), then after Optimize(); plus min/max of
 //            MemoryUsage()/N sampled every 50K while one collection grows from 100K to 2M.
-//            Workloads (DESIGN.md and issue 4):
+//            Workloads (DESIGN.md's standard ones and the online-users pattern):
 //              hash          fields field:%010d over a random permutation, 16 random hex digits
 //              set           members user:%08d over a random permutation
 //              online-hash   1M integer user ids 10000001... -> integer unix times

@@ -27,8 +27,8 @@ import threading
 import time
 
 WORKLOADS = ("zset", "hash", "set", "string")
-# The "online users" pattern of issue 4 (seeds/004): integer user ids 10000001.. and integer
-# unix timestamps, as a hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
+# The "online users" pattern: integer user ids 10000001.. and integer unix timestamps, as a
+# hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
 ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
 ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
 ONLINE_BASE_TS = 1679800725

@@ -1,19 +1,21 @@
-"""The command table against the reference: COMMAND INFO for every issue-2 command and subcommand,
-and the generator table's coverage of issue 2."""
+"""The command table against the reference: COMMAND INFO for every string, key, expiry, connection
+and server command and subcommand, and the generator table's coverage of them."""
 
 import pytest
 
 from support.types import supported_commands
 
-from .generators import ISSUE2_GENERATORS, NOT_IN_STREAMS
+from .generators import NOT_IN_STREAMS, STRING_KEY_SERVER_GENERATORS
 
-ISSUE2_COMMANDS = """get set setnx setex psetex getset getdel getex mget mset msetnx append strlen getrange
+STRING_KEY_SERVER_COMMANDS = """
+get set setnx setex psetex getset getdel getex mget mset msetnx append strlen getrange
 substr setrange incr decr incrby decrby incrbyfloat del unlink exists type rename renamenx keys scan
 randomkey dbsize flushdb flushall select move swapdb copy touch object expire pexpire expireat pexpireat
 ttl pttl expiretime pexpiretime persist ping echo quit hello auth reset client info config time lastsave
 shutdown memory slowlog latency debug module command""".split()
 
-ISSUE2_SUBCOMMANDS = """object|encoding object|refcount object|idletime object|freq object|help
+STRING_KEY_SERVER_SUBCOMMANDS = """
+object|encoding object|refcount object|idletime object|freq object|help
 client|id client|setname client|getname client|list client|info client|kill client|setinfo
 client|no-evict client|reply config|get config|set config|resetstat config|rewrite memory|usage
 memory|stats slowlog|get slowlog|len slowlog|reset latency|latest latency|history latency|reset
@@ -38,7 +40,7 @@ def summary(info) -> dict:
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.redis72) if n in NEW_IN_72 else n
-                                  for n in ISSUE2_COMMANDS + ISSUE2_SUBCOMMANDS])
+                                  for n in STRING_KEY_SERVER_COMMANDS + STRING_KEY_SERVER_SUBCOMMANDS])
 def test_command_info_matches_reference(pair, name):
     with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
         gi = command_info(g, name)
@@ -65,21 +67,21 @@ def test_subcommands_match_reference(pair, container):
             assert summary(info) == summary(rsubs[name])
 
 
-def test_server_under_test_supports_every_issue2_generator(pair):
+def test_server_under_test_supports_every_string_key_server_generator(pair):
     """Missing commands must show up as failures, not as a silently smaller random stream."""
-    names = sorted({gen.command for gen in ISSUE2_GENERATORS})
+    names = sorted({gen.command for gen in STRING_KEY_SERVER_GENERATORS})
     with pair.goblin_server.raw() as g:
         have = supported_commands(g, names)
     assert sorted(set(names) - have) == []
 
 
-def test_generator_table_covers_issue2():
+def test_generators_cover_every_string_key_server_command():
     generated = set()
-    for gen in ISSUE2_GENERATORS:
+    for gen in STRING_KEY_SERVER_GENERATORS:
         generated |= {gen.command, gen.command.split("|")[0], *gen.covers}
-    uncovered = [c for c in ISSUE2_COMMANDS + ISSUE2_SUBCOMMANDS
+    uncovered = [c for c in STRING_KEY_SERVER_COMMANDS + STRING_KEY_SERVER_SUBCOMMANDS
                  if c not in generated and c not in NOT_IN_STREAMS and c.split("|")[0] not in NOT_IN_STREAMS]
-    assert uncovered == [], f"issue-2 commands with no generator and no stated reason: {uncovered}"
+    assert uncovered == [], f"commands with no generator and no stated reason: {uncovered}"
 
 
 def all_command_names(conn) -> set:
@@ -93,8 +95,8 @@ def all_command_names(conn) -> set:
 
 
 def test_every_shared_command_info_matches_reference(pair):
-    """Beyond the issue-2 list: every command both servers know (pub/sub, bitmaps, MONITOR, ...)
-    has the same arity, flags, key positions and ACL categories."""
+    """Beyond STRING_KEY_SERVER_COMMANDS: every command both servers know (pub/sub, bitmaps,
+    MONITOR, ...) has the same arity, flags, key positions and ACL categories."""
     with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
         # Redis 7.2 gave ZRANK and ZREVRANK a WITHSCORE option (arity 3 -> -3); Goblin follows 7.2.
         shared = sorted(all_command_names(g) & all_command_names(r) - {"zrank", "zrevrank"})

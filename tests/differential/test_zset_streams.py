@@ -1,4 +1,4 @@
-"""Seeded random streams where sorted sets are most of the traffic (issue 3), sent to the server
+"""Seeded random streams where sorted sets are most of the traffic, sent to the server
 under test and to the reference redis-server, every reply compared (scores as doubles: see
 support/differ.py SCORES), and every set's contents compared at the end of each stream.
 
@@ -25,7 +25,7 @@ DEFAULT_SEEDS = [11, 12, 13, 14, 15, 16]
 RESP3_SEEDS = [311, 312]
 LENGTH = int(os.environ.get("GOBLIN_DIFF_OPS", "3000"))
 
-ISSUE3_COMMANDS = """zadd zincrby zscore zmscore zcard zcount zlexcount zrank zrevrank zrange zrangestore
+ZSET_COMMANDS = """zadd zincrby zscore zmscore zcard zcount zlexcount zrank zrevrank zrange zrangestore
 zrangebyscore zrevrangebyscore zrangebylex zrevrangebylex zrevrange zrem zremrangebyrank zremrangebyscore
 zremrangebylex zpopmin zpopmax zmpop zrandmember zscan zunion zinter zdiff zunionstore zinterstore zdiffstore
 zintercard""".split()
@@ -70,11 +70,11 @@ def test_server_under_test_has_every_zset_generator(pair):
     assert sorted(set(names) - have) == []
 
 
-def test_generators_cover_issue3():
+def test_zset_generators_cover_every_zset_command():
     generated = set()
     for gen in ZSET_GENERATORS:
         generated |= {gen.command, *gen.covers}
-    assert [c for c in ISSUE3_COMMANDS if c not in generated] == []
+    assert [c for c in ZSET_COMMANDS if c not in generated] == []
 
 
 def test_zset_streams_draw_every_row(zset_generators):
@@ -86,7 +86,7 @@ def test_zset_streams_draw_every_row(zset_generators):
 ARITY_CHANGED_IN_72 = {"zrank", "zrevrank"}
 
 
-@pytest.mark.parametrize("name", ISSUE3_COMMANDS)
+@pytest.mark.parametrize("name", ZSET_COMMANDS)
 def test_zset_command_info_matches_reference(pair, name):
     from .test_command_table import command_info, summary
     with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:

@@ -1,7 +1,7 @@
 """The wire: inline commands, pipelining, RESP3, the Unix socket, and bad input.
 
 Bad input gets Redis's `-ERR Protocol error: ...` and that connection is
-closed (or, where the brief allows it, a correct answer); the server never
+closed (or, for a 1 MB inline line, either that or a correct answer); the server never
 crashes or hangs, and a client connected beforehand keeps working.
 """
 

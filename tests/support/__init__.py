@@ -1,4 +1,4 @@
-"""Helpers shared by the integration and differential suites (and by later issues' tests).
+"""Helpers shared by the integration and differential suites.
 
 See README.md in this directory: resp.py (RESP encoder and exact-bytes reader), server.py
 (server processes), expect.py (expected replies), types.py (keys of other types),
