@@ -58,7 +58,7 @@ int CheckSnapshot(int argc, char** argv) {
   std::vector<SnapshotSection> sections;
   bool missing = false;
   std::string error;
-  const bool ok = LoadSnapshotFile(path, dbs, SnapshotLimits{}, /*now_ms=*/0, nullptr, 0, &stats,
+  const bool ok = LoadSnapshotFile(path, dbs, EncodingLimits{}, /*now_ms=*/0, nullptr, 0, &stats,
                                    &sections, &missing, &error);
   if (list_sections) {
     for (const SnapshotSection& section : sections) {

@@ -9,77 +9,11 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
-#include "core/hash_object.h"
-#include "core/set_object.h"
-#include "core/zset_object.h"
+#include "core/value_types.h"
 
 namespace goblin {
 
-std::string_view TypeName(ValueType type);  // keys.cc
-
 namespace {
-
-void IntField(ReplyBuilder& r, std::string_view name, int64_t value) {
-  r.Bulk(name);
-  r.Integer(value);
-}
-
-template <typename Number>
-void IntField(ReplyBuilder& r, std::string_view name, Number value) {
-  IntField(r, name, static_cast<int64_t>(value));
-}
-
-void ReplyZsetStats(ReplyBuilder& r, const KeyEntry& entry, const SortedSet& set) {
-  const ZsetStats s = set.Stats();
-  r.Map(19);
-  r.Bulk("type");
-  r.Bulk("zset");
-  r.Bulk("encoding");
-  r.Bulk(s.encoding);
-  r.Bulk("layout");
-  r.Bulk(s.layout);
-  IntField(r, "members", s.size);
-  IntField(r, "bytes", entry.MemoryUsage());  // MEMORY USAGE: the key's block and the value
-  IntField(r, "value_bytes", s.bytes);
-  IntField(r, "payload_bytes", s.payload_bytes);
-  IntField(r, "capacity_bytes", s.capacity_bytes);
-  r.Bulk("fill");
-  r.Double(s.fill);
-  IntField(r, "leaves", s.leaves);
-  IntField(r, "jumbo_leaves", s.jumbo_leaves);
-  IntField(r, "inner_nodes", s.inner_nodes);
-  IntField(r, "height", s.height);
-  IntField(r, "leaf_bytes", s.leaf_bytes);
-  IntField(r, "inner_bytes", s.inner_bytes);
-  IntField(r, "table_bytes", s.table_bytes);
-  IntField(r, "index_bytes", s.index_bytes);
-  IntField(r, "index_segments", s.index_segments);
-  IntField(r, "index_slots", s.index_slots);
-}
-
-// Hashes and sets share one layout report (src/core/paged_table.h PackedStats).
-void ReplyPackedStats(ReplyBuilder& r, std::string_view type, const KeyEntry& entry,
-                      const PackedStats& s) {
-  r.Map(14);
-  r.Bulk("type");
-  r.Bulk(type);
-  r.Bulk("encoding");
-  r.Bulk(s.encoding);
-  r.Bulk("layout");
-  r.Bulk(s.layout);
-  IntField(r, "elements", s.size);
-  IntField(r, "bytes", entry.MemoryUsage());  // MEMORY USAGE: the key's block and the value
-  IntField(r, "value_bytes", s.bytes);
-  IntField(r, "payload_bytes", s.payload_bytes);
-  IntField(r, "dead_bytes", s.dead_bytes);
-  IntField(r, "capacity_bytes", s.capacity_bytes);
-  r.Bulk("fill");
-  r.Double(s.fill);
-  IntField(r, "pages", s.pages);
-  IntField(r, "index_segments", s.index_segments);
-  IntField(r, "index_slots", s.index_slots);
-  IntField(r, "index_bytes", s.index_bytes);
-}
 
 void GoblinStatsCommand(CommandContext& ctx) {
   KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
@@ -87,27 +21,24 @@ void GoblinStatsCommand(CommandContext& ctx) {
     ctx.reply.Null();
     return;
   }
+  // Every value reports its type, encoding and bytes (MEMORY USAGE: the key's block and the
+  // value); a collection adds its layout (Collection::Describe).
+  StatFields fields = {{"type", InfoOf(entry->type()).name},
+                       {"encoding", entry->EncodingName()},
+                       {"bytes", static_cast<int64_t>(entry->MemoryUsage())}};
+  if (entry->type() != ValueType::kString) entry->object()->Describe(&fields);
   ReplyBuilder& r = ctx.reply;
-  if (entry->type() == ValueType::kZSet) {
-    ReplyZsetStats(r, *entry, static_cast<const ZsetObject*>(entry->object())->set());
-    return;
+  r.Map(fields.size());
+  for (const StatField& field : fields) {
+    r.Bulk(field.name);
+    if (const auto* integer = std::get_if<int64_t>(&field.value)) {
+      r.Integer(*integer);
+    } else if (const auto* real = std::get_if<double>(&field.value)) {
+      r.Double(*real);
+    } else {
+      r.Bulk(std::get<std::string_view>(field.value));
+    }
   }
-  if (entry->type() == ValueType::kHash) {
-    ReplyPackedStats(r, "hash", *entry,
-                     static_cast<const HashObject*>(entry->object())->hash().Stats());
-    return;
-  }
-  if (entry->type() == ValueType::kSet) {
-    ReplyPackedStats(r, "set", *entry,
-                     static_cast<const SetObject*>(entry->object())->set().Stats());
-    return;
-  }
-  r.Map(3);
-  r.Bulk("type");
-  r.Bulk(TypeName(entry->type()));
-  r.Bulk("encoding");
-  r.Bulk(entry->EncodingName());
-  IntField(r, "bytes", entry->MemoryUsage());
 }
 
 // Bytes saved by repacking one value; values with nothing to repack save 0.

@@ -54,7 +54,7 @@ PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
   if (!LookupHash(ctx, key, &hash, false)) return nullptr;
   if (hash == nullptr) {
     auto* object = new HashObject();
-    ctx.db().Put(key, EntryValue::Object(ValueType::kHash, object), std::nullopt);
+    ctx.db().Put(key, EntryValue::Object(object), std::nullopt);
     hash = &object->hash();
   }
   return hash;

@@ -10,26 +10,11 @@
 #include "commands/families.h"
 #include "core/glob.h"
 #include "core/string_number.h"
+#include "core/value_types.h"
 #include "server/errors.h"
 #include "server/persistence.h"
 
 namespace goblin {
-
-std::string_view TypeName(ValueType type) {
-  switch (type) {
-    case ValueType::kString:
-      return "string";
-    case ValueType::kList:
-      return "list";
-    case ValueType::kSet:
-      return "set";
-    case ValueType::kZSet:
-      return "zset";
-    case ValueType::kHash:
-      return "hash";
-  }
-  return "none";
-}
 
 namespace {
 
@@ -54,7 +39,7 @@ void ExistsCommand(CommandContext& ctx) {
 
 void TypeCommand(CommandContext& ctx) {
   KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
-  ctx.reply.Simple(entry == nullptr ? "none" : TypeName(entry->type()));
+  ctx.reply.Simple(entry == nullptr ? "none" : InfoOf(entry->type()).name);
 }
 
 void RenameGeneric(CommandContext& ctx, bool nx) {
@@ -101,21 +86,6 @@ void KeysCommand(CommandContext& ctx) {
   for (const std::string& key : keys) ctx.reply.Bulk(key);
 }
 
-bool ParseTypeName(std::string_view name, ValueType* type) {
-  static const std::pair<const char*, ValueType> kNames[] = {{"string", ValueType::kString},
-                                                             {"list", ValueType::kList},
-                                                             {"set", ValueType::kSet},
-                                                             {"zset", ValueType::kZSet},
-                                                             {"hash", ValueType::kHash}};
-  for (const auto& [text, value] : kNames) {
-    if (EqualsIgnoreCase(name, text)) {
-      *type = value;
-      return true;
-    }
-  }
-  return false;
-}
-
 void ScanCommand(CommandContext& ctx) {
   uint64_t cursor;
   if (!ParseScanCursor(ctx, ctx.arg(1), &cursor)) return;
@@ -124,8 +94,9 @@ void ScanCommand(CommandContext& ctx) {
   // An unknown type name matches no key (Redis keeps this for compatibility rather than
   // failing the command).
   std::optional<ValueType> type_filter;
-  ValueType type;
-  if (options.has_type && ParseTypeName(options.type_name, &type)) type_filter = type;
+  if (options.has_type) {
+    if (const ValueTypeInfo* info = ValueTypeNamed(options.type_name)) type_filter = info->type;
+  }
   const bool unknown_type = options.has_type && !type_filter;
   const int64_t count = options.count;
   Database& db = ctx.db();

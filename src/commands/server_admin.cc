@@ -7,11 +7,11 @@
 #include <thread>
 
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/string_number.h"
+#include "core/value_digest.h"
+#include "core/value_types.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
@@ -349,30 +349,27 @@ bool DebugAllowed(CommandContext& ctx) {
   return false;
 }
 
-// A digest of one key and its value: 20 bytes from two seeded xxh3-128 passes, shown as 40 hex
-// digits like Redis's SHA1-based digest (the values differ from Redis's; only equality matters).
-void DigestKey(const KeyEntry* entry, uint8_t out[20]) {
-  char scratch[kInt64TextMax];
-  std::string material;
-  material.append(entry->key());
-  material.push_back('\0');
-  material.push_back(static_cast<char>(entry->type()));
-  if (entry->type() == ValueType::kString) material.append(entry->string_value(scratch));
-  if (entry->has_expire()) material.append(Int64ToString(entry->expire_ms()));
-  XXH128_hash_t a = XXH3_128bits_withSeed(material.data(), material.size(), 1);
-  XXH128_hash_t b = XXH3_128bits_withSeed(material.data(), material.size(), 2);
-  std::memcpy(out, &a, 16);
-  std::memcpy(out + 16, &b, 4);
+// DEBUG DIGEST-VALUE: the value alone, whatever its encoding.
+ValueDigest DigestValue(const KeyEntry* entry) {
+  ValueDigest digest;
+  if (entry->type() == ValueType::kString) {
+    char scratch[kInt64TextMax];
+    digest.Mix(entry->string_value(scratch));
+  } else {
+    entry->object()->Digest(&digest);
+  }
+  return digest;
 }
 
-std::string Hex(const uint8_t* bytes, size_t n) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out.push_back(kHex[bytes[i] >> 4]);
-    out.push_back(kHex[bytes[i] & 15]);
-  }
-  return out;
+// One key of DEBUG DIGEST: its database, name, type, value and deadline, in that order.
+ValueDigest DigestKey(int db, const KeyEntry* entry) {
+  ValueDigest digest;
+  digest.Mix(static_cast<int64_t>(db));
+  digest.Mix(entry->key());
+  digest.Mix(InfoOf(entry->type()).name);
+  digest.Mix(DigestValue(entry));
+  if (entry->has_expire()) digest.Mix(entry->expire_ms());
+  return digest;
 }
 
 void DebugCommand(CommandContext& ctx) {
@@ -399,26 +396,20 @@ void DebugCommand(CommandContext& ctx) {
     ctx.server.active_expire_enabled = ctx.arg(2) != "0";
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(sub, "digest") && ctx.argc() == 2) {
-    uint8_t digest[20] = {};
-    bool any = false;
+    // Keys in any order give the same digest: each key's digest is XORed in.
+    ValueDigest digest;
     for (size_t i = 0; i < ctx.server.database_count(); ++i) {
       ctx.server.db(static_cast<int>(i)).ForEach([&](const KeyEntry* entry) {
-        if (Database::Expired(entry, ctx.now_ms)) return;
-        uint8_t key_digest[20];
-        DigestKey(entry, key_digest);
-        key_digest[0] ^= static_cast<uint8_t>(i);
-        for (int b = 0; b < 20; ++b) digest[b] ^= key_digest[b];
-        any = true;
+        if (!Database::Expired(entry, ctx.now_ms))
+          digest.Xor(DigestKey(static_cast<int>(i), entry));
       });
     }
-    ctx.reply.Simple(any ? Hex(digest, 20) : std::string(40, '0'));
+    ctx.reply.Simple(digest.Hex());
   } else if (EqualsIgnoreCase(sub, "digest-value") && ctx.argc() >= 2) {
     ctx.reply.Array(ctx.argc() - 2);
     for (size_t i = 2; i < ctx.argc(); ++i) {
       KeyEntry* entry = ctx.db().Find(ctx.arg(i), ctx.now_ms);
-      uint8_t digest[20] = {};
-      if (entry != nullptr) DigestKey(entry, digest);
-      ctx.reply.Simple(entry ? Hex(digest, 20) : std::string(40, '0'));
+      ctx.reply.Simple(entry != nullptr ? DigestValue(entry).Hex() : ValueDigest().Hex());
     }
   } else if (EqualsIgnoreCase(sub, "object") && ctx.argc() == 3) {
     KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);

@@ -50,7 +50,7 @@ bool LookupSet(CommandContext& ctx, std::string_view key, PackedSet** set, bool 
 PackedSet* CreateSet(CommandContext& ctx, std::string_view key, std::string_view first_member,
                      size_t size_hint) {
   auto* object = new SetObject(PackedSet(first_member, size_hint, SetLimitsOf(ctx)));
-  ctx.db().Put(key, EntryValue::Object(ValueType::kSet, object), std::nullopt);
+  ctx.db().Put(key, EntryValue::Object(object), std::nullopt);
   return &object->set();
 }
 
@@ -298,8 +298,7 @@ void StoreResult(CommandContext& ctx, std::string_view key, PackedSet&& result) 
     return;
   }
   const int64_t size = static_cast<int64_t>(result.size());
-  ctx.db().Put(key, EntryValue::Object(ValueType::kSet, new SetObject(std::move(result))),
-               std::nullopt);
+  ctx.db().Put(key, EntryValue::Object(new SetObject(std::move(result))), std::nullopt);
   MarkDirty(ctx);
   ctx.reply.Integer(size);
 }

@@ -77,7 +77,7 @@ void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set)
     return;
   }
   const int64_t size = static_cast<int64_t>(set.size());
-  db.Put(key, EntryValue::Object(ValueType::kZSet, new ZsetObject(std::move(set))), std::nullopt);
+  db.Put(key, EntryValue::Object(new ZsetObject(std::move(set))), std::nullopt);
   MarkDirty(ctx);
   ctx.reply.Integer(size);
 }
@@ -371,7 +371,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
     if (set->empty()) {
       delete created;
     } else {
-      ctx.db().Put(key, EntryValue::Object(ValueType::kZSet, created), std::nullopt);
+      ctx.db().Put(key, EntryValue::Object(created), std::nullopt);
     }
   } else if (added + updated > 0) {
     ctx.db().Touch(key);

@@ -1,16 +1,45 @@
-// The base of every value that is not a string: lists, sets, sorted sets, hashes.
-// A KeyEntry owns one Collection through this interface, so the keyspace can free, copy and
-// measure any value without knowing its type.
+// The value-type contract: what every value that is not a string provides, so that the
+// keyspace, the commands that treat values generically (TYPE, OBJECT, MEMORY, COPY, DEBUG
+// DIGEST, GOBLIN.*) and the snapshot format handle any type without knowing it.
+//
+// A KeyEntry owns one Collection (strings live inline in the entry instead). The other half
+// of the contract is the type's row in the value-type registry (value_types.h): its TYPE
+// name, its stable snapshot tag and the function that decodes its snapshot value. Adding a
+// type is docs/DESIGN.md's "Adding a value type".
+//
+// A value's byte encodings belong to the value, like its layout: Goblin's snapshot value here,
+// and Redis's RDB/DUMP payload beside it when DUMP/RESTORE come (one more virtual here, one
+// more decoder on the registry row). The files around them (sections, checksums, the AOF)
+// belong to src/persist.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 namespace goblin {
+
+class ValueDigest;
+
+// The types a key can hold. The numbers are the KeyEntry header bits, an in-memory detail:
+// the snapshot stores each type's own registry tag, so renumbering here changes no file.
+enum class ValueType : uint8_t { kString = 0, kSet = 2, kZSet = 3, kHash = 4 };
+
+// One field of GOBLIN.STATS: a name and an integer, a double or a (static) text.
+struct StatField {
+  std::string_view name;
+  std::variant<int64_t, double, std::string_view> value;
+};
+using StatFields = std::vector<StatField>;
 
 class Collection {
  public:
   virtual ~Collection() = default;
+
+  virtual ValueType type() const = 0;
   // Bytes of memory this value holds, everything included (MEMORY USAGE).
   virtual size_t MemoryUsage() const = 0;
   // Redis's OBJECT ENCODING name ("listpack", "skiplist", "hashtable", "intset", ...).
@@ -19,6 +48,17 @@ class Collection {
   virtual Collection* Clone() const = 0;
   // Repacks to the tightest form (GOBLIN.OPTIMIZE); returns the bytes saved.
   virtual size_t Optimize() = 0;
+
+  // DEBUG DIGEST-VALUE: mixes the content into digest, the same for equal values whatever
+  // their encoding, and, where Redis's digest ignores it, whatever their insertion order.
+  virtual void Digest(ValueDigest* digest) const = 0;
+  // GOBLIN.STATS: how the value is really laid out, after the type, encoding and bytes every
+  // value reports.
+  virtual void Describe(StatFields* fields) const = 0;
+  // The snapshot: appends the value's field of its key record, length-prefixed
+  // (docs/FORMAT.md); the registry row's decoder reads the bytes inside the prefix back.
+  // scratch is a buffer the caller keeps across values.
+  virtual void AppendSnapshotValue(std::string* out, std::string* scratch) const = 0;
 };
 
 }  // namespace goblin

@@ -2,12 +2,61 @@
 
 #include <malloc.h>
 
+#include "core/bytes.h"
+#include "core/value_digest.h"
+
 namespace goblin {
 
 size_t HashObject::MemoryUsage() const {
   // PackedHash::MemoryUsage counts sizeof(PackedHash); this block holds it plus the vtable.
   return malloc_usable_size(const_cast<HashObject*>(this)) - sizeof(PackedHash) +
          hash_.MemoryUsage();
+}
+
+void HashObject::Digest(ValueDigest* digest) const {
+  hash_.ForEach([&](std::string_view field, std::string_view value) {
+    ValueDigest pair;
+    pair.Mix(field);
+    pair.Mix(value);
+    digest->Xor(pair);
+  });
+}
+
+void HashObject::Describe(StatFields* fields) const {
+  AppendPackedStatFields(hash_.Stats(), fields);
+}
+
+void HashObject::AppendSnapshotValue(std::string* out, std::string* scratch) const {
+  scratch->clear();
+  hash_.Dump(scratch);
+  AppendLengthPrefixed(out, *scratch);
+}
+
+Collection* HashObject::DecodeSnapshot(std::string_view bytes, const EncodingLimits& all_limits,
+                                       std::string* what) {
+  PackedHash hash;
+  if (!PackedHash::Restore(bytes, &hash) || hash.empty()) {
+    *what = "malformed hash";
+    return nullptr;
+  }
+  const HashLimits& limits = all_limits.hash;
+  bool fits_small = hash.size() <= limits.max_listpack_entries;
+  if (fits_small) {
+    hash.ForEach([&](std::string_view field, std::string_view value) {
+      if (field.size() > limits.max_listpack_value || value.size() > limits.max_listpack_value) {
+        fits_small = false;
+      }
+    });
+  }
+  if (hash.encoding() == PackedHash::Encoding::kListpack && !fits_small) {
+    hash.ConvertToLarge();
+  } else if (hash.encoding() == PackedHash::Encoding::kHashtable && fits_small) {
+    PackedHash small;
+    hash.ForEach(
+        [&](std::string_view field, std::string_view value) { small.Set(field, value, limits); });
+    hash = std::move(small);
+  }
+  return new HashObject(std::move(hash));
 }
 
 }  // namespace goblin

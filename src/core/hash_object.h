@@ -21,6 +21,7 @@
 
 #include "core/collection.h"
 #include "core/packed_hash.h"
+#include "core/value_types.h"
 
 namespace goblin {
 
@@ -32,11 +33,21 @@ class HashObject final : public Collection {
   PackedHash& hash() { return hash_; }
   const PackedHash& hash() const { return hash_; }
 
+  ValueType type() const override { return ValueType::kHash; }
   size_t MemoryUsage() const override;
   std::string_view EncodingName() const override { return hash_.EncodingName(); }
   // Same fields and values in the same form (a small hash stays small whatever the limits).
   Collection* Clone() const override { return new HashObject(hash_.Clone()); }
   size_t Optimize() override { return hash_.Optimize(); }
+  // Each field is one unordered element, as in Redis's digest.
+  void Digest(ValueDigest* digest) const override;
+  void Describe(StatFields* fields) const override;
+  // The PackedHash's dump (its Dump/Restore).
+  void AppendSnapshotValue(std::string* out, std::string* scratch) const override;
+  // The registry's decoder: the dump, re-encoded when the limits now give it another form
+  // (as Redis re-encodes what it loads).
+  static Collection* DecodeSnapshot(std::string_view bytes, const EncodingLimits& limits,
+                                    std::string* what);
 
  private:
   PackedHash hash_;

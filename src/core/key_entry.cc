@@ -33,9 +33,9 @@ EntryValue EntryValue::Integer(int64_t integer) {
   return value;
 }
 
-EntryValue EntryValue::Object(ValueType type, Collection* object) {
+EntryValue EntryValue::Object(Collection* object) {
   EntryValue value;
-  value.type = type;
+  value.type = object->type();
   value.object = object;
   return value;
 }
@@ -143,8 +143,7 @@ namespace {
 
 // The value an entry holds, as an EntryValue that still points into the entry.
 EntryValue ValueOf(const KeyEntry* entry, char* scratch) {
-  if (entry->type() != ValueType::kString)
-    return EntryValue::Object(entry->type(), entry->object());
+  if (entry->type() != ValueType::kString) return EntryValue::Object(entry->object());
   if (entry->string_encoding() == StringEncoding::kInt) {
     return EntryValue::Integer(entry->int_value());
   }

@@ -37,7 +37,6 @@
 
 namespace goblin {
 
-enum class ValueType : uint8_t { kString = 0, kList = 1, kSet = 2, kZSet = 3, kHash = 4 };
 enum class StringEncoding : uint8_t { kRaw = 0, kInt = 1, kEmbstr = 2 };
 
 // Redis's rule for a string written by SET and friends: integer text that round-trips is kept
@@ -55,7 +54,7 @@ struct EntryValue {
   static EntryValue String(std::string_view bytes);  // picks the encoding as SET does
   static EntryValue RawString(std::string_view bytes);
   static EntryValue Integer(int64_t value);
-  static EntryValue Object(ValueType type, Collection* object);
+  static EntryValue Object(Collection* object);
 };
 
 class KeyEntry {

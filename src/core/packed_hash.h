@@ -14,8 +14,8 @@
 //
 // Fields and values that look like integers (ParseInt64 accepts them) are stored as integers
 // in both forms and read back as the same text (packed_cell.h): the "online users" hash of 1M
-// integer user ids -> unix times costs 14.3 bytes per field (Redis: ~63). Text of integers is formatted
-// into buffers the caller provides (Get) or into the callback's own (ForEach, Scan, ...).
+// integer user ids -> unix times costs 14.3 bytes per field (Redis: ~63). Text of integers is
+// formatted into buffers the caller provides (Get) or into the callback's own (ForEach, Scan, ...).
 //
 // Invariants:
 //  1. Exactly one form is live: large_ != nullptr means the large form, and small_ is empty.

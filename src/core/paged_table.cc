@@ -9,6 +9,21 @@
 
 namespace goblin {
 
+void AppendPackedStatFields(const PackedStats& s, StatFields* fields) {
+  auto count = [](size_t n) { return static_cast<int64_t>(n); };
+  fields->insert(fields->end(), {{"layout", std::string_view(s.layout)},
+                                 {"elements", count(s.size)},
+                                 {"value_bytes", count(s.bytes)},
+                                 {"payload_bytes", count(s.payload_bytes)},
+                                 {"dead_bytes", count(s.dead_bytes)},
+                                 {"capacity_bytes", count(s.capacity_bytes)},
+                                 {"fill", s.fill},
+                                 {"pages", count(s.pages)},
+                                 {"index_segments", count(s.index_segments)},
+                                 {"index_slots", count(s.index_slots)},
+                                 {"index_bytes", count(s.index_bytes)}});
+}
+
 PagedTable::PagedTable(bool with_values)
     : with_values_(with_values), pages_(with_values ? 2 : 1), index_(this) {}
 

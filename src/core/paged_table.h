@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/collection.h"
 #include "core/entry_pages.h"
 #include "core/packed_cell.h"
 #include "core/slot_index.h"
@@ -67,6 +68,9 @@ struct PackedStats {
   size_t index_slots = 0;  // slot capacity
   size_t index_bytes = 0;
 };
+
+// GOBLIN.STATS's fields for a hash or set layout (after type, encoding and bytes).
+void AppendPackedStatFields(const PackedStats& stats, StatFields* fields);
 
 // The first k entries of a random permutation of 0..n-1 (partial Fisher-Yates).
 void SampleDistinctIndices(size_t n, size_t k, uint64_t* random_state, std::vector<uint32_t>* out);

@@ -21,6 +21,7 @@
 
 #include "core/collection.h"
 #include "core/packed_set.h"
+#include "core/value_types.h"
 
 namespace goblin {
 
@@ -32,11 +33,21 @@ class SetObject final : public Collection {
   PackedSet& set() { return set_; }
   const PackedSet& set() const { return set_; }
 
+  ValueType type() const override { return ValueType::kSet; }
   size_t MemoryUsage() const override;
   std::string_view EncodingName() const override { return set_.EncodingName(); }
   // Same members in the same form (a small set stays small whatever the limits now are).
   Collection* Clone() const override { return new SetObject(set_.Clone()); }
   size_t Optimize() override { return set_.Optimize(); }
+  // Each member is one unordered element, as in Redis's digest.
+  void Digest(ValueDigest* digest) const override;
+  void Describe(StatFields* fields) const override;
+  // The PackedSet's dump (its Dump/Restore).
+  void AppendSnapshotValue(std::string* out, std::string* scratch) const override;
+  // The registry's decoder: the dump, re-encoded when the limits now give it another form
+  // (as Redis re-encodes what it loads).
+  static Collection* DecodeSnapshot(std::string_view bytes, const EncodingLimits& limits,
+                                    std::string* what);
 
  private:
   PackedSet set_;

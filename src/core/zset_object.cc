@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/value_digest.h"
+
 namespace goblin {
 namespace {
 
@@ -50,6 +52,36 @@ void ZsetObject::ConvertToLarge(SortedSet& set) {
   SortedSet large(1, 0, ZsetLimits{0, 0});
   AppendAll(set, &large);
   set = std::move(large);
+}
+
+void ZsetObject::Digest(ValueDigest* digest) const {
+  set_.ForEachInRankRange(0, set_.size(), false, [&](double score, std::string_view member) {
+    ValueDigest element;
+    element.Mix(member);
+    element.Mix(score);
+    digest->Xor(element);
+  });
+}
+
+void ZsetObject::Describe(StatFields* fields) const {
+  const ZsetStats s = set_.Stats();
+  auto count = [](size_t n) { return static_cast<int64_t>(n); };
+  fields->insert(fields->end(), {{"layout", std::string_view(s.layout)},
+                                 {"members", count(s.size)},
+                                 {"value_bytes", count(s.bytes)},
+                                 {"payload_bytes", count(s.payload_bytes)},
+                                 {"capacity_bytes", count(s.capacity_bytes)},
+                                 {"fill", s.fill},
+                                 {"leaves", count(s.leaves)},
+                                 {"jumbo_leaves", count(s.jumbo_leaves)},
+                                 {"inner_nodes", count(s.inner_nodes)},
+                                 {"height", static_cast<int64_t>(s.height)},
+                                 {"leaf_bytes", count(s.leaf_bytes)},
+                                 {"inner_bytes", count(s.inner_bytes)},
+                                 {"table_bytes", count(s.table_bytes)},
+                                 {"index_bytes", count(s.index_bytes)},
+                                 {"index_segments", count(s.index_segments)},
+                                 {"index_slots", count(s.index_slots)}});
 }
 
 }  // namespace goblin

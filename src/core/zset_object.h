@@ -23,6 +23,7 @@
 
 #include "core/collection.h"
 #include "core/sorted_set.h"
+#include "core/value_types.h"
 
 namespace goblin {
 
@@ -37,11 +38,23 @@ class ZsetObject final : public Collection {
   SortedSet& set() { return set_; }
   const SortedSet& set() const { return set_; }
 
+  ValueType type() const override { return ValueType::kZSet; }
   size_t MemoryUsage() const override;
   std::string_view EncodingName() const override { return set_.EncodingName(); }
   // Same members, scores and form (a small set stays small whatever the limits now are).
   Collection* Clone() const override;
   size_t Optimize() override { return set_.Optimize(); }
+  // Each (member, score) pair is one unordered element, as in Redis's digest.
+  void Digest(ValueDigest* digest) const override;
+  void Describe(StatFields* fields) const override;
+  void AppendSnapshotValue(std::string* out, std::string* scratch) const override;
+  // The registry's decoder (zset_snapshot.cc): the runs are checked entry by entry (order,
+  // -0 marks, NaN) and the set takes the form the limits give its size and longest member.
+  static Collection* DecodeSnapshot(std::string_view bytes, const EncodingLimits& limits,
+                                    std::string* what);
+  // The form byte of the snapshot value.
+  static constexpr uint8_t kSnapshotSmall = 0;
+  static constexpr uint8_t kSnapshotLarge = 1;
 
   // Adds member or sets its score, keeping invariant 2: in the small form a -0 score is stored
   // as 0 (but a -0 that moves the set to the large form stays -0, as in Redis). Returns

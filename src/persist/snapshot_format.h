@@ -63,12 +63,11 @@ inline constexpr size_t kSectionOverhead = kSectionHead + kSectionTail;
 // Small keys are batched into sections of about this many bytes.
 inline constexpr size_t kBatchBytes = 64 * 1024;
 
+// A key record's tag byte: the type's registry tag (core/value_types.h) in the low bits. The
+// value field of a collection is the type's own (Collection::AppendSnapshotValue).
 inline constexpr uint8_t kTagTypeMask = 0x07;
 inline constexpr uint8_t kTagIntegerString = 0x08;
 inline constexpr uint8_t kTagHasExpire = 0x80;
-
-inline constexpr uint8_t kZsetSmall = 0;
-inline constexpr uint8_t kZsetLarge = 1;
 
 inline uint64_t ZigZag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);

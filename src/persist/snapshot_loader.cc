@@ -15,13 +15,9 @@
 #include <optional>
 #include <thread>
 
-#include "core/hash.h"
-#include "core/hash_object.h"
+#include "core/bytes.h"
 #include "core/key_entry.h"
-#include "core/set_object.h"
-#include "core/string_number.h"
-#include "core/varint.h"
-#include "core/zset_object.h"
+#include "core/value_types.h"
 #include "keyspace/database.h"
 #include "persist/snapshot_format.h"
 
@@ -33,108 +29,15 @@ using snapshot::SectionKind;
 
 constexpr const char* kInterrupted = "loading interrupted by a shutdown";
 
-// Bounded little-endian reads over one section body; `base` is the body's file offset, so a
-// failure can name the byte. Callers stop at the first failed read.
-class BodyReader {
- public:
-  BodyReader(std::string_view body, uint64_t base) : body_(body), base_(base) {}
-
-  bool done() const { return pos_ == body_.size(); }
-  uint64_t offset() const { return base_ + pos_; }
-  size_t remaining() const { return body_.size() - pos_; }
-
-  bool U8(uint8_t* v) {
-    if (remaining() < 1) return false;
-    *v = static_cast<uint8_t>(body_[pos_++]);
-    return true;
-  }
-  bool Fixed(uint64_t* v, int bytes) {
-    if (remaining() < static_cast<size_t>(bytes)) return false;
-    uint64_t result = 0;
-    for (int i = 0; i < bytes; ++i) {
-      result |= uint64_t{static_cast<uint8_t>(body_[pos_ + i])} << (8 * i);
-    }
-    pos_ += bytes;
-    *v = result;
-    return true;
-  }
-  bool Var(uint64_t* v) {
-    const auto* begin = reinterpret_cast<const uint8_t*>(body_.data());
-    const uint8_t* next = GetVarintChecked(begin + pos_, begin + body_.size(), v);
-    if (next == nullptr) return false;
-    pos_ = static_cast<size_t>(next - begin);
-    return true;
-  }
-  bool Bytes(size_t n, std::string_view* out) {
-    if (remaining() < n) return false;
-    *out = body_.substr(pos_, n);
-    pos_ += n;
-    return true;
-  }
-  bool LengthPrefixed(std::string_view* out) {
-    uint64_t n;
-    return Var(&n) && n <= remaining() && Bytes(static_cast<size_t>(n), out);
-  }
-
- private:
-  std::string_view body_;
-  uint64_t base_;
-  size_t pos_ = 0;
-};
-
 // One failure: where and what.
 struct LoadError {
   uint64_t offset = 0;
   std::string what;
 };
 
-// Decodes one packed run (zset_packed.h) with every bound checked, feeding each entry to fn.
-// prev_key/prev_member carry the order check across the runs of one set.
-template <typename Fn>
-bool ReadRun(std::string_view run, uint64_t count, bool* have_prev, uint64_t* prev_key,
-             std::string_view* prev_member, std::string* what, Fn&& fn) {
-  BodyReader reader(run, 0);
-  uint64_t key = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t delta, length;
-    std::string_view member;
-    if (!reader.Var(&delta) || !reader.Var(&length) || !reader.Bytes(length >> 1, &member)) {
-      *what = "sorted set run ends inside an entry";
-      return false;
-    }
-    if (i > 0 && key + delta < key) {
-      *what = "sorted set score out of order";
-      return false;
-    }
-    key = (i == 0) ? delta : key + delta;
-    if (*have_prev && CompareZsetKeys(*prev_key, *prev_member, key, member) >= 0) {
-      *what = "sorted set entries out of order or repeated";
-      return false;
-    }
-    if ((length & 1) && key != ScoreToKey(0.0)) {
-      *what = "sorted set entry marks a non-zero score as -0";
-      return false;
-    }
-    const double score = KeyToScore(key, length & 1);
-    if (std::isnan(score)) {
-      *what = "sorted set score is NaN";
-      return false;
-    }
-    *have_prev = true;
-    *prev_key = key;
-    *prev_member = member;
-    fn(score, member);
-  }
-  if (!reader.done()) {
-    *what = "sorted set run longer than its entries";
-    return false;
-  }
-  return true;
-}
-
 class Loading {
  public:
-  Loading(const std::string& file_name, std::string_view data, const SnapshotLimits& limits,
+  Loading(const std::string& file_name, std::string_view data, const EncodingLimits& limits,
           const std::vector<Database*>& dbs, int64_t now_ms,
           const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
           SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections)
@@ -215,19 +118,19 @@ class Loading {
       switch (static_cast<SectionKind>(kind)) {
         case SectionKind::kHeader:
           if (have_header) return Fail(pos, "a second header section");
-          if (!ReadHeader(BodyReader(body, body_at))) return false;
+          if (!ReadHeader(ByteReader(body, body_at))) return false;
           have_header = true;
           break;
         case SectionKind::kDatabase:
-          if (!CloseDatabase(pos) || !OpenDatabase(BodyReader(body, body_at))) return false;
+          if (!CloseDatabase(pos) || !OpenDatabase(ByteReader(body, body_at))) return false;
           break;
         case SectionKind::kKeys:
           if (db_ == nullptr) return Fail(pos, "keys before any database section");
-          if (!ReadKeys(BodyReader(body, body_at))) return false;
+          if (!ReadKeys(ByteReader(body, body_at))) return false;
           break;
         case SectionKind::kEnd: {
           if (!CloseDatabase(pos)) return false;
-          BodyReader reader(body, body_at);
+          ByteReader reader(body, body_at);
           uint64_t count, file_check;
           if (!reader.Var(&count) || !reader.Fixed(&file_check, 8) || !reader.done()) {
             return Fail(body_at, "malformed end section");
@@ -260,7 +163,7 @@ class Loading {
     }
   }
 
-  bool ReadHeader(BodyReader reader) {
+  bool ReadHeader(ByteReader reader) {
     uint64_t version, created, databases;
     std::string_view creator;
     if (!reader.Fixed(&version, 4)) return Fail(reader.offset(), "malformed header");
@@ -279,7 +182,7 @@ class Loading {
     return true;
   }
 
-  bool OpenDatabase(BodyReader reader) {
+  bool OpenDatabase(ByteReader reader) {
     const uint64_t at = reader.offset();
     uint64_t index;
     if (!reader.Var(&index) || !reader.Var(&db_keys_) || !reader.Var(&db_expires_) ||
@@ -314,7 +217,7 @@ class Loading {
     return true;
   }
 
-  bool ReadKeys(BodyReader reader) {
+  bool ReadKeys(ByteReader reader) {
     while (!reader.done()) {
       if (!ReadKey(reader)) return false;
       ++keys_seen_;
@@ -331,7 +234,7 @@ class Loading {
     return true;
   }
 
-  bool ReadKey(BodyReader& reader) {
+  bool ReadKey(ByteReader& reader) {
     const uint64_t at = reader.offset();
     uint8_t tag;
     uint64_t expire = 0;
@@ -344,8 +247,12 @@ class Loading {
     if (tag & ~(snapshot::kTagTypeMask | snapshot::kTagIntegerString | snapshot::kTagHasExpire)) {
       return Fail(at, "unknown bits in key tag " + std::to_string(tag));
     }
-    const auto type = static_cast<ValueType>(tag & snapshot::kTagTypeMask);
-    if ((tag & snapshot::kTagIntegerString) && type != ValueType::kString) {
+    const ValueTypeInfo* type = ValueTypeWithSnapshotTag(tag & snapshot::kTagTypeMask);
+    if (type == nullptr) {
+      return Fail(at, "unknown value type " + std::to_string(tag & snapshot::kTagTypeMask));
+    }
+    const bool is_string = type->type == ValueType::kString;
+    if ((tag & snapshot::kTagIntegerString) && !is_string) {
       return Fail(at, "the integer bit is set on a key that is not a string");
     }
     std::optional<int64_t> deadline;
@@ -354,33 +261,22 @@ class Loading {
     db_expires_read_ += has_expire ? 1 : 0;
     EntryValue value;
     Collection* object = nullptr;
-    std::string what;
-    switch (type) {
-      case ValueType::kString: {
-        if (tag & snapshot::kTagIntegerString) {
-          uint64_t zigzag;
-          if (!reader.Var(&zigzag)) return Fail(at, "truncated integer string");
-          value = EntryValue::Integer(snapshot::UnZigZag(zigzag));
-        } else {
-          std::string_view bytes;
-          if (!reader.LengthPrefixed(&bytes)) return Fail(at, "truncated string value");
-          value = EntryValue::String(bytes);
-        }
-        break;
-      }
-      case ValueType::kZSet:
-      case ValueType::kHash:
-      case ValueType::kSet: {
-        std::string_view bytes;
-        const uint64_t value_at = reader.offset();
-        if (!reader.LengthPrefixed(&bytes)) return Fail(at, "truncated collection value");
-        object = ReadCollection(type, bytes, &what);
-        if (object == nullptr) return Fail(value_at, "key '" + std::string(key) + "': " + what);
-        value = EntryValue::Object(type, object);
-        break;
-      }
-      default:
-        return Fail(at, "unknown value type " + std::to_string(tag & snapshot::kTagTypeMask));
+    if (!is_string) {
+      std::string_view bytes;
+      const uint64_t value_at = reader.offset();
+      if (!reader.LengthPrefixed(&bytes)) return Fail(at, "truncated collection value");
+      std::string what;
+      object = type->decode_snapshot(bytes, limits_, &what);
+      if (object == nullptr) return Fail(value_at, "key '" + std::string(key) + "': " + what);
+      value = EntryValue::Object(object);
+    } else if (tag & snapshot::kTagIntegerString) {
+      uint64_t zigzag;
+      if (!reader.Var(&zigzag)) return Fail(at, "truncated integer string");
+      value = EntryValue::Integer(snapshot::UnZigZag(zigzag));
+    } else {
+      std::string_view bytes;
+      if (!reader.LengthPrefixed(&bytes)) return Fail(at, "truncated string value");
+      value = EntryValue::String(bytes);
     }
     if (!db_->AddNew(key, value, deadline)) {
       delete object;
@@ -397,204 +293,9 @@ class Loading {
     return true;
   }
 
-  Collection* ReadCollection(ValueType type, std::string_view bytes, std::string* what) {
-    switch (type) {
-      case ValueType::kZSet:
-        return ReadZset(bytes, what);
-      case ValueType::kHash:
-        return ReadHash(bytes, what);
-      default:
-        return ReadSet(bytes, what);
-    }
-  }
-
-  struct RunRef {
-    std::string_view bytes;
-    uint32_t count;
-  };
-
-  Collection* ReadZset(std::string_view bytes, std::string* what) {
-    BodyReader reader(bytes, 0);
-    uint8_t form;
-    uint64_t count, longest, runs;
-    if (!reader.U8(&form) || !reader.Var(&count) || !reader.Var(&longest) || !reader.Var(&runs) ||
-        form > snapshot::kZsetLarge) {
-      *what = "malformed sorted set head";
-      return nullptr;
-    }
-    if (count == 0 || count > bytes.size() || runs > count) {
-      *what = "sorted set member count " + std::to_string(count) + " is impossible here";
-      return nullptr;
-    }
-    std::vector<RunRef> refs;
-    refs.reserve(static_cast<size_t>(runs));
-    uint64_t listed = 0;
-    bool leaf_sized = true;  // every run fits a leaf of the large form as it is
-    for (uint64_t r = 0; r < runs; ++r) {
-      uint64_t entries;
-      std::string_view run;
-      if (!reader.Var(&entries) || !reader.LengthPrefixed(&run) || entries == 0 ||
-          entries > count - listed) {
-        *what = "malformed sorted set run " + std::to_string(r);
-        return nullptr;
-      }
-      listed += entries;
-      leaf_sized = leaf_sized && (run.size() <= ZsetTree::kLeafPayload || entries == 1);
-      refs.push_back({run, static_cast<uint32_t>(entries)});
-    }
-    if (!reader.done() || listed != count) {
-      *what = "sorted set counts do not match its runs";
-      return nullptr;
-    }
-    auto object = std::make_unique<ZsetObject>(static_cast<size_t>(count),
-                                               static_cast<size_t>(longest), limits_.zset);
-    SortedSet& set = object->set();
-    const bool small = set.encoding() == SortedSet::Encoding::kListpack;
-    if (!small && leaf_sized) {
-      if (!CopyRuns(refs, longest, set, what)) return nullptr;
-      return object.release();
-    }
-    bool have_prev = false;
-    uint64_t prev_key = 0;
-    std::string_view prev_member;
-    size_t longest_seen = 0;
-    for (const RunRef& ref : refs) {
-      const bool ok =
-          ReadRun(ref.bytes, ref.count, &have_prev, &prev_key, &prev_member, what,
-                  [&](double score, std::string_view member) {
-                    longest_seen = std::max(longest_seen, member.size());
-                    // The small form never stores -0 (zset_object.h, invariant 2).
-                    set.AppendSorted(small && score == 0 ? 0.0 : score, member, limits_.zset);
-                  });
-      if (!ok) return nullptr;
-    }
-    if (longest_seen != longest) {
-      *what = "sorted set longest member does not match its runs";
-      return nullptr;
-    }
-    set.FinishAppends();
-    return object.release();
-  }
-
-  // The large form's fast path: each run becomes a leaf by one copy while the entries are
-  // checked, hashed and indexed (on a second thread for big sets: the two halves touch
-  // disjoint memory and take about as long each).
-  static bool CopyRuns(const std::vector<RunRef>& refs, uint64_t longest, SortedSet& set,
-                       std::string* what) {
-    uint64_t count = 0;
-    for (const RunRef& ref : refs) count += ref.count;
-    ZsetMemberIndex index;
-    std::string index_error;
-    auto build_index = [&] {
-      std::vector<std::pair<uint64_t, uint32_t>> entries;
-      entries.reserve(static_cast<size_t>(count));
-      bool have_prev = false;
-      uint64_t prev_key = 0;
-      std::string_view prev_member;
-      size_t longest_seen = 0;
-      for (size_t r = 0; r < refs.size(); ++r) {
-        const uint32_t leaf = static_cast<uint32_t>(r);  // AppendRun numbers leaves in order
-        const bool ok = ReadRun(refs[r].bytes, refs[r].count, &have_prev, &prev_key, &prev_member,
-                                &index_error, [&](double, std::string_view member) {
-                                  longest_seen = std::max(longest_seen, member.size());
-                                  entries.emplace_back(HashBytes(member), leaf);
-                                });
-        if (!ok) return;
-      }
-      if (longest_seen != longest) {
-        index_error = "sorted set longest member does not match its runs";
-        return;
-      }
-      index.BulkLoad(entries);
-    };
-    constexpr uint64_t kThreadedMembers = 1 << 16;
-    std::thread builder;
-    if (count >= kThreadedMembers) {
-      builder = std::thread(build_index);
-    } else {
-      build_index();
-    }
-    bool numbered_in_order = true;
-    for (size_t r = 0; r < refs.size(); ++r) {
-      const uint32_t leaf =
-          set.AppendRun(reinterpret_cast<const uint8_t*>(refs[r].bytes.data()), refs[r].count,
-                        static_cast<uint32_t>(refs[r].bytes.size()));
-      numbered_in_order = numbered_in_order && leaf == r;
-    }
-    if (builder.joinable()) builder.join();
-    if (!index_error.empty()) {
-      *what = index_error;
-      return false;
-    }
-    if (!numbered_in_order) {
-      *what = "internal: leaves were not numbered in run order";
-      return false;
-    }
-    set.AdoptIndex(index);
-    return true;
-  }
-
-  Collection* ReadHash(std::string_view bytes, std::string* what) {
-    PackedHash hash;
-    if (!PackedHash::Restore(bytes, &hash) || hash.empty()) {
-      *what = "malformed hash";
-      return nullptr;
-    }
-    const HashLimits& limits = limits_.hash;
-    bool fits_small = hash.size() <= limits.max_listpack_entries;
-    if (fits_small) {
-      hash.ForEach([&](std::string_view field, std::string_view value) {
-        if (field.size() > limits.max_listpack_value || value.size() > limits.max_listpack_value) {
-          fits_small = false;
-        }
-      });
-    }
-    if (hash.encoding() == PackedHash::Encoding::kListpack && !fits_small) {
-      hash.ConvertToLarge();
-    } else if (hash.encoding() == PackedHash::Encoding::kHashtable && fits_small) {
-      PackedHash small;
-      hash.ForEach(
-          [&](std::string_view field, std::string_view value) { small.Set(field, value, limits); });
-      hash = std::move(small);
-    }
-    return new HashObject(std::move(hash));
-  }
-
-  Collection* ReadSet(std::string_view bytes, std::string* what) {
-    PackedSet set;
-    if (!PackedSet::Restore(bytes, &set) || set.empty()) {
-      *what = "malformed set";
-      return nullptr;
-    }
-    const SetLimits& limits = limits_.set;
-    if (set.encoding() == PackedSet::Encoding::kHashtable) {
-      // Redis re-adds a dumped hashtable's members when it may fit a smaller form.
-      if (set.size() <= std::max(limits.max_intset_entries, limits.max_listpack_entries)) {
-        std::optional<PackedSet> rebuilt;
-        set.ForEach([&](std::string_view member) {
-          if (!rebuilt) rebuilt.emplace(member, set.size(), limits);
-          rebuilt->Add(member, limits);
-        });
-        set = std::move(*rebuilt);
-      }
-    } else {
-      const size_t max_entries = set.encoding() == PackedSet::Encoding::kIntset
-                                     ? limits.max_intset_entries
-                                     : limits.max_listpack_entries;
-      bool too_long = false;
-      if (set.encoding() == PackedSet::Encoding::kListpack) {
-        set.ForEach([&](std::string_view member) {
-          too_long = too_long || member.size() > limits.max_listpack_value;
-        });
-      }
-      if (set.size() > max_entries || too_long) set.ConvertToLarge();
-    }
-    return new SetObject(std::move(set));
-  }
-
   const std::string& file_name_;
   std::string_view data_;
-  const SnapshotLimits& limits_;
+  const EncodingLimits& limits_;
   const std::vector<Database*>& dbs_;
   int64_t now_ms_;
   const SnapshotLoader::Progress& progress_;
@@ -643,7 +344,7 @@ bool SnapshotLoader::Load(const std::vector<Database*>& dbs, int64_t now_ms,
 }
 
 bool LoadSnapshotFile(const std::string& path, const std::vector<Database*>& dbs,
-                      const SnapshotLimits& limits, int64_t now_ms,
+                      const EncodingLimits& limits, int64_t now_ms,
                       const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
                       SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections,
                       bool* missing, std::string* error) {

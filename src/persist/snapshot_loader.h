@@ -16,19 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/packed_hash.h"
-#include "core/packed_set.h"
-#include "core/sorted_set.h"
+#include "core/value_types.h"
 
 namespace goblin {
 
 class Database;
-
-struct SnapshotLimits {
-  ZsetLimits zset;
-  HashLimits hash;
-  SetLimits set;
-};
 
 struct SnapshotSection {
   uint64_t offset;
@@ -51,7 +43,7 @@ class SnapshotLoader {
   using Progress = std::function<bool(uint64_t bytes, uint64_t keys)>;
 
   // file_name is only used in messages; data is the whole file.
-  SnapshotLoader(std::string file_name, std::string_view data, const SnapshotLimits& limits)
+  SnapshotLoader(std::string file_name, std::string_view data, const EncodingLimits& limits)
       : file_name_(std::move(file_name)), data_(data), limits_(limits) {}
 
   // Adds every key to dbs[index] (dbs.size() is the configured database count; the databases
@@ -67,7 +59,7 @@ class SnapshotLoader {
  private:
   std::string file_name_;
   std::string_view data_;
-  SnapshotLimits limits_;
+  EncodingLimits limits_;
   SnapshotLoadStats stats_;
   std::vector<SnapshotSection> sections_;
 };
@@ -75,7 +67,7 @@ class SnapshotLoader {
 // Maps a snapshot file and loads it (reading through mmap). Reports a missing file through
 // *missing (and returns false with no error) so startup can tell "no snapshot" from "bad".
 bool LoadSnapshotFile(const std::string& path, const std::vector<Database*>& dbs,
-                      const SnapshotLimits& limits, int64_t now_ms,
+                      const EncodingLimits& limits, int64_t now_ms,
                       const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
                       SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections,
                       bool* missing, std::string* error);

@@ -8,12 +8,10 @@
 #include <cstring>
 #include <string_view>
 
-#include "core/hash_object.h"
+#include "core/bytes.h"
 #include "core/key_entry.h"
-#include "core/set_object.h"
-#include "core/varint.h"
+#include "core/value_types.h"
 #include "core/version.h"
-#include "core/zset_object.h"
 #include "keyspace/database.h"
 #include "persist/file_util.h"
 #include "persist/snapshot_format.h"
@@ -23,23 +21,6 @@ namespace goblin {
 namespace {
 
 using snapshot::SectionKind;
-
-void PutU8(std::string* out, uint8_t v) { out->push_back(static_cast<char>(v)); }
-
-void PutFixed(std::string* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void PutVar(std::string* out, uint64_t v) {
-  uint8_t buffer[kMaxVarintBytes];
-  out->append(reinterpret_cast<const char*>(buffer),
-              static_cast<size_t>(PutVarint(buffer, v) - buffer));
-}
-
-void PutBytes(std::string* out, std::string_view bytes) {
-  PutVar(out, bytes.size());
-  out->append(bytes);
-}
 
 // Buffered sequential output to a file descriptor that also keeps the chain of section checks.
 class SectionSink {
@@ -104,73 +85,22 @@ class SectionSink {
   std::string error_;
 };
 
-void AppendZset(std::string* out, const SortedSet& set) {
-  size_t runs = 0;
-  size_t run_bytes = 0;
-  size_t longest = 0;
-  set.ForEachRun([&](const uint8_t* run, size_t entries, size_t bytes) {
-    ++runs;
-    run_bytes += VarintSize(entries) + VarintSize(bytes) + bytes;
-    const uint8_t* p = run;
-    ZsetEntry e;
-    for (size_t i = 0; i < entries; ++i) {
-      p = DecodeZsetEntry(p, e.key, &e);
-      longest = std::max(longest, e.member.size());
-    }
-  });
-  const uint8_t form = set.encoding() == SortedSet::Encoding::kSkiplist ? snapshot::kZsetLarge
-                                                                        : snapshot::kZsetSmall;
-  const size_t value_bytes =
-      1 + VarintSize(set.size()) + VarintSize(longest) + VarintSize(runs) + run_bytes;
-  PutVar(out, value_bytes);
-  PutU8(out, form);
-  PutVar(out, set.size());
-  PutVar(out, longest);
-  PutVar(out, runs);
-  set.ForEachRun([&](const uint8_t* run, size_t entries, size_t bytes) {
-    PutVar(out, entries);
-    PutVar(out, bytes);
-    out->append(reinterpret_cast<const char*>(run), bytes);
-  });
-}
-
-template <typename Packed>
-void AppendDump(std::string* out, const Packed& packed, std::string* scratch) {
-  scratch->clear();
-  packed.Dump(scratch);
-  PutBytes(out, *scratch);
-}
-
 void AppendKeyRecord(std::string* out, const KeyEntry* entry, std::string* scratch) {
-  uint8_t tag = static_cast<uint8_t>(entry->type());
+  uint8_t tag = InfoOf(entry->type()).snapshot_tag;
   const bool integer =
       entry->type() == ValueType::kString && entry->string_encoding() == StringEncoding::kInt;
   if (integer) tag |= snapshot::kTagIntegerString;
   if (entry->has_expire()) tag |= snapshot::kTagHasExpire;
-  PutU8(out, tag);
-  if (entry->has_expire()) PutFixed(out, static_cast<uint64_t>(entry->expire_ms()), 8);
-  PutBytes(out, entry->key());
-  switch (entry->type()) {
-    case ValueType::kString: {
-      if (integer) {
-        PutVar(out, snapshot::ZigZag(entry->int_value()));
-      } else {
-        char digits[32];
-        PutBytes(out, entry->string_value(digits));
-      }
-      break;
-    }
-    case ValueType::kZSet:
-      AppendZset(out, static_cast<const ZsetObject*>(entry->object())->set());
-      break;
-    case ValueType::kHash:
-      AppendDump(out, static_cast<const HashObject*>(entry->object())->hash(), scratch);
-      break;
-    case ValueType::kSet:
-      AppendDump(out, static_cast<const SetObject*>(entry->object())->set(), scratch);
-      break;
-    case ValueType::kList:
-      break;  // no list type exists yet; the loader rejects the tag
+  AppendU8(out, tag);
+  if (entry->has_expire()) AppendFixed(out, static_cast<uint64_t>(entry->expire_ms()), 8);
+  AppendLengthPrefixed(out, entry->key());
+  if (entry->type() != ValueType::kString) {
+    entry->object()->AppendSnapshotValue(out, scratch);
+  } else if (integer) {
+    AppendVar(out, snapshot::ZigZag(entry->int_value()));
+  } else {
+    char digits[32];
+    AppendLengthPrefixed(out, entry->string_value(digits));
   }
 }
 
@@ -191,11 +121,11 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t 
     databases += db->size() > 0 ? 1 : 0;
   }
   std::string body;
-  PutFixed(&body, snapshot::kVersion, 4);
-  PutFixed(&body, static_cast<uint64_t>(now_ms), 8);
-  PutVar(&body, databases);
-  PutVar(&body, total_keys);
-  PutBytes(&body, std::string("goblin-") + kGoblinVersion);
+  AppendFixed(&body, snapshot::kVersion, 4);
+  AppendFixed(&body, static_cast<uint64_t>(now_ms), 8);
+  AppendVar(&body, databases);
+  AppendVar(&body, total_keys);
+  AppendLengthPrefixed(&body, std::string("goblin-") + kGoblinVersion);
   if (!sink.Section(SectionKind::kHeader, body)) return fail();
 
   std::string scratch;
@@ -203,9 +133,9 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t 
     const Database& db = *dbs[index];
     if (db.size() == 0) continue;
     body.clear();
-    PutVar(&body, index);
-    PutVar(&body, db.size());
-    PutVar(&body, db.expires());
+    AppendVar(&body, index);
+    AppendVar(&body, db.size());
+    AppendVar(&body, db.expires());
     if (!sink.Section(SectionKind::kDatabase, body)) return fail();
     body.clear();
     bool ok = true;
@@ -229,8 +159,8 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t 
     if (!body.empty() && !sink.Section(SectionKind::kKeys, body)) return fail();
   }
   body.clear();
-  PutVar(&body, sink.sections());
-  PutFixed(&body, sink.ChainCheck(), 8);
+  AppendVar(&body, sink.sections());
+  AppendFixed(&body, sink.ChainCheck(), 8);
   if (!sink.Section(SectionKind::kEnd, body) || !sink.Finish()) return fail();
   stats->keys = total_keys;
   stats->bytes = sink.written();

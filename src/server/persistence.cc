@@ -55,7 +55,7 @@ uint64_t FileSize(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-SnapshotLimits LimitsOf(const Config& c) {
+EncodingLimits LimitsOf(const Config& c) {
   return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c)};
 }
 

@@ -241,3 +241,65 @@ def test_object_help(raw):
     assert lines[0].startswith(b"OBJECT <subcommand>")
     for sub in (b"ENCODING <key>", b"FREQ <key>", b"IDLETIME <key>", b"REFCOUNT <key>", b"HELP"):
         assert sub in lines, sub
+
+
+# ---- DEBUG DIGEST and DIGEST-VALUE ----------------------------------------------------------------------
+
+DIGEST_VALUES = {
+    "string": [("SET", "k", "value")],
+    "int": [("SET", "k", "12345")],
+    "set": [("SADD", "k", *[f"m{i}" for i in range(10)])],
+    "intset": [("SADD", "k", *range(10))],
+    "big-set": [("SADD", "k", *[f"m{i}" for i in range(300)])],
+    "hash": [("HSET", "k", *[x for i in range(10) for x in (f"f{i}", f"v{i}")])],
+    "big-hash": [("HSET", "k", *[x for i in range(300) for x in (f"f{i}", f"v{i}")])],
+    "zset": [("ZADD", "k", *[x for i in range(10) for x in (i, f"m{i}")])],
+    "big-zset": [("ZADD", "k", *[x for i in range(300) for x in (i, f"m{i}")])],
+}
+# One change of one element per type: a member, a field's value, a score.
+DIGEST_CHANGES = {
+    "string": ("SETRANGE", "k", 0, "V"), "int": ("INCR", "k"), "set": ("SREM", "k", "m3"),
+    "intset": ("SADD", "k", 99), "big-set": ("SREM", "k", "m299"), "hash": ("HSET", "k", "f3", "other"),
+    "big-hash": ("HSET", "k", "f299", "other"), "zset": ("ZADD", "k", 3.5, "m3"),
+    "big-zset": ("ZINCRBY", "k", 1, "m299"),
+}
+
+
+def digests(r) -> tuple[bytes, bytes]:
+    return r.execute_command("DEBUG", "DIGEST"), r.execute_command("DEBUG", "DIGEST-VALUE", "k")[0]
+
+
+def test_debug_digest_changes_with_one_element_of_every_type(r):
+    assert r.execute_command("DEBUG", "DIGEST") == b"0" * 40
+    for kind, commands in DIGEST_VALUES.items():
+        r.flushall()
+        for command in commands:
+            r.execute_command(*command)
+        before = digests(r)
+        r.execute_command(*DIGEST_CHANGES[kind])
+        after = digests(r)
+        assert after[0] != before[0], f"{kind}: DEBUG DIGEST did not see {DIGEST_CHANGES[kind]}"
+        assert after[1] != before[1], f"{kind}: DIGEST-VALUE did not see {DIGEST_CHANGES[kind]}"
+
+
+def test_debug_digest_depends_on_content_not_history(r):
+    # The same members added in another order, and through another encoding, digest the same.
+    r.sadd("a", *range(600))
+    r.srem("a", *range(100, 600))          # a hashtable-born set that shrank back to 100 members
+    r.sadd("b", *reversed(range(100)))     # an intset from the start
+    r.hset("h1", mapping={f"f{i}": i for i in range(200)})
+    r.hset("h2", mapping={f"f{i}": i for i in reversed(range(200))})
+    r.zadd("z1", {f"m{i}": i for i in range(50)})
+    r.zadd("z2", {f"m{i}": i for i in reversed(range(50))})
+    values = r.execute_command("DEBUG", "DIGEST-VALUE", "a", "b", "h1", "h2", "z1", "z2", "missing")
+    assert values[0] == values[1] and values[2] == values[3] and values[4] == values[5]
+    assert len(set(values[0::2])) == 4 and values[6] == b"0" * 40
+    # The keyspace digest covers names and deadlines too.
+    before = r.execute_command("DEBUG", "DIGEST")
+    r.rename("h2", "h3")
+    renamed = r.execute_command("DEBUG", "DIGEST")
+    r.pexpireat("h3", 10 ** 13)
+    assert len({before, renamed, r.execute_command("DEBUG", "DIGEST")}) == 3
+    r.persist("h3")
+    r.rename("h3", "h2")
+    assert r.execute_command("DEBUG", "DIGEST") == before

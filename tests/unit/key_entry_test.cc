@@ -21,18 +21,26 @@ using namespace std::string_literals;
 // A collection that counts its live instances, so ownership moves can be checked.
 class CountedCollection : public Collection {
  public:
-  explicit CountedCollection(std::string payload) : payload_(std::move(payload)) { ++live; }
+  explicit CountedCollection(std::string payload, ValueType type = ValueType::kHash)
+      : payload_(std::move(payload)), type_(type) {
+    ++live;
+  }
   ~CountedCollection() override { --live; }
+  ValueType type() const override { return type_; }
   size_t MemoryUsage() const override { return 1000 + payload_.size(); }
   std::string_view EncodingName() const override { return "listpack"; }
-  Collection* Clone() const override { return new CountedCollection(payload_); }
+  Collection* Clone() const override { return new CountedCollection(payload_, type_); }
   size_t Optimize() override { return 0; }
+  void Digest(ValueDigest*) const override {}
+  void Describe(StatFields*) const override {}
+  void AppendSnapshotValue(std::string*, std::string*) const override {}
   const std::string& payload() const { return payload_; }
 
   static inline int live = 0;
 
  private:
   std::string payload_;
+  ValueType type_;
 };
 
 // Frees an entry at scope exit.
@@ -178,8 +186,7 @@ TEST_F(KeyEntryTest, UseBitStartsClearAndLeavesTheRestOfTheHeaderAlone) {
       EXPECT_EQ(entry->has_expire(), expire.has_value());
     }
   }
-  EntryPtr hash(
-      KeyEntry::Make("h", EntryValue::Object(ValueType::kHash, new CountedCollection("x"))));
+  EntryPtr hash(KeyEntry::Make("h", EntryValue::Object(new CountedCollection("x"))));
   hash->MarkUsed();
   EXPECT_EQ(hash->type(), ValueType::kHash);
   EXPECT_TRUE(hash->recently_used());
@@ -247,8 +254,7 @@ TEST_F(KeyEntryTest, OnlyRawStringsResizeInPlace) {
   EXPECT_EQ(KeyEntry::ResizeRawString(embstr.get(), 3), nullptr);
   EXPECT_EQ(ValueOf(*number), "12345");
   EXPECT_EQ(ValueOf(*embstr), "short");
-  EntryPtr hash(
-      KeyEntry::Make("h", EntryValue::Object(ValueType::kHash, new CountedCollection("x"))));
+  EntryPtr hash(KeyEntry::Make("h", EntryValue::Object(new CountedCollection("x"))));
   EXPECT_EQ(KeyEntry::ResizeRawString(hash.get(), 3), nullptr);
 }
 
@@ -308,8 +314,8 @@ TEST_F(KeyEntryTest, WithExpireKeepsEncodings) {
 }
 
 TEST_F(KeyEntryTest, WithExpireMovesTheCollection) {
-  auto* object = new CountedCollection("members");
-  KeyEntry* old = KeyEntry::Make("z", EntryValue::Object(ValueType::kZSet, object), 10);
+  auto* object = new CountedCollection("members", ValueType::kZSet);
+  KeyEntry* old = KeyEntry::Make("z", EntryValue::Object(object), 10);
   KeyEntry* fresh = KeyEntry::WithExpire(old, std::nullopt);
   EXPECT_EQ(fresh->object(), object);
   EXPECT_EQ(fresh->type(), ValueType::kZSet);
@@ -332,7 +338,7 @@ TEST_F(KeyEntryTest, WithKeyRenamesAndKeepsExpiry) {
   KeyEntry::Destroy(renamed);
 
   auto* object = new CountedCollection("x");
-  old = KeyEntry::Make("h", EntryValue::Object(ValueType::kHash, object));
+  old = KeyEntry::Make("h", EntryValue::Object(object));
   renamed = KeyEntry::WithKey(old, "h2");
   KeyEntry::FreeBlock(old);
   EXPECT_EQ(renamed->object(), object);
@@ -342,8 +348,8 @@ TEST_F(KeyEntryTest, WithKeyRenamesAndKeepsExpiry) {
 }
 
 TEST_F(KeyEntryTest, WithValueReplacesAndDestroysTheOld) {
-  auto* object = new CountedCollection("old");
-  KeyEntry* entry = KeyEntry::Make("k", EntryValue::Object(ValueType::kSet, object), 99);
+  auto* object = new CountedCollection("old", ValueType::kSet);
+  KeyEntry* entry = KeyEntry::Make("k", EntryValue::Object(object), 99);
   entry = KeyEntry::WithValue(entry, EntryValue::String("7"), /*keep_expire=*/true);
   EXPECT_EQ(CountedCollection::live, 0);  // the set went with the old block
   EXPECT_EQ(entry->type(), ValueType::kString);
@@ -370,13 +376,13 @@ TEST_F(KeyEntryTest, CloneIsADeepCopy) {
   EXPECT_EQ(integer_copy->int_value(), -5);
   EXPECT_EQ(integer_copy->EncodingName(), "int");
 
-  auto* object = new CountedCollection("members");
-  EntryPtr list(KeyEntry::Make("l", EntryValue::Object(ValueType::kList, object)));
+  auto* object = new CountedCollection("members", ValueType::kSet);
+  EntryPtr list(KeyEntry::Make("l", EntryValue::Object(object)));
   EntryPtr list_copy(KeyEntry::Clone(list.get(), "l2", true));
   EXPECT_EQ(CountedCollection::live, 2);
   EXPECT_NE(list_copy->object(), list->object());
   EXPECT_EQ(static_cast<CountedCollection*>(list_copy->object())->payload(), "members");
-  EXPECT_EQ(list_copy->type(), ValueType::kList);
+  EXPECT_EQ(list_copy->type(), ValueType::kSet);
   list.reset();
   EXPECT_EQ(CountedCollection::live, 1);
 }
@@ -384,9 +390,9 @@ TEST_F(KeyEntryTest, CloneIsADeepCopy) {
 // ---- collections, memory, names ----
 
 TEST_F(KeyEntryTest, CollectionTypes) {
-  for (ValueType type : {ValueType::kList, ValueType::kSet, ValueType::kZSet, ValueType::kHash}) {
-    auto* object = new CountedCollection("x");
-    EntryPtr entry(KeyEntry::Make("c", EntryValue::Object(type, object), 3));
+  for (ValueType type : {ValueType::kSet, ValueType::kZSet, ValueType::kHash}) {
+    auto* object = new CountedCollection("x", type);
+    EntryPtr entry(KeyEntry::Make("c", EntryValue::Object(object), 3));
     EXPECT_EQ(entry->type(), type);
     EXPECT_EQ(entry->object(), object);
     EXPECT_EQ(entry->EncodingName(), "listpack");
@@ -405,7 +411,7 @@ TEST_F(KeyEntryTest, MemoryUsageCoversThePayload) {
   EntryPtr integer = MakeString("key", "123456789");
   EXPECT_GE(integer->MemoryUsage(), 1 + 1 + 3 + 8u);
   auto* object = new CountedCollection(std::string(500, 'm'));
-  EntryPtr set(KeyEntry::Make("s", EntryValue::Object(ValueType::kSet, object)));
+  EntryPtr set(KeyEntry::Make("s", EntryValue::Object(object)));
   EXPECT_GE(set->MemoryUsage(), object->MemoryUsage() + 1 + 1 + 1 + sizeof(Collection*));
 }
 

@@ -31,10 +31,10 @@
 #include "core/key_entry.h"
 #include "core/set_object.h"
 #include "core/zset_object.h"
+#include "keyspace/database.h"
 #include "persist/snapshot_format.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
-#include "keyspace/database.h"
 
 namespace goblin {
 namespace {
@@ -213,9 +213,6 @@ void ExpectEntryMatches(const ModelKey& want, const KeyEntry* entry, bool check_
       }
       break;
     }
-    case ValueType::kList:
-      ADD_FAILURE() << "no list type exists";
-      break;
   }
 }
 
@@ -411,7 +408,7 @@ class KeyspaceGenerator {
       model[field] = value;
     }
     const std::string encoding = hash.EncodingName();
-    db->Put(key, EntryValue::Object(ValueType::kHash, object), deadline);
+    db->Put(key, EntryValue::Object(object), deadline);
     return ModelKey{std::move(model), deadline, encoding};
   }
 
@@ -449,7 +446,7 @@ class KeyspaceGenerator {
       model.insert(member);
     }
     const std::string encoding = set->EncodingName();
-    db->Put(key, EntryValue::Object(ValueType::kSet, object), deadline);
+    db->Put(key, EntryValue::Object(object), deadline);
     return ModelKey{std::move(model), deadline, encoding};
   }
 
@@ -472,7 +469,7 @@ class KeyspaceGenerator {
       model[member] = (small && score == 0) ? 0.0 : score;
     }
     const std::string encoding = object->set().EncodingName();
-    db->Put(key, EntryValue::Object(ValueType::kZSet, object), deadline);
+    db->Put(key, EntryValue::Object(object), deadline);
     return ModelKey{std::move(model), deadline, encoding};
   }
 
@@ -577,7 +574,7 @@ struct LoadResult {
 };
 
 LoadResult Load(const std::string& name, std::string_view data, std::vector<Database>* dbs,
-                const SnapshotLimits& limits = SnapshotLimits{}) {
+                const EncodingLimits& limits = EncodingLimits{}) {
   SnapshotLoader loader(name, data, limits);
   LoadResult result;
   result.ok = loader.Load(Pointers(*dbs), kNowMs, nullptr, 0, &result.error);
@@ -673,7 +670,7 @@ TEST(SnapshotRoundTrip, SnapshotRandomKeyspacesMatchModel) {
       result = Load(file.path(), bytes, &loaded);
     } else {
       bool missing = true;
-      result.ok = LoadSnapshotFile(file.path(), Pointers(loaded), SnapshotLimits{}, kNowMs, nullptr,
+      result.ok = LoadSnapshotFile(file.path(), Pointers(loaded), EncodingLimits{}, kNowMs, nullptr,
                                    0, &result.stats, &result.sections, &missing, &result.error);
       EXPECT_FALSE(missing);
     }
@@ -779,7 +776,7 @@ CollectionKeys MakeCollections(size_t count, size_t element_bytes) {
     zset_model[pad(i)] = score;
   }
   out.model["zset"] = {zset_model, std::nullopt, std::string(zset->EncodingName())};
-  db.Put("zset", EntryValue::Object(ValueType::kZSet, zset), std::nullopt);
+  db.Put("zset", EntryValue::Object(zset), std::nullopt);
 
   auto* hash = new HashObject();
   ModelHash hash_model;
@@ -788,7 +785,7 @@ CollectionKeys MakeCollections(size_t count, size_t element_bytes) {
     hash_model[pad(i)] = std::to_string(i * 1000);
   }
   out.model["hash"] = {hash_model, std::nullopt, std::string(hash->EncodingName())};
-  db.Put("hash", EntryValue::Object(ValueType::kHash, hash), std::nullopt);
+  db.Put("hash", EntryValue::Object(hash), std::nullopt);
 
   auto* ints = new SetObject(PackedSet("1", 1, set_limits));
   ModelSet ints_model;
@@ -798,7 +795,7 @@ CollectionKeys MakeCollections(size_t count, size_t element_bytes) {
     ints_model.insert(member);
   }
   out.model["ints"] = {ints_model, std::nullopt, std::string(ints->EncodingName())};
-  db.Put("ints", EntryValue::Object(ValueType::kSet, ints), std::nullopt);
+  db.Put("ints", EntryValue::Object(ints), std::nullopt);
 
   auto* texts = new SetObject(PackedSet("t", 1, set_limits));
   ModelSet texts_model;
@@ -807,12 +804,12 @@ CollectionKeys MakeCollections(size_t count, size_t element_bytes) {
     texts_model.insert(pad(i));
   }
   out.model["texts"] = {texts_model, std::nullopt, std::string(texts->EncodingName())};
-  db.Put("texts", EntryValue::Object(ValueType::kSet, texts), std::nullopt);
+  db.Put("texts", EntryValue::Object(texts), std::nullopt);
   return out;
 }
 
 // Saves keys, loads them under limits and checks the contents and the encodings.
-void ExpectFormsAfterLoad(const CollectionKeys& keys, const SnapshotLimits& limits,
+void ExpectFormsAfterLoad(const CollectionKeys& keys, const EncodingLimits& limits,
                           const std::map<std::string, std::string>& before,
                           const std::map<std::string, std::string>& after) {
   for (const auto& [key, want] : keys.model) EXPECT_EQ(want.encoding, before.at(key)) << key;
@@ -833,7 +830,7 @@ void ExpectFormsAfterLoad(const CollectionKeys& keys, const SnapshotLimits& limi
 
 TEST(SnapshotForms, SnapshotLargeCollectionsLoadSmallUnderBiggerLimits) {
   const CollectionKeys keys = MakeCollections(600, 10);
-  SnapshotLimits big;
+  EncodingLimits big;
   big.zset = {1000, 64};
   big.hash = {1000, 64};
   big.set = {1000, 1000, 64};
@@ -845,7 +842,7 @@ TEST(SnapshotForms, SnapshotLargeCollectionsLoadSmallUnderBiggerLimits) {
 
 TEST(SnapshotForms, SnapshotLongElementsLoadSmallUnderBiggerValueLimits) {
   const CollectionKeys keys = MakeCollections(20, 100);
-  SnapshotLimits big;
+  EncodingLimits big;
   big.zset = {128, 200};
   big.hash = {128, 200};
   big.set = {512, 128, 200};
@@ -857,7 +854,7 @@ TEST(SnapshotForms, SnapshotLongElementsLoadSmallUnderBiggerValueLimits) {
 
 TEST(SnapshotForms, SnapshotSmallCollectionsLoadLargeUnderTinyLimits) {
   const CollectionKeys keys = MakeCollections(10, 10);
-  SnapshotLimits tiny;
+  EncodingLimits tiny;
   tiny.zset = {2, 64};
   tiny.hash = {2, 64};
   tiny.set = {2, 2, 64};
@@ -869,7 +866,7 @@ TEST(SnapshotForms, SnapshotSmallCollectionsLoadLargeUnderTinyLimits) {
 
 TEST(SnapshotForms, SnapshotSmallCollectionsLoadLargeUnderTinyValueLimits) {
   const CollectionKeys keys = MakeCollections(10, 30);
-  SnapshotLimits tiny;
+  EncodingLimits tiny;
   tiny.zset = {128, 8};
   tiny.hash = {128, 8};
   tiny.set = {512, 128, 8};
@@ -889,11 +886,11 @@ TEST(SnapshotForms, SnapshotNegativeZeroBecomesZeroInSmallForm) {
   }
   ZsetObject::Insert(zset->set(), -0.0, "negative-zero", limits);
   ASSERT_EQ(zset->EncodingName(), "skiplist");
-  dbs[0].Put("z", EntryValue::Object(ValueType::kZSet, zset), std::nullopt);
+  dbs[0].Put("z", EntryValue::Object(zset), std::nullopt);
   TempFile file;
   const std::string bytes = Save(dbs, file);
   for (const bool small : {false, true}) {
-    SnapshotLimits limits_now;
+    EncodingLimits limits_now;
     if (small) limits_now.zset = {1000, 64};
     std::vector<Database> loaded(1);
     const LoadResult result = Load(file.path(), bytes, &loaded, limits_now);
@@ -928,7 +925,7 @@ TEST(SnapshotBigZset, Snapshot200kMemberSortedSetRoundTrips) {
   }
   std::sort(expected.begin(), expected.end());
   ASSERT_EQ(zset->set().Validate(), "");
-  dbs[0].Put("big", EntryValue::Object(ValueType::kZSet, zset), std::nullopt);
+  dbs[0].Put("big", EntryValue::Object(zset), std::nullopt);
 
   TempFile file;
   ASSERT_GE(file.fd(), 0);
@@ -981,18 +978,18 @@ std::vector<Database> SmallKeyspace() {
   auto* hash = new HashObject();
   hash->hash().Set("f", "v", hash_limits);
   hash->hash().Set("12", "34", hash_limits);
-  dbs[0].Put("hash", EntryValue::Object(ValueType::kHash, hash), std::nullopt);
+  dbs[0].Put("hash", EntryValue::Object(hash), std::nullopt);
   auto* ints = new SetObject(PackedSet("5", 1, set_limits));
   for (const char* m : {"5", "-7", "1000000"}) ints->set().Add(m, set_limits);
-  dbs[0].Put("ints", EntryValue::Object(ValueType::kSet, ints), kNowMs + 1);
+  dbs[0].Put("ints", EntryValue::Object(ints), kNowMs + 1);
   auto* zset = new ZsetObject(1, 1, zset_limits);
   ZsetObject::Insert(zset->set(), 1.5, "a", zset_limits);
   ZsetObject::Insert(zset->set(), -kInf, "b", zset_limits);
   ZsetObject::Insert(zset->set(), 1.5, "c", zset_limits);
-  dbs[2].Put("zset", EntryValue::Object(ValueType::kZSet, zset), std::nullopt);
+  dbs[2].Put("zset", EntryValue::Object(zset), std::nullopt);
   auto* texts = new SetObject(PackedSet("x", 1, set_limits));
   for (const char* m : {"x", "y", "7"}) texts->set().Add(m, set_limits);
-  dbs[2].Put("texts", EntryValue::Object(ValueType::kSet, texts), kNowMs + 5);
+  dbs[2].Put("texts", EntryValue::Object(texts), kNowMs + 5);
   // One large form of each collection, kept small in bytes.
   auto* big_zset = new ZsetObject(1, 1, zset_limits);
   auto* big_hash = new HashObject();
@@ -1003,9 +1000,9 @@ std::vector<Database> SmallKeyspace() {
     big_hash->hash().Set(name, "", hash_limits);
     big_set->set().Add(name, set_limits);
   }
-  dbs[2].Put("big_zset", EntryValue::Object(ValueType::kZSet, big_zset), std::nullopt);
-  dbs[2].Put("big_hash", EntryValue::Object(ValueType::kHash, big_hash), kNowMs + 9);
-  dbs[2].Put("big_set", EntryValue::Object(ValueType::kSet, big_set), std::nullopt);
+  dbs[2].Put("big_zset", EntryValue::Object(big_zset), std::nullopt);
+  dbs[2].Put("big_hash", EntryValue::Object(big_hash), kNowMs + 9);
+  dbs[2].Put("big_set", EntryValue::Object(big_set), std::nullopt);
   return dbs;
 }
 
@@ -1250,7 +1247,7 @@ TEST(SnapshotHandMade, SnapshotBuilderMakesLoadableFile) {
   builder.Section(
       'K', StringRecord("s", std::string("a\0b", 3), kNowMs + 10) + IntegerRecord("i", kInt64Min));
   builder.Section('K', ZsetRecord("z", {{{-kInf, "a"}, {-0.0, "b"}}, {{0.0, "c"}, {2, "d"}}},
-                                  snapshot::kZsetSmall));
+                                  ZsetObject::kSnapshotSmall));
   builder.DatabaseSection(3, 1, 0);
   builder.Section('K', IntegerRecord("j", kInt64Max));
   std::vector<Database> dbs(4);
@@ -1298,7 +1295,7 @@ TEST(SnapshotHandMade, SnapshotDuplicateKeyFails) {
     builder.DatabaseSection(2, 2, 0);
     builder.Section('K', IntegerRecord("dup", 5));
     const uint64_t body =
-        builder.Section('K', ZsetRecord("dup", {{{1, "m"}}}, snapshot::kZsetSmall));
+        builder.Section('K', ZsetRecord("dup", {{{1, "m"}}}, ZsetObject::kSnapshotSmall));
     const LoadResult result = LoadHandMade(builder.Finish());
     EXPECT_FALSE(result.ok);
     EXPECT_EQ(result.error, At(body, "key 'dup' appears twice"));
@@ -1374,27 +1371,27 @@ TEST(SnapshotHandMade, SnapshotZsetOutOfOrderFails) {
   const std::vector<Case> cases = {
       {"equal scores, members descending",
        {{{1, "b"}, {1, "a"}}},
-       snapshot::kZsetSmall,
+       ZsetObject::kSnapshotSmall,
        "sorted set entries out of order or repeated"},
       {"member repeated",
        {{{1, "a"}, {1, "a"}}},
-       snapshot::kZsetSmall,
+       ZsetObject::kSnapshotSmall,
        "sorted set entries out of order or repeated"},
       {"-0 and 0 tie, member repeated",
        {{{-0.0, "a"}, {0.0, "a"}}},
-       snapshot::kZsetSmall,
+       ZsetObject::kSnapshotSmall,
        "sorted set entries out of order or repeated"},
       {"score goes down within a run",
        {{{2, "a"}, {1, "b"}}},
-       snapshot::kZsetSmall,
+       ZsetObject::kSnapshotSmall,
        "sorted set score out of order"},
       {"second run starts below the first",
        {{{1, "a"}, {3, "b"}}, {{2, "c"}}},
-       snapshot::kZsetLarge,
+       ZsetObject::kSnapshotLarge,
        "sorted set entries out of order or repeated"},
       {"second run repeats the last member",
        {{{1, "a"}, {3, "b"}}, {{3, "b"}, {4, "c"}}},
-       snapshot::kZsetLarge,
+       ZsetObject::kSnapshotLarge,
        "sorted set entries out of order or repeated"},
   };
   for (const Case& c : cases) {
@@ -1439,11 +1436,11 @@ TEST(SnapshotHandMade, SnapshotLargeCollectionWithRepeatedElementFails) {
     uint8_t type;
     std::string value;
   } records[] = {{"h", 4, repeated(hash_dump)}, {"s", 2, repeated(set_dump)}};
-  SnapshotLimits tiny;
+  EncodingLimits tiny;
   tiny.hash = {1, 64};
   tiny.set = {1, 1, 64};
   for (const auto& record : records) {
-    for (const SnapshotLimits& limits : {SnapshotLimits{}, tiny}) {
+    for (const EncodingLimits& limits : {EncodingLimits{}, tiny}) {
       SCOPED_TRACE(std::string(record.key) +
                    (limits.hash.max_listpack_entries == 1 ? " tiny" : ""));
       SnapshotBuilder builder;

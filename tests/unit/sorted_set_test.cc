@@ -124,14 +124,14 @@ class ModelHarness {
  public:
   struct Options {
     uint64_t seed = 1;
-    size_t member_pool = 1000;    // members are drawn from this many names
-    int score_spread = 20;        // integer scores in [-spread, spread] (many ties)
-    bool equal_scores = false;    // every score 7: lex ranges are defined
-    bool odd_members = true;      // binary, empty, long and jumbo members
+    size_t member_pool = 1000;  // members are drawn from this many names
+    int score_spread = 20;      // integer scores in [-spread, spread] (many ties)
+    bool equal_scores = false;  // every score 7: lex ranges are defined
+    bool odd_members = true;    // binary, empty, long and jumbo members
     // Prepended to every generated member: 8 bytes or more make the inner nodes' member
     // prefixes tie, so the tree must read the members themselves.
     std::string member_prefix;
-    bool trailing_nuls = false;  // append 0-2 NULs: "m7" and "m7\0" share a padded prefix
+    bool trailing_nuls = false;   // append 0-2 NULs: "m7" and "m7\0" share a padded prefix
     size_t full_check_every = 1;  // compare everything every this many steps
     ZsetLimits limits;
   };
