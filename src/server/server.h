@@ -1,9 +1,14 @@
 // The server: configuration, databases, clients and the serving loop.
 //
-// One thread runs everything that touches data (Invariant 1 of DESIGN.md): the epoll loop
+// One thread runs everything that touches data (docs/DESIGN.md, "Threads"): the epoll loop
 // reads requests, executes every complete request in a client's buffer, batches the replies
 // and writes them before waiting again. A periodic tick (hz times a second) does background
-// work in bounded slices: active expiry, client timeouts, statistics.
+// work in bounded slices: active expiry, client timeouts, statistics. Every change a command
+// makes leaves through the effects stream (effects.h).
+//
+// Server's members are defined by seam: server.cc (state, databases, WATCH, CONFIG SET),
+// connections.cc (listeners, the loop, client I/O), dispatch.cc (one command), blocking.cc,
+// client_pause.cc, monitor.cc, slowlog.cc (SLOWLOG, LATENCY) and tick.cc.
 #pragma once
 
 #include <sys/epoll.h>

@@ -1,0 +1,110 @@
+// Blocking commands (server.h: BlockClient): the queues of clients waiting on keys, their
+// wake-up when a key changes, timeouts, CLIENT UNBLOCK.
+#include <algorithm>
+
+#include "server/server.h"
+
+namespace goblin {
+
+void Server::BlockClient(Client& client, const std::vector<std::string_view>& argv,
+                         const std::vector<std::string_view>& keys, int64_t deadline_ms) {
+  if (client.retrying_block) {  // still nothing to serve: keep its place
+    client.block_requested = true;
+    return;
+  }
+  BlockState& block = client.block;
+  client.blocked = true;
+  block.db = client.db;
+  block.deadline_ms = deadline_ms;
+  block.argv.assign(argv.begin(), argv.end());
+  block.keys.clear();
+  KeyWaiters& waiters = waiters_[static_cast<size_t>(client.db)];
+  for (std::string_view key : keys) {
+    if (std::find(block.keys.begin(), block.keys.end(), key) != block.keys.end()) continue;
+    block.keys.emplace_back(key);
+    waiters.blocked[std::string(key)].push_back(client.id);
+  }
+  if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
+  ++stats.blocked_clients;
+}
+
+void Server::UnblockClient(Client& client) {
+  if (!client.blocked) return;
+  BlockState& block = client.block;
+  KeyWaiters& waiters = waiters_[static_cast<size_t>(block.db)];
+  for (const std::string& key : block.keys) {
+    auto it = waiters.blocked.find(key);
+    if (it == waiters.blocked.end()) continue;
+    std::erase(it->second, client.id);
+    if (it->second.empty()) waiters.blocked.erase(it);
+  }
+  if (block.deadline_ms > 0) block_deadlines_.erase({block.deadline_ms, client.id});
+  client.blocked = false;
+  block = BlockState();
+  --stats.blocked_clients;
+}
+
+void Server::ResumeClient(Client& client) {
+  ProcessInput(client);
+  Flush(client);
+}
+
+void Server::HandleReadyKeys() {
+  if (handling_ready_keys_) return;  // the outer loop will see what this round adds
+  handling_ready_keys_ = true;
+  while (any_ready_) {
+    any_ready_ = false;
+    for (size_t index = 0; index < waiters_.size(); ++index) {
+      KeyWaiters& waiters = waiters_[index];
+      std::vector<std::string> ready = std::move(waiters.ready);
+      waiters.ready.clear();
+      for (const std::string& key : ready) {
+        auto it = waiters.blocked.find(key);
+        if (it == waiters.blocked.end()) continue;
+        const std::deque<uint64_t> queue = it->second;  // serving changes the real queue
+        for (uint64_t id : queue) {
+          Client* client = FindClient(id);
+          if (client == nullptr || !client->blocked) continue;
+          // block.argv stays put during the run: only UnblockClient, after it, resets it.
+          std::vector<std::string_view> argv(client->block.argv.begin(), client->block.argv.end());
+          client->retrying_block = true;
+          client->block_requested = false;
+          Dispatch(*client, argv);
+          client->retrying_block = false;
+          if (client->block_requested) continue;
+          UnblockClient(*client);
+          ResumeClient(*client);
+        }
+      }
+    }
+  }
+  handling_ready_keys_ = false;
+}
+
+void Server::HandleBlockTimeouts() {
+  while (!block_deadlines_.empty() && block_deadlines_.begin()->first <= now_ms_) {
+    Client* client = FindClient(block_deadlines_.begin()->second);
+    if (client == nullptr) {
+      block_deadlines_.erase(block_deadlines_.begin());
+      continue;
+    }
+    UnblockClient(*client);
+    client->reply.NullArray();
+    ResumeClient(*client);
+  }
+}
+
+bool Server::UnblockById(uint64_t id, bool with_error) {
+  Client* client = FindClient(id);
+  if (client == nullptr || !client->blocked) return false;
+  UnblockClient(*client);
+  if (with_error) {
+    client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  } else {
+    client->reply.NullArray();
+  }
+  ResumeClient(*client);
+  return true;
+}
+
+}  // namespace goblin

@@ -1,0 +1,43 @@
+// CLIENT PAUSE and CLIENT UNPAUSE: paused commands wait unread in their clients' input and
+// run, in arrival order, once the pause ends.
+#include <algorithm>
+
+#include "server/server.h"
+
+namespace goblin {
+
+void Server::PauseClients(int64_t until_ms, bool all) {
+  pause_until_ms_ = std::max(pause_until_ms_, until_ms);
+  pause_all_ = pause_all_ || all;
+}
+
+void Server::UnpauseClients() {
+  pause_until_ms_ = 0;
+  pause_all_ = false;
+  resume_paused_ = true;  // served at the end of the event loop round, not inside a command
+}
+
+// A WRITE pause holds what would change data or reach replicas: writes, PUBLISH, and EXEC of a
+// transaction holding either.
+bool Server::PausesCommand(const Client& client, const Command& command) const {
+  if (pause_all_) return true;
+  auto writes = [](const Command& c) {
+    return (c.flags & kCmdWrite) || c.name == "publish" || c.name == "spublish";
+  };
+  if (writes(command)) return true;
+  return command.name == "exec" && QueuedAny(client, writes);
+}
+
+void Server::ResumePausedClients() {
+  resume_paused_ = false;
+  std::vector<uint64_t> ids = std::move(paused_clients_);
+  paused_clients_.clear();
+  for (uint64_t id : ids) {
+    Client* client = FindClient(id);
+    if (client == nullptr || !client->paused) continue;
+    client->paused = false;
+    ResumeClient(*client);
+  }
+}
+
+}  // namespace goblin

@@ -1,0 +1,497 @@
+// Connections and I/O: the listeners, the epoll loop, accepting clients, reading and parsing
+// requests, writing replies (after the append-only file has what they acknowledge), output
+// limits, closing. SHUTDOWN signals end the loop here.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "server/log.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace goblin {
+
+namespace {
+
+// Tokens of epoll events: listeners are tagged so they never collide with client fds.
+constexpr uint64_t kListenerTag = 1ULL << 40;
+
+constexpr size_t kReadChunk = 64 * 1024;
+
+volatile sig_atomic_t g_shutdown_signal = 0;
+
+void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
+
+bool SetNonBlocking(int fd) {
+  int flags = fcntl(fd, F_GETFL, 0);
+  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+std::string FormatAddress(const sockaddr_storage& address) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+    port = ntohs(in->sin_port);
+  } else if (address.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+    port = ntohs(in6->sin6_port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+bool IsLoopback(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (address.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+// Redis's protected-mode refusal, sent to a remote peer when no password protects the server.
+constexpr std::string_view kProtectedModeError =
+    "-DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG "
+    "SET protected-mode no' from the loopback interface by connecting to Redis from the same "
+    "host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Set up an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start accepting connections from "
+    "the outside.\r\n";
+
+}  // namespace
+
+void Server::KillClient(Client& victim, const Client& caller) {
+  victim.close_after_reply = true;
+  if (&victim == &caller) return;
+  victim.output.clear();
+  victim.output_sent = 0;
+  clients_to_close_.push_back(&victim);
+}
+
+bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
+  if (config.port == 0) return true;
+  for (const std::string& configured : config.bind) {
+    // "-addr" marks an address that may be missing on this host (Redis 7: bind ... -::1).
+    bool optional = !configured.empty() && configured[0] == '-';
+    std::string host = optional ? configured.substr(1) : configured;
+    if (host == "*") host = "0.0.0.0";
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
+    addrinfo* result = nullptr;
+    std::string port = std::to_string(config.port);
+    if (getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
+      if (optional) continue;
+      *error = "Invalid bind address '" + host + "'";
+      return false;
+    }
+    int fd = socket(result->ai_family, SOCK_STREAM, 0);
+    int one = 1;
+    if (fd >= 0) {
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+      if (result->ai_family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+      }
+    }
+    if (fd < 0 || bind(fd, result->ai_addr, result->ai_addrlen) != 0 ||
+        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+      int saved = errno;
+      if (fd >= 0) close(fd);
+      freeaddrinfo(result);
+      if (optional && (saved == EADDRNOTAVAIL || saved == EAFNOSUPPORT)) continue;
+      *error = "Could not create server TCP listening socket " + host + ":" + port + ": " +
+               std::strerror(saved);
+      for (const Listener& opened : *out) close(opened.fd);
+      out->clear();
+      return false;
+    }
+    freeaddrinfo(result);
+    SetNonBlocking(fd);
+    out->push_back({fd, false});
+  }
+  return true;
+}
+
+void Server::WatchListeners() {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = kListenerTag | i;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &event);
+  }
+}
+
+bool Server::RebindTcp(std::string* error) {
+  std::vector<Listener> fresh;
+  // Close ours first: the new sockets may want the same address and port.
+  std::vector<Listener> kept;
+  for (const Listener& listener : listeners_) {
+    if (listener.unix_socket) {
+      kept.push_back(listener);
+    } else {
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+      close(listener.fd);
+    }
+  }
+  for (const Listener& listener : kept) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+  bool ok = OpenTcpListeners(&fresh, error);
+  listeners_ = std::move(kept);
+  listeners_.insert(listeners_.end(), fresh.begin(), fresh.end());
+  WatchListeners();
+  return ok;
+}
+
+bool Server::OpenListeners(std::string* error) {
+  if (!OpenTcpListeners(&listeners_, error)) return false;
+  tcp_port_bound = static_cast<int>(config.port);
+  if (!config.unixsocket.empty()) {
+    sockaddr_un address{};
+    if (config.unixsocket.size() >= sizeof(address.sun_path)) {
+      *error = "Unix socket path too long: " + config.unixsocket;
+      return false;
+    }
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, config.unixsocket.c_str(), config.unixsocket.size() + 1);
+    unlink(config.unixsocket.c_str());
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+      *error =
+          "Could not create server Unix socket " + config.unixsocket + ": " + std::strerror(errno);
+      return false;
+    }
+    if (config.unixsocketperm != 0) {
+      chmod(config.unixsocket.c_str(), static_cast<mode_t>(config.unixsocketperm));
+    }
+    SetNonBlocking(fd);
+    listeners_.push_back({fd, true});
+  }
+  if (listeners_.empty()) {
+    *error = "Configured to not listen anywhere, exiting.";
+    return false;
+  }
+  return true;
+}
+
+int Server::Run() {
+  UsedMemory();  // the gauge's first exact reading, on the serving thread
+  signal(SIGPIPE, SIG_IGN);
+  struct sigaction action {};
+  action.sa_handler = OnShutdownSignal;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  std::string error;
+  if (!OpenListeners(&error)) {
+    LogWarning(error);
+    return 1;
+  }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  WatchListeners();
+  // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
+  // it, as Redis does, for tools that wait for that line.
+  if (!persistence->LoadAtStartup()) return 1;
+  LogNotice("Ready to accept connections" +
+            (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
+            (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
+
+  next_tick_ms_ = NowMs();
+  while (!shutdown_requested_) {
+    if (g_shutdown_signal != 0) {
+      LogNotice("Received shutdown signal, scheduling shutdown...");
+      break;
+    }
+    if (!ServeEvents(-1)) return 1;
+  }
+  // SHUTDOWN prepared itself (and could refuse); a signal saves here when save rules exist.
+  error.clear();
+  if (!shutdown_requested_ && !persistence->PrepareShutdown(false, false, &error)) {
+    LogWarning("Error trying to save the DB before exiting: " + error);
+  }
+  LogNotice("Goblin is now ready to exit, bye bye...");
+  return 0;
+}
+
+bool Server::ServeEvents(int timeout_ms) {
+  now_ms_ = NowMs();
+  if (now_ms_ >= next_tick_ms_ && !loading()) {
+    Tick();
+    next_tick_ms_ = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
+  }
+  if (timeout_ms < 0) {
+    int64_t wake = next_tick_ms_;
+    if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
+    if (paused()) wake = std::min(wake, pause_until_ms_);
+    timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
+  }
+  int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
+  // One clock read per wake-up: every command handled in this round sees this time.
+  now_ms_ = NowMs();
+  if (!block_deadlines_.empty()) HandleBlockTimeouts();
+  if (paused() && now_ms_ >= pause_until_ms_) UnpauseClients();
+  if (n < 0) {
+    if (errno == EINTR) return true;
+    LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
+    return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    uint64_t token = events_[static_cast<size_t>(i)].data.u64;
+    if (token & kListenerTag) {
+      Accept(listeners_[token & ~kListenerTag]);
+      continue;
+    }
+    auto it = clients_by_fd_.find(static_cast<int>(token));
+    if (it == clients_by_fd_.end()) continue;
+    Client& client = *it->second;
+    uint32_t mask = events_[static_cast<size_t>(i)].events;
+    if (mask & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
+    if ((mask & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
+      HandleWritable(client);
+    }
+  }
+  if (resume_paused_) ResumePausedClients();
+  FlushQueuedWrites();
+  for (Client* client : clients_to_close_) CloseClient(*client);
+  clients_to_close_.clear();
+  return true;
+}
+
+bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
+
+void Server::CloseListenersInChild() {
+  for (const Listener& listener : listeners_) close(listener.fd);
+}
+
+void Server::Accept(const Listener& listener) {
+  for (int accepted = 0; accepted < 1000; ++accepted) {
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    int fd = accept4(listener.fd, reinterpret_cast<sockaddr*>(&peer), &peer_len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    ++stats.total_connections_received;
+    if (clients_by_fd_.size() >= static_cast<size_t>(config.maxclients)) {
+      static const char kTooMany[] = "-ERR max number of clients reached\r\n";
+      ssize_t ignored = write(fd, kTooMany, sizeof(kTooMany) - 1);
+      (void)ignored;
+      close(fd);
+      ++stats.rejected_connections;
+      continue;
+    }
+    auto client = std::make_unique<Client>(next_client_id_++, fd);
+    client->unix_socket = listener.unix_socket;
+    client->authenticated = config.requirepass.empty();
+    client->created_ms = client->last_interaction_ms = NowMs();
+    if (listener.unix_socket) {
+      client->address = config.unixsocket + ":0";
+      client->local_address = config.unixsocket + ":0";
+    } else {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      if (config.tcp_keepalive > 0) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+      client->address = FormatAddress(peer);
+      sockaddr_storage local{};
+      socklen_t local_len = sizeof(local);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
+      client->local_address = FormatAddress(local);
+      if (config.protected_mode && config.requirepass.empty() && !IsLoopback(peer)) {
+        ssize_t ignored = write(fd, kProtectedModeError.data(), kProtectedModeError.size());
+        (void)ignored;
+        close(fd);
+        ++stats.rejected_connections;
+        continue;
+      }
+    }
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = static_cast<uint64_t>(fd);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+    clients_by_id_[client->id] = client.get();
+    clients_by_fd_[fd] = std::move(client);
+  }
+}
+
+void Server::HandleReadable(Client& client) {
+  if (client.close_after_reply) return;
+  size_t want = kReadChunk;
+  size_t needed = client.parser.bytes_needed();
+  if (needed > client.input.size()) want = std::max(want, needed - client.input.size());
+  char* target = client.input.PrepareWrite(want);
+  ssize_t n = read(client.fd, target, want);
+  if (n <= 0) {
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    clients_to_close_.push_back(&client);
+    client.close_after_reply = true;
+    client.output.clear();
+    client.output_sent = 0;
+    return;
+  }
+  client.input.CommitWrite(static_cast<size_t>(n));
+  ++stats.total_reads_processed;
+  stats.net_input_bytes += static_cast<uint64_t>(n);
+  client.last_interaction_ms = now_ms_;
+  if (client.input.size() > static_cast<size_t>(config.client_query_buffer_limit)) {
+    LogWarning("Closing client that reached max query buffer length: id=" +
+               std::to_string(client.id));
+    ++stats.client_query_buffer_limit_disconnections;
+    client.close_after_reply = true;
+    client.output.clear();
+    client.output_sent = 0;
+    clients_to_close_.push_back(&client);
+    return;
+  }
+  ProcessInput(client);
+  Flush(client);
+}
+
+void Server::ProcessInput(Client& client) {
+  ProtocolLimits limits;
+  limits.max_bulk_len = config.proto_max_bulk_len;
+  std::vector<std::string_view>& argv = argv_scratch_;
+  while (!client.close_after_reply && !client.blocked && !client.paused &&
+         client.input.size() > 0) {
+    limits.authenticated = client.authenticated;
+    std::string_view data = client.input.pending();
+    if (client.parser.bytes_needed() > data.size()) break;
+    size_t consumed = 0;
+    RequestParser::Status status = client.parser.Parse(data, limits, &argv, &consumed);
+    if (status == RequestParser::Status::kIncomplete) break;
+    if (status == RequestParser::Status::kError) {
+      client.reply.Error(client.parser.error());
+      CountError(client.parser.error());
+      LogVerbose("Protocol error from client id=" + std::to_string(client.id) + ": " +
+                 client.parser.error());
+      client.close_after_reply = true;
+      break;
+    }
+    if (!argv.empty()) Execute(client, argv);
+    if (client.paused) break;  // the request stays unconsumed, parsed again on resume
+    client.input.Consume(consumed);
+  }
+  client.input.ShrinkIfEmpty(4 * kReadChunk);
+}
+
+void Server::Flush(Client& client) {
+  // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
+  if (persistence->log_pending()) persistence->FlushLog();
+  while (client.pending_output() > 0) {
+    ssize_t n =
+        write(client.fd, client.output.data() + client.output_sent, client.pending_output());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      client.output.clear();
+      client.output_sent = 0;
+      client.close_after_reply = true;
+      break;
+    }
+    ++stats.total_writes_processed;
+    stats.net_output_bytes += static_cast<uint64_t>(n);
+    client.output_sent += static_cast<size_t>(n);
+  }
+  if (client.pending_output() == 0) {
+    client.output.clear();
+    client.output_sent = 0;
+    client.over_soft_limit_since = 0;
+    if (client.output.capacity() > 4 * kReadChunk) client.output.shrink_to_fit();
+    if (client.close_after_reply) {
+      clients_to_close_.push_back(&client);
+      return;
+    }
+  } else if (OverOutputLimit(client)) {
+    LogWarning("Client id=" + std::to_string(client.id) +
+               " scheduled to be closed ASAP for overcoming of output buffer limits.");
+    ++stats.client_output_buffer_limit_disconnections;
+    client.output.clear();
+    client.output_sent = 0;
+    client.close_after_reply = true;
+    clients_to_close_.push_back(&client);
+    return;
+  }
+  UpdateEpoll(client);
+}
+
+bool Server::OverOutputLimit(Client& client) {
+  const OutputBufferLimits& limits = config.client_output_buffer_limit;
+  const OutputBufferLimit& limit = client.subscribed() ? limits.pubsub : limits.normal;
+  const auto pending = static_cast<int64_t>(client.pending_output());
+  if (limit.hard > 0 && pending >= limit.hard) return true;
+  if (limit.soft == 0 || pending < limit.soft) {
+    client.over_soft_limit_since = 0;
+    return false;
+  }
+  if (client.over_soft_limit_since == 0) client.over_soft_limit_since = now_ms_;
+  return now_ms_ - client.over_soft_limit_since > limit.soft_seconds * 1000;
+}
+
+void Server::UpdateEpoll(Client& client) {
+  bool want_write = client.pending_output() > 0;
+  if (want_write == client.want_write) return;
+  client.want_write = want_write;
+  epoll_event event{};
+  event.events = want_write ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+  event.data.u64 = static_cast<uint64_t>(client.fd);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, client.fd, &event);
+}
+
+void Server::HandleWritable(Client& client) { Flush(client); }
+
+void Server::CloseClient(Client& client) {
+  int fd = client.fd;
+  if (!clients_by_fd_.count(fd)) return;  // closed earlier in this round
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  close(fd);
+  UnwatchAll(client);
+  UnblockClient(client);
+  pubsub.RemoveClient(client);
+  RemoveMonitor(client);
+  clients_by_id_.erase(client.id);
+  clients_by_fd_.erase(fd);
+}
+
+// Dispatch.
+
+void Server::QueueWrite(Client& client) {
+  if (client.write_queued) return;
+  client.write_queued = true;
+  write_queue_.push_back(client.id);
+}
+
+void Server::FlushQueuedWrites() {
+  std::vector<uint64_t> queue = std::move(write_queue_);
+  write_queue_.clear();
+  for (uint64_t id : queue) {
+    Client* client = FindClient(id);
+    if (client == nullptr) continue;
+    client->write_queued = false;
+    if (!client->close_after_reply) Flush(*client);
+  }
+}
+
+}  // namespace goblin

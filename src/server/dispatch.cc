@@ -1,0 +1,188 @@
+// Running one command: lookup, the checks Redis makes before a command may run (arity, AUTH,
+// maxmemory, loading, MISCONF, the subscribed context, CLIENT PAUSE, MULTI queueing), the
+// handler, its effects, and the statistics after it (commandstats, errorstats, SLOWLOG,
+// LATENCY, MONITOR).
+#include <algorithm>
+
+#include "core/ascii.h"
+#include "server/cycle_clock.h"
+#include "server/errors.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace goblin {
+
+void Server::Execute(Client& client, const std::vector<std::string_view>& argv) {
+  size_t output_before = client.output.size();
+  bool skip_reply = client.reply_mode != ReplyMode::kOn;
+  Dispatch(client, argv);
+  if (client.paused) return;  // not run yet: CLIENT PAUSE
+  // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
+  if (skip_reply && client.reply_mode != ReplyMode::kOn) {
+    client.output.resize(std::max(output_before, client.output_sent));
+  }
+  if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
+  if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
+  if (any_ready_) HandleReadyKeys();
+}
+
+// What a RESP2 client in the subscribed context may still run.
+bool Server::AllowedWhileSubscribed(const Command& command) {
+  static constexpr std::string_view kAllowed[] = {"subscribe",   "ssubscribe",   "psubscribe",
+                                                  "unsubscribe", "sunsubscribe", "punsubscribe",
+                                                  "ping",        "quit",         "reset"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), command.name) != std::end(kAllowed);
+}
+
+// Over maxmemory with nothing left to evict, Redis refuses commands that may grow memory
+// (denyoom), EXEC of a transaction holding one, and inside MULTI anything but the commands
+// that end it (queuing itself takes memory).
+bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command) const {
+  if (command.flags & kCmdDenyOom) return true;
+  const std::string& name = command.name;
+  if (name == "exec") {
+    return QueuedAny(client, [](const Command& q) { return (q.flags & kCmdDenyOom) != 0; });
+  }
+  return client.in_multi && name != "discard" && name != "quit" && name != "reset";
+}
+
+void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
+  const Command* command = commands.Find(argv[0]);
+  auto reject = [&](std::string_view error, const Command* counted) {
+    client.reply.Error(error);
+    CountError(error);
+    if (counted != nullptr) ++counted->stats.rejected_calls;
+    if (client.in_multi) client.multi_failed = true;
+  };
+  if (command == nullptr) {
+    // Redis formats these with %s, so each argument stops at its first NUL byte.
+    auto c_string = [](std::string_view arg, size_t limit) {
+      return std::string(arg.substr(0, std::min(limit, arg.find('\0'))));
+    };
+    std::string args;
+    for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+      args += "'" + c_string(argv[i], 128 - args.size()) + "' ";
+    }
+    std::string error =
+        "ERR unknown command '" + c_string(argv[0], 128) + "', with args beginning with: " + args;
+    std::replace(error.begin(), error.end(), '\r', ' ');
+    std::replace(error.begin(), error.end(), '\n', ' ');
+    reject(error, nullptr);
+    return;
+  }
+  if (command->HasSubcommands() && argv.size() >= 2) {
+    const Command* sub = command->FindSubcommand(argv[1]);
+    if (sub == nullptr) {
+      std::string upper = AsciiUpper(command->name);
+      std::string_view name = argv[1].substr(0, std::min<size_t>(128, argv[1].find('\0')));
+      std::string error =
+          "ERR unknown subcommand '" + std::string(name) + "'. Try " + upper + " HELP.";
+      std::replace(error.begin(), error.end(), '\r', ' ');
+      std::replace(error.begin(), error.end(), '\n', ' ');
+      reject(error, nullptr);
+      return;
+    }
+    command = sub;
+  }
+  if (!command->ArityOk(argv.size())) {
+    reject("ERR wrong number of arguments for '" + command->name + "' command", command);
+    return;
+  }
+  if (!client.authenticated && !(command->flags & kCmdNoAuth)) {
+    if (config.requirepass.empty()) {
+      client.authenticated = true;
+    } else {
+      reject(errors::kNoAuth, command);
+      return;
+    }
+  }
+  if (config.maxmemory > 0 && client.is_connection() && !client.in_exec && !client.retrying_block &&
+      evictor.Perform() == Evictor::Result::kFail && RefusedWhenOutOfMemory(client, *command)) {
+    reject(errors::kOutOfMemory, command);
+    return;
+  }
+  // Redis's monitors are replicas underneath, which may not touch keys.
+  if (client.monitor && (command->flags & (kCmdWrite | kCmdReadonly))) {
+    reject("ERR Replica can't interact with the keyspace", command);
+    return;
+  }
+  if (client.is_connection() && loading() && !(command->flags & kCmdLoading)) {
+    reject("LOADING Redis is loading the dataset in memory", command);
+    return;
+  }
+  if ((command->flags & kCmdWrite) && client.is_connection()) {
+    if (std::string refusal = persistence->RefuseWrites(); !refusal.empty()) {
+      reject(refusal, command);
+      return;
+    }
+  }
+  if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(*command)) {
+    reject("ERR Can't execute '" + command->name +
+               "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
+               "this context",
+           command);
+    return;
+  }
+  if (paused() && client.is_connection() && !client.in_exec && !client.retrying_block &&
+      PausesCommand(client, *command)) {
+    client.paused = true;  // the command stays in the input until the pause ends
+    paused_clients_.push_back(client.id);
+    return;
+  }
+  if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
+    if (command->flags & kCmdNoMulti) {
+      reject("ERR Command not allowed inside a transaction", command);
+      return;
+    }
+    client.queued.emplace_back(argv.begin(), argv.end());
+    client.reply.Simple("QUEUED");
+    return;
+  }
+  client.last_command = command->name;
+  uint64_t start = CycleClock::Now();
+  uint64_t errors_before = stats.total_error_replies;
+  size_t output_before = client.output.size();
+  const uint64_t dirty_before = dirty;
+  const uint64_t changes_before = stats.keyspace.modifications;
+  effects.BeginCommand();
+  CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
+  command_marks_use_ =
+      !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
+  UpdateKeyUseMarking();
+  command->handler(ctx);
+  if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
+      !client.retrying_block && client.is_connection()) {
+    FeedMonitors(client, *command, argv);
+  }
+  effects.EndCommand(client.db, argv,
+                     (command->flags & kCmdWrite) &&
+                         (dirty != dirty_before || stats.keyspace.modifications != changes_before));
+  int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
+  // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
+  if (client.output.size() > output_before && client.output[output_before] == '-') {
+    if (stats.total_error_replies == errors_before) {
+      size_t end = client.output.find('\r', output_before);
+      CountError(
+          std::string_view(client.output).substr(output_before + 1, end - output_before - 1));
+    }
+    ++command->stats.failed_calls;
+  }
+  ++command->stats.calls;
+  command->stats.usec += static_cast<uint64_t>(duration);
+  ++client.commands_processed;
+  ++stats.total_commands_processed;
+  if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, argv, duration);
+  if (config.latency_monitor_threshold > 0 && duration / 1000 >= config.latency_monitor_threshold) {
+    RecordLatency(command->flags & kCmdFast ? "fast-command" : "command", duration / 1000);
+  }
+}
+
+bool Server::QueuedAny(const Client& client,
+                       const std::function<bool(const Command&)>& predicate) const {
+  return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& queued) {
+    const Command* q = commands.Find(queued[0]);
+    return q != nullptr && predicate(*q);
+  });
+}
+
+}  // namespace goblin

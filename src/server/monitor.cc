@@ -1,0 +1,52 @@
+// MONITOR: every command executed is written to the monitoring clients, in Redis's format.
+#include <chrono>
+#include <cstdio>
+
+#include "core/ascii.h"
+#include "server/server.h"
+
+namespace goblin {
+
+void Server::AddMonitor(Client& client) {
+  client.monitor = true;
+  monitors_.push_back(&client);
+}
+
+void Server::RemoveMonitor(Client& client) {
+  if (!client.monitor) return;
+  client.monitor = false;
+  std::erase(monitors_, &client);
+}
+
+void Server::FeedMonitors(const Client& client, const Command& command,
+                          const std::vector<std::string_view>& argv) {
+  // Arguments that carry passwords never leave the server, as in Redis.
+  std::vector<bool> redacted(argv.size(), false);
+  if (command.name == "auth") {
+    for (size_t i = 1; i < argv.size(); ++i) redacted[i] = true;
+  } else if (command.name == "hello") {
+    for (size_t i = 2; i + 2 < argv.size(); ++i) {
+      if (EqualsIgnoreCase(argv[i], "auth")) redacted[i + 1] = redacted[i + 2] = true;
+    }
+  }
+  const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  char stamp[64];
+  std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [%d ", static_cast<long long>(micros / 1000000),
+                static_cast<long long>(micros % 1000000), client.db);
+  std::string line = stamp;
+  line += client.unix_socket ? "unix:" + config.unixsocket : client.address;
+  line += ']';
+  for (size_t i = 0; i < argv.size(); ++i) {
+    line += ' ';
+    AppendRepr(&line, redacted[i] ? std::string_view("(redacted)") : argv[i]);
+  }
+  line += "\r\n";
+  for (Client* monitor : monitors_) {
+    monitor->reply.Raw(line);
+    if (monitor != &client) QueueWrite(*monitor);
+  }
+}
+
+}  // namespace goblin

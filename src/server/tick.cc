@@ -1,0 +1,50 @@
+// The tick, hz times a second: background work in bounded slices (active expiry, client
+// timeouts, eviction, persistence's children and rules, ops/sec samples).
+#include <algorithm>
+
+#include "server/cycle_clock.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace goblin {
+
+void Server::Tick() {
+  int64_t now = NowMs();
+  int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
+  // A client pause holds the data still: no key expires or is evicted in the background.
+  if (active_expire_enabled && !paused()) {
+    // At most a quarter of the tick, in slices of 256 visited entries per database.
+    int64_t deadline = SteadyMicros() + tick_ms * 250;
+    for (Database& db : dbs_) {
+      // At most one pass over the database per tick.
+      size_t visited = 0;
+      while (db.expires() > 0 && visited < db.size() && SteadyMicros() < deadline) {
+        visited += db.ActiveExpire(now, 256).visited;
+      }
+    }
+  }
+  if (config.timeout > 0) {
+    for (auto& [fd, client] : clients_by_fd_) {
+      if (now - client->last_interaction_ms > config.timeout * 1000) {
+        clients_to_close_.push_back(client.get());
+      }
+    }
+    for (Client* client : clients_to_close_) CloseClient(*client);
+    clients_to_close_.clear();
+  }
+  UsedMemory();
+  // Goes on with eviction a command left unfinished, and catches a limit lowered by CONFIG SET
+  // or memory other threads took while no command came.
+  if (config.maxmemory > 0 && !paused()) evictor.Perform();
+  persistence->Tick(now);
+  if (now - stats.last_sample_ms >= 100) {
+    double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
+    uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;
+    stats.ops_samples[stats.ops_sample_index++ % 16] =
+        stats.last_sample_ms ? static_cast<double>(ops) / seconds : 0;
+    stats.ops_at_last_sample = stats.total_commands_processed;
+    stats.last_sample_ms = now;
+  }
+}
+
+}  // namespace goblin
