@@ -754,6 +754,11 @@ void PopGeneric(CommandContext& ctx, size_t first_key, size_t key_count, PopEnd 
                           });
   set->EraseRankRange(span.first, span.last);
   AfterRemoval(ctx, key, *set, n);
+  // ZMPOP and BZMPOP are logged as the pop they made, as Redis logs them: one key, the count
+  // taken.
+  if (emit_key && ctx.propagating()) {
+    ctx.Propagate({end == PopEnd::kMin ? "ZPOPMIN" : "ZPOPMAX", key, std::to_string(n)});
+  }
 }
 
 void ZpopGeneric(CommandContext& ctx, PopEnd end) {
@@ -881,6 +886,8 @@ void BlockingPopGeneric(CommandContext& ctx, PopEnd end) {
   ctx.reply.Double(element.score);
   set->EraseRankRange(rank, rank + 1);
   AfterRemoval(ctx, key, *set, 1);
+  // Logged as the non-blocking pop of the key served, so a replay never blocks.
+  ctx.Propagate({end == PopEnd::kMin ? "ZPOPMIN" : "ZPOPMAX", key});
 }
 
 void BzpopminCommand(CommandContext& ctx) { BlockingPopGeneric(ctx, PopEnd::kMin); }

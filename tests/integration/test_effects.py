@@ -69,6 +69,8 @@ def pair(make_server):
     started_ms = int(time.time() * 1000)
 
     class Pair:
+        servers = (goblin, redis)
+
         def run(self, *commands):
             replies = [conn.pipeline([tuple(c) for c in commands]) for conn in conns]
             for g, r, command in zip(*replies, commands):
@@ -170,3 +172,25 @@ def test_the_log_replays_to_the_same_keyspace(make_server):
                                               ("HGET", "h", "x")]]
     assert sorted(before[2].split(b"\r\n")) == sorted(after[2].split(b"\r\n"))
     assert (before[0], before[1], before[3]) == (after[0], after[1], after[3])
+
+
+def test_blocking_and_multi_key_pops_are_logged_as_the_pop_they_made(pair):
+    pair.run(("ZADD", "z", 1, "a", 2, "b", 3, "c", 4, "d"), ("BZPOPMIN", "z", 0), ("BZPOPMAX", "none", "z", 0),
+             ("BZMPOP", 0, 2, "none", "z", "MIN", "COUNT", 5), ("ZADD", "y", 1, "a", 2, "b"),
+             ("ZMPOP", 1, "y", "MAX"))
+    log = pair.assert_same_log()
+    assert log[1:4] == [(0, b"ZPOPMIN", b"z"), (0, b"ZPOPMAX", b"z"), (0, b"ZPOPMIN", b"z", b"2")]
+    assert log[-1] == (0, b"ZPOPMAX", b"y", b"1")
+
+
+def test_a_blocked_pop_served_later_is_logged_as_the_pop(pair):
+    waiters = [srv.raw() for srv in pair.servers]
+    for conn in waiters:
+        conn.send_command("BZPOPMIN", "later", 0)
+    for srv in pair.servers:
+        wait_for(lambda: srv.info("clients")["blocked_clients"] == "1", what="the pop to block")
+    pair.run(("ZADD", "later", 5, "m"))
+    assert [conn.read_reply().raw for conn in waiters] == [b"*3\r\n$5\r\nlater\r\n$1\r\nm\r\n$1\r\n5\r\n"] * 2
+    assert pair.assert_same_log()[-2:] == [(0, b"ZADD", b"later", b"5", b"m"), (0, b"ZPOPMIN", b"later")]
+    for conn in waiters:
+        conn.close()
