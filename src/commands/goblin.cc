@@ -12,6 +12,7 @@
 #include "core/hash_object.h"
 #include "core/set_object.h"
 #include "core/zset_object.h"
+#include "server/errors.h"
 
 namespace goblin {
 
@@ -127,7 +128,7 @@ void ReturnFreedPages() {
 
 void GoblinOptimizeCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) {
-    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
     return;
   }
   size_t saved = 0;

@@ -492,8 +492,7 @@ void DebugCommand(CommandContext& ctx) {
                     "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed."});
   } else {
-    ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
-                    "'. Try DEBUG HELP.");
+    ctx.reply.Error(errors::UnknownSubcommand(sub, "DEBUG"));
   }
 }
 
