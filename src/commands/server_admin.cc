@@ -46,7 +46,7 @@ void ConfigSetCommand(CommandContext& ctx) {
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   for (size_t i = 2; i < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
-  std::vector<std::string> changed;
+  std::vector<ConfigChange> changed;
   Config before = ctx.server.config;
   std::string error = ctx.server.config_registry.SetAtRuntime(pairs, &changed);
   if (error.empty()) {

@@ -107,6 +107,11 @@ inline constexpr std::string_view kBgsaveInProgress = "ERR Background save alrea
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
 inline constexpr std::string_view kInvalidClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
+// CONFIG SET's reply when a value is refused or cannot be put into effect.
+inline std::string ConfigSetFailed(std::string_view option, std::string_view reason) {
+  return "ERR CONFIG SET failed (possibly related to argument '" + std::string(option) + "') - " +
+         std::string(reason);
+}
 inline std::string UnknownClientType(std::string_view type) {
   return "ERR Unknown client type '" + Quote(type) + "'";
 }
