@@ -17,14 +17,12 @@
 namespace goblin {
 namespace {
 
-constexpr std::string_view kBadOffset = "ERR bit offset is not an integer or out of range";
-
 // A bit offset argument: a non-negative integer whose byte lies within proto-max-bulk-len.
 bool ParseBitOffset(CommandContext& ctx, std::string_view text, uint64_t* offset) {
   int64_t value;
   if (!ParseInt64(text, &value) || value < 0 ||
       (value >> 3) >= ctx.server.config.proto_max_bulk_len) {
-    ctx.reply.Error(kBadOffset);
+    ctx.reply.Error(errors::kBitOffsetNotInteger);
     return false;
   }
   *offset = static_cast<uint64_t>(value);
@@ -41,7 +39,7 @@ void SetbitCommand(CommandContext& ctx) {
   if (!ParseBitOffset(ctx, ctx.arg(2), &offset)) return;
   int64_t bit;
   if (!ParseInt64(ctx.arg(3), &bit) || (bit & ~int64_t{1}) != 0) {
-    ctx.reply.Error("ERR bit is not an integer or out of range");
+    ctx.reply.Error(errors::kBitNotInteger);
     return;
   }
   KeyEntry* entry;

@@ -22,7 +22,7 @@ bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value) {
   int64_t wide;
   if (!ParseIntegerArg(ctx, text, &wide)) return false;
   if (wide < INT32_MIN || wide > INT32_MAX) {
-    ctx.reply.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    ctx.reply.Error(errors::kOutOfInt32Range);
     return false;
   }
   *value = static_cast<int>(wide);
@@ -36,7 +36,7 @@ bool ParseScanCursor(CommandContext& ctx, std::string_view text, uint64_t* curso
   unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
   if (copy.empty() || std::isspace(static_cast<unsigned char>(copy[0])) || *end != '\0' ||
       errno == ERANGE) {
-    ctx.reply.Error("ERR invalid cursor");
+    ctx.reply.Error(errors::kInvalidCursor);
     return false;
   }
   *cursor = value;
@@ -108,29 +108,29 @@ void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines) {
 std::optional<int64_t> ParseBlockTimeout(CommandContext& ctx, std::string_view text) {
   long double seconds;
   if (!ParseLongDouble(text, &seconds)) {
-    ctx.reply.Error("ERR timeout is not a float or out of range");
+    ctx.reply.Error(errors::kTimeoutNotFloat);
     return std::nullopt;
   }
   long double millis = std::ceil(seconds * 1000.0L);
   if (millis > static_cast<long double>(INT64_MAX)) {
-    ctx.reply.Error("ERR timeout is out of range");
+    ctx.reply.Error(errors::kTimeoutOutOfRange);
     return std::nullopt;
   }
   if (millis < 0) {
-    ctx.reply.Error("ERR timeout is negative");
+    ctx.reply.Error(errors::kTimeoutNegative);
     return std::nullopt;
   }
   int64_t timeout = static_cast<int64_t>(millis);
   if (timeout == 0) return 0;
   if (timeout > INT64_MAX - ctx.now_ms) {
-    ctx.reply.Error("ERR timeout is out of range");
+    ctx.reply.Error(errors::kTimeoutOutOfRange);
     return std::nullopt;
   }
   return ctx.now_ms + timeout;
 }
 
 void ReplyInvalidExpire(CommandContext& ctx) {
-  ctx.reply.Error("ERR invalid expire time in '" + CommandName(ctx) + "' command");
+  ctx.reply.Error(errors::InvalidExpire(CommandName(ctx)));
 }
 
 std::optional<int64_t> ParseDeadlineArg(CommandContext& ctx, std::string_view text, bool seconds,

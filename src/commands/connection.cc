@@ -13,7 +13,7 @@ namespace {
 
 void PingCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) {
-    ctx.reply.Error("ERR wrong number of arguments for 'ping' command");
+    ctx.reply.Error(errors::WrongArity("ping"));
     return;
   }
   if (ctx.client.subscribed() && !ctx.reply.resp3()) {
@@ -92,7 +92,7 @@ void HelloCommand(CommandContext& ctx) {
   size_t next = 1;
   if (ctx.argc() >= 2) {
     if (!ParseInt64(ctx.arg(1), &version)) {
-      ctx.reply.Error("ERR Protocol version is not an integer or out of range");
+      ctx.reply.Error(errors::kProtocolNotInteger);
       return;
     }
     next = 2;
@@ -115,7 +115,7 @@ void HelloCommand(CommandContext& ctx) {
       name = ctx.arg(++i);
       // The name is checked as soon as it is parsed; it is set only after AUTH succeeds.
       if (!ValidClientText(name)) {
-        ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+        ctx.reply.Error(errors::kInvalidClientName);
         return;
       }
     } else {
@@ -235,7 +235,7 @@ void ClientIdCommand(CommandContext& ctx) {
 
 void ClientSetnameCommand(CommandContext& ctx) {
   if (!ValidClientText(ctx.arg(2))) {
-    ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+    ctx.reply.Error(errors::kInvalidClientName);
     return;
   }
   ctx.client.name = ctx.arg(2);
@@ -272,7 +272,7 @@ void ClientListCommand(CommandContext& ctx) {
     if (EqualsIgnoreCase(ctx.arg(i), "type") && i + 1 < ctx.argc()) {
       type = ClientTypeName(ctx.arg(++i));
       if (!type) {
-        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(ctx.arg(i)) + "'");
+        ctx.reply.Error(errors::UnknownClientType(ctx.arg(i)));
         return;
       }
     } else if (EqualsIgnoreCase(ctx.arg(i), "id") && i + 1 < ctx.argc()) {
@@ -347,7 +347,7 @@ void ClientKillCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(option, "type")) {
       type = ClientTypeName(value);
       if (!type) {
-        ctx.reply.Error("ERR Unknown client type '" + errors::Quote(value) + "'");
+        ctx.reply.Error(errors::UnknownClientType(value));
         return;
       }
     } else if (EqualsIgnoreCase(option, "skipme")) {
@@ -461,17 +461,16 @@ void ClientUnblockCommand(CommandContext& ctx) {
 
 void ClientPauseCommand(CommandContext& ctx) {
   if (ctx.argc() > 4) {
-    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                    errors::Quote(ctx.arg(1)) + "'. Try CLIENT HELP.");
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "CLIENT"));
     return;
   }
   int64_t timeout;
   if (!ParseInt64(ctx.arg(2), &timeout)) {
-    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    ctx.reply.Error(errors::kTimeoutNotInteger);
     return;
   }
   if (timeout < 0) {
-    ctx.reply.Error("ERR timeout is negative");
+    ctx.reply.Error(errors::kTimeoutNegative);
     return;
   }
   bool all = true;

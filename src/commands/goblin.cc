@@ -10,6 +10,7 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/value_types.h"
+#include "server/errors.h"
 
 namespace goblin {
 
@@ -58,7 +59,7 @@ void ReturnFreedPages() {
 
 void GoblinOptimizeCommand(CommandContext& ctx) {
   if (ctx.argc() > 2) {
-    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
     return;
   }
   size_t saved = 0;

@@ -25,14 +25,6 @@
 namespace goblin {
 namespace {
 
-constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";
-constexpr std::string_view kHashValueNotFloat = "ERR hash value is not a float";
-constexpr std::string_view kIncrementNotFinite = "ERR value is NaN or Infinity";
-constexpr std::string_view kCountOutOfRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
-constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
-
 // hash-max-listpack-entries / hash-max-listpack-value as they are now.
 HashLimits HashLimitsOf(const CommandContext& ctx) { return HashLimitsOf(ctx.server.config); }
 
@@ -72,7 +64,7 @@ void Changed(CommandContext& ctx, std::string_view key, uint64_t changes = 1) {
 // after replying an error.
 int64_t SetPairs(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
-    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
     return -1;
   }
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
@@ -139,7 +131,7 @@ void HincrbyCommand(CommandContext& ctx) {
   char scratch[kInt64TextMax];
   if (std::optional<std::string_view> old = hash->Get(ctx.arg(2), scratch)) {
     if (!ParseInt64(*old, &value)) {
-      ctx.reply.Error(kHashValueNotInteger);
+      ctx.reply.Error(errors::kHashValueNotInteger);
       return;
     }
   }
@@ -161,7 +153,7 @@ void HincrbyfloatCommand(CommandContext& ctx) {
     return;
   }
   if (std::isnan(increment) || std::isinf(increment)) {
-    ctx.reply.Error(kIncrementNotFinite);
+    ctx.reply.Error(errors::kNanOrInfinity);
     return;
   }
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
@@ -170,7 +162,7 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   char scratch[kInt64TextMax];
   if (std::optional<std::string_view> old = hash->Get(ctx.arg(2), scratch)) {
     if (!ParseLongDouble(*old, &value)) {
-      ctx.reply.Error(kHashValueNotFloat);
+      ctx.reply.Error(errors::kHashValueNotFloat);
       return;
     }
   }
@@ -293,7 +285,7 @@ void HrandfieldCommand(CommandContext& ctx) {
     int64_t count;
     if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
     if (count < -INT64_MAX) {
-      ctx.reply.Error(kCountOutOfRange);
+      ctx.reply.Error(errors::kOutOfCountRange);
       return;
     }
     if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "withvalues"))) {
@@ -302,7 +294,7 @@ void HrandfieldCommand(CommandContext& ctx) {
     }
     const bool with_values = ctx.argc() == 4;
     if (with_values && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-      ctx.reply.Error(kValueOutOfRange);
+      ctx.reply.Error(errors::kOutOfRange);
       return;
     }
     HrandfieldWithCount(ctx, count, with_values);

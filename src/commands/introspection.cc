@@ -289,14 +289,13 @@ void CommandGetkeysCommand(CommandContext& ctx) {
     return;
   }
   if (command->first_key <= 0 && command->keynum_index <= 0) {
-    ctx.reply.Error("ERR The command has no key arguments");
+    ctx.reply.Error(errors::kNoKeyArguments);
     return;
   }
   const std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
   const std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
   if (!keys || keys->empty()) {
-    ctx.reply.Error(keys ? "ERR The command has no key arguments"
-                         : "ERR Invalid arguments specified for command");
+    ctx.reply.Error(keys ? errors::kNoKeyArguments : "ERR Invalid arguments specified for command");
     return;
   }
   ctx.reply.Array(keys->size());

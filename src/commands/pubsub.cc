@@ -86,8 +86,7 @@ void SpublishCommand(CommandContext& ctx) { Publish(ctx, PubSub::kShard); }
 // PUBSUB CHANNELS / SHARDCHANNELS [pattern].
 void ListNames(CommandContext& ctx, PubSub::Kind kind) {
   if (ctx.argc() > 3) {
-    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
-                    errors::Quote(ctx.arg(1)) + "'. Try PUBSUB HELP.");
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "PUBSUB"));
     return;
   }
   const std::string pattern = ctx.argc() == 3 ? std::string(ctx.arg(2)) : std::string();

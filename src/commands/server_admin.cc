@@ -46,7 +46,7 @@ void ConfigSetCommand(CommandContext& ctx) {
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   for (size_t i = 2; i < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
-  std::vector<std::string> changed;
+  std::vector<ConfigChange> changed;
   Config before = ctx.server.config;
   std::string error = ctx.server.config_registry.SetAtRuntime(pairs, &changed);
   if (error.empty()) {
@@ -483,8 +483,7 @@ void DebugCommand(CommandContext& ctx) {
                     "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
                     "    Stop the server for <seconds>. Decimals allowed."});
   } else {
-    ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
-                    "'. Try DEBUG HELP.");
+    ctx.reply.Error(errors::UnknownSubcommand(sub, "DEBUG"));
   }
 }
 

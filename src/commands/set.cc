@@ -25,13 +25,6 @@
 namespace goblin {
 namespace {
 
-constexpr std::string_view kCountOutOfRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
-constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater than 0";
-constexpr std::string_view kTooManyKeys = "ERR Number of keys can't be greater than number of args";
-constexpr std::string_view kNegativeLimit = "ERR LIMIT can't be negative";
-
 // set-max-intset-entries / set-max-listpack-entries / set-max-listpack-value as they are now.
 SetLimits SetLimitsOf(const CommandContext& ctx) { return SetLimitsOf(ctx.server.config); }
 
@@ -244,7 +237,7 @@ void SrandmemberCommand(CommandContext& ctx) {
     int64_t count;
     if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
     if (count < -INT64_MAX) {
-      ctx.reply.Error(kCountOutOfRange);
+      ctx.reply.Error(errors::kOutOfCountRange);
       return;
     }
     PackedSet* set;
@@ -356,18 +349,18 @@ void SinterstoreCommand(CommandContext& ctx) { InterGeneric(ctx, 2, ctx.arg(1));
 void SintercardCommand(CommandContext& ctx) {
   int64_t numkeys;
   if (!ParseInt64(ctx.arg(1), &numkeys) || numkeys < 1) {
-    ctx.reply.Error(kNumkeysNotPositive);
+    ctx.reply.Error(errors::kNumkeysNotPositive);
     return;
   }
   if (static_cast<uint64_t>(numkeys) > ctx.argc() - 2) {
-    ctx.reply.Error(kTooManyKeys);
+    ctx.reply.Error(errors::kTooManyKeys);
     return;
   }
   int64_t limit = 0;
   for (size_t i = 2 + static_cast<size_t>(numkeys); i < ctx.argc(); ++i) {
     if (EqualsIgnoreCase(ctx.arg(i), "limit") && i + 1 < ctx.argc()) {
       if (!ParseInt64(ctx.arg(++i), &limit) || limit < 0) {
-        ctx.reply.Error(kNegativeLimit);
+        ctx.reply.Error(errors::kNegativeLimit);
         return;
       }
     } else {

@@ -227,7 +227,7 @@ void MgetCommand(CommandContext& ctx) {
 
 bool CheckPairs(CommandContext& ctx) {
   if (ctx.argc() % 2 == 0) {
-    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
     return false;
   }
   return true;
@@ -402,7 +402,7 @@ void DecrbyCommand(CommandContext& ctx) {
   int64_t decrement;
   if (!ParseIntegerArg(ctx, ctx.arg(2), &decrement)) return;
   if (decrement == INT64_MIN) {
-    ctx.reply.Error("ERR decrement would overflow");
+    ctx.reply.Error(errors::kDecrementOverflow);
     return;
   }
   IncrDecr(ctx, -decrement);

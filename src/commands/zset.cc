@@ -84,8 +84,6 @@ void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set)
 
 namespace {
 
-constexpr std::string_view kNotFloatRange = "ERR min or max is not a float";
-constexpr std::string_view kNotLexRange = "ERR min or max not valid string range item";
 constexpr std::string_view kNanScore = "ERR resulting score is not a number (NaN)";
 
 // --- Argument parsing ------------------------------------------------------------------------
@@ -430,7 +428,7 @@ void ZcardCommand(CommandContext& ctx) {
 void ZcountCommand(CommandContext& ctx) {
   ScoreRange range;
   if (!ParseScoreRange(ctx.arg(2), ctx.arg(3), &range)) {
-    ctx.reply.Error(kNotFloatRange);
+    ctx.reply.Error(errors::kMinMaxNotFloat);
     return;
   }
   SortedSet* set;
@@ -441,7 +439,7 @@ void ZcountCommand(CommandContext& ctx) {
 void ZlexcountCommand(CommandContext& ctx) {
   LexRange range;
   if (!ParseLexRange(ctx.arg(2), ctx.arg(3), &range)) {
-    ctx.reply.Error(kNotLexRange);
+    ctx.reply.Error(errors::kMinMaxNotLexRange);
     return;
   }
   SortedSet* set;
@@ -451,7 +449,7 @@ void ZlexcountCommand(CommandContext& ctx) {
 
 void ZrankGeneric(CommandContext& ctx, bool reverse) {
   if (ctx.argc() > 4) {
-    ctx.reply.Error("ERR wrong number of arguments for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
     return;
   }
   bool with_score = false;
@@ -552,13 +550,13 @@ void ZrangeGeneric(CommandContext& ctx, size_t src, const std::string_view* stor
       break;
     case RangeKind::kScore:
       if (!ParseScoreRange(ctx.arg(min_index), ctx.arg(max_index), &score_range)) {
-        ctx.reply.Error(kNotFloatRange);
+        ctx.reply.Error(errors::kMinMaxNotFloat);
         return;
       }
       break;
     case RangeKind::kLex:
       if (!ParseLexRange(ctx.arg(min_index), ctx.arg(max_index), &lex_range)) {
-        ctx.reply.Error(kNotLexRange);
+        ctx.reply.Error(errors::kMinMaxNotLexRange);
         return;
       }
       break;
@@ -670,11 +668,11 @@ void ZremrangeGeneric(CommandContext& ctx, RangeKind kind) {
     }
   } else if (kind == RangeKind::kScore) {
     if (!ParseScoreRange(ctx.arg(2), ctx.arg(3), &score_range)) {
-      ctx.reply.Error(kNotFloatRange);
+      ctx.reply.Error(errors::kMinMaxNotFloat);
       return;
     }
   } else if (!ParseLexRange(ctx.arg(2), ctx.arg(3), &lex_range)) {
-    ctx.reply.Error(kNotLexRange);
+    ctx.reply.Error(errors::kMinMaxNotLexRange);
     return;
   }
   const std::string_view key = ctx.arg(1);
@@ -790,7 +788,7 @@ struct MpopArgs {
 bool ParseMpopArgs(CommandContext& ctx, size_t first, MpopArgs* out) {
   int64_t numkeys;
   if (!ParseInt64(ctx.arg(first), &numkeys) || numkeys < 1) {
-    ctx.reply.Error("ERR numkeys should be greater than 0");
+    ctx.reply.Error(errors::kNumkeysNotPositive);
     return false;
   }
   // The MIN|MAX argument comes after the keys: it must exist.
@@ -813,7 +811,7 @@ bool ParseMpopArgs(CommandContext& ctx, size_t first, MpopArgs* out) {
     if (count == -1 && EqualsIgnoreCase(ctx.arg(j), "count") && more) {
       ++j;
       if (!ParseInt64(ctx.arg(j), &count) || count < 1) {
-        ctx.reply.Error("ERR count should be greater than 0");
+        ctx.reply.Error(errors::kCountNotPositive);
         return false;
       }
     } else {
@@ -972,9 +970,7 @@ void ZrandmemberCommand(CommandContext& ctx) {
     int64_t count;
     if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
     if (count < -INT64_MAX) {
-      ctx.reply.Error(
-          "ERR value is out of range, value must between -9223372036854775807 and "
-          "9223372036854775807");
+      ctx.reply.Error(errors::kOutOfCountRange);
       return;
     }
     if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "withscores"))) {
@@ -983,7 +979,7 @@ void ZrandmemberCommand(CommandContext& ctx) {
     }
     const bool with_scores = ctx.argc() == 4;
     if (with_scores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-      ctx.reply.Error("ERR value is out of range");
+      ctx.reply.Error(errors::kOutOfRange);
       return;
     }
     ZrandmemberWithCount(ctx, count, with_scores);

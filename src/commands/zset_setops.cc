@@ -190,7 +190,7 @@ void SetOperationGeneric(CommandContext& ctx, const std::string_view* destinatio
   int64_t numkeys;
   if (!ParseIntegerArg(ctx, ctx.arg(numkeys_index), &numkeys)) return;
   if (numkeys < 1) {
-    ctx.reply.Error("ERR at least 1 input key is needed for '" + CommandName(ctx) + "' command");
+    ctx.reply.Error(errors::NoInputKeys(CommandName(ctx)));
     return;
   }
   if (static_cast<uint64_t>(numkeys) > ctx.argc() - (numkeys_index + 1)) {
@@ -214,7 +214,7 @@ void SetOperationGeneric(CommandContext& ctx, const std::string_view* destinatio
       ++j;
       for (SetOpInput& input : inputs) {
         if (!ParseDouble(ctx.arg(j++), &input.weight)) {
-          ctx.reply.Error("ERR weight value is not a float");
+          ctx.reply.Error(errors::kWeightNotFloat);
           return;
         }
       }
@@ -236,7 +236,7 @@ void SetOperationGeneric(CommandContext& ctx, const std::string_view* destinatio
       with_scores = true;
     } else if (count_only && remaining >= 2 && EqualsIgnoreCase(option, "limit")) {
       if (!ParseInt64(ctx.arg(j + 1), &limit) || limit < 0) {
-        ctx.reply.Error("ERR LIMIT can't be negative");
+        ctx.reply.Error(errors::kNegativeLimit);
         return;
       }
       j += 2;

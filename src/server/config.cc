@@ -43,6 +43,17 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
   return true;
 }
 
+namespace {
+
+// Reasons more than one kind or parser gives, as Redis words them. CONFIG SET puts them after
+// its own prefix; the file and command-line parsers after the directive they quote.
+constexpr char kWrongArgumentCount[] = "wrong number of arguments";
+constexpr char kBadDirective[] = "Bad directive or wrong number of arguments";
+constexpr char kNotInteger[] = "argument couldn't be parsed into an integer";
+constexpr char kBadSave[] = "Invalid save parameters";
+
+}  // namespace
+
 struct ConfigRegistry::Option {
   enum class Kind {
     kBool,
@@ -62,12 +73,81 @@ struct ConfigRegistry::Option {
   Kind kind;
   Mutability mutability;
   void* field;
-  int64_t min = INT64_MIN;
+  int64_t min = INT64_MIN;  // kInt, kMemory, kOctal
   int64_t max = INT64_MAX;
   std::vector<std::string> choices;  // kEnum
+  ConfigHook hook = ConfigHook::kNone;
 
   std::string Format() const;
   std::string Set(const std::vector<std::string>& values) const;
+};
+
+// Adds the rows of the option table, one call an option. Each kind takes a field of its own
+// type, so a row cannot bind an option to a field that its kind would misread.
+class ConfigRegistry::OptionTable {
+ public:
+  using Kind = Option::Kind;
+  using Mutability = Option::Mutability;
+  using Choices = std::vector<std::string>;
+  static constexpr ConfigHook kNone = ConfigHook::kNone;
+
+  explicit OptionTable(std::vector<Option>* rows) : rows_(rows) {}
+
+  void Bool(const char* name, bool* field, Mutability mutability, ConfigHook hook = kNone) {
+    Add(name, Kind::kBool, field, mutability, hook);
+  }
+  void Int(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability,
+           ConfigHook hook = kNone) {
+    Add(name, Kind::kInt, field, mutability, hook, min, max);
+  }
+  // A byte count written with Redis's units ("64mb"); never negative.
+  void Memory(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability) {
+    Add(name, Kind::kMemory, field, mutability, kNone, min, max);
+  }
+  // File permission bits, written in octal.
+  void Octal(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability) {
+    Add(name, Kind::kOctal, field, mutability, kNone, min, max);
+  }
+  void String(const char* name, std::string* field, Mutability mutability) {
+    Add(name, Kind::kString, field, mutability, kNone);
+  }
+  // One of `choices`, matched without case and stored in lower case.
+  void Enum(const char* name, std::string* field, const Choices& choices, Mutability mutability,
+            ConfigHook hook = kNone) {
+    Add(name, Kind::kEnum, field, mutability, hook).choices = choices;
+  }
+  // The working directory: setting it changes directory.
+  void Dir(const char* name, std::string* field, Mutability mutability) {
+    Add(name, Kind::kDir, field, mutability, kNone);
+  }
+  void Save(const char* name, std::vector<SaveRule>* field, Mutability mutability) {
+    Add(name, Kind::kSave, field, mutability, kNone);
+  }
+  void Bind(const char* name, std::vector<std::string>* field, Mutability mutability,
+            ConfigHook hook) {
+    Add(name, Kind::kBind, field, mutability, hook);
+  }
+  void OutputLimits(const char* name, OutputBufferLimits* field, Mutability mutability) {
+    Add(name, Kind::kOutputLimits, field, mutability, kNone);
+  }
+  // Another name for the option added last, answered by CONFIG GET and accepted everywhere.
+  void Alias(const char* name) { rows_->back().aliases.push_back(name); }
+
+ private:
+  Option& Add(const char* name, Kind kind, void* field, Mutability mutability, ConfigHook hook,
+              int64_t min = INT64_MIN, int64_t max = INT64_MAX) {
+    return rows_->emplace_back(Option{.name = name,
+                                      .aliases = {},
+                                      .kind = kind,
+                                      .mutability = mutability,
+                                      .field = field,
+                                      .min = min,
+                                      .max = max,
+                                      .choices = {},
+                                      .hook = hook});
+  }
+
+  std::vector<Option>* rows_;
 };
 
 std::string ConfigRegistry::Option::Format() const {
@@ -125,7 +205,7 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
   bool single = values.size() == 1;
   switch (kind) {
     case Kind::kBool: {
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       std::string v = AsciiLower(values[0]);
       if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
       *static_cast<bool*>(field) = v == "yes";
@@ -133,13 +213,12 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
     }
     case Kind::kInt:
     case Kind::kMemory: {
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       int64_t v;
       bool ok =
           kind == Kind::kInt ? ParseInt64(values[0], &v) : ParseMemory(values[0], &v) && v >= 0;
       if (!ok) {
-        return kind == Kind::kInt ? "argument couldn't be parsed into an integer"
-                                  : "argument must be a memory value";
+        return kind == Kind::kInt ? kNotInteger : "argument must be a memory value";
       }
       if (v < min || v > max) {
         return "argument must be between " + Int64ToString(min) + " and " + Int64ToString(max) +
@@ -149,22 +228,22 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       return "";
     }
     case Kind::kOctal: {
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       char* end;
       errno = 0;
       long long v = std::strtoll(values[0].c_str(), &end, 8);
-      if (values[0].empty() || *end != '\0' || errno != 0 || v < 0 || v > 0777) {
-        return "argument couldn't be parsed into an integer";
+      if (values[0].empty() || *end != '\0' || errno != 0 || v < min || v > max) {
+        return kNotInteger;
       }
       *static_cast<int64_t*>(field) = v;
       return "";
     }
     case Kind::kString:
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       *static_cast<std::string*>(field) = values[0];
       return "";
     case Kind::kEnum: {
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       std::string v = AsciiLower(values[0]);
       for (const std::string& choice : choices) {
         if (v == choice) {
@@ -177,7 +256,7 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       return reason;
     }
     case Kind::kDir: {
-      if (!single) return "wrong number of arguments";
+      if (!single) return kWrongArgumentCount;
       if (chdir(values[0].c_str()) != 0) return std::strerror(errno);
       char cwd[4096];
       if (getcwd(cwd, sizeof(cwd)) == nullptr) return std::strerror(errno);
@@ -191,13 +270,13 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
         std::istringstream in(value);
         for (std::string word; in >> word;) words.push_back(word);
       }
-      if (words.size() % 2 != 0) return "Invalid save parameters";
+      if (words.size() % 2 != 0) return kBadSave;
       std::vector<SaveRule> rules;
       for (size_t i = 0; i < words.size(); i += 2) {
         SaveRule rule;
         if (!ParseInt64(words[i], &rule.seconds) || !ParseInt64(words[i + 1], &rule.changes) ||
             rule.seconds < 1 || rule.changes < 0) {
-          return "Invalid save parameters";
+          return kBadSave;
         }
         rules.push_back(rule);
       }
@@ -240,7 +319,7 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
         std::istringstream in(value);
         for (std::string word; in >> word;) addresses.push_back(word);
       }
-      if (addresses.empty()) return "wrong number of arguments";
+      if (addresses.empty()) return kWrongArgumentCount;
       if (addresses.size() > 16) return "Too many bind addresses specified.";
       *static_cast<std::vector<std::string>*>(field) = std::move(addresses);
       return "";
@@ -250,230 +329,82 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
 }
 
 ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
-  using Kind = Option::Kind;
-  Config& c = *config;
-  auto add = [this](Option option) { options_.push_back(std::move(option)); };
-  const int64_t kMaxInt = INT32_MAX;
   constexpr auto kImmutable = Option::kImmutable;
   constexpr auto kMutable = Option::kMutable;
   constexpr auto kProtected = Option::kProtected;
-  // name, aliases, kind, mutable at runtime, field, min, max, choices
-  add({"port", {}, Kind::kInt, kMutable, &c.port, 0, 65535, {}});
-  add({"bind", {}, Kind::kBind, kMutable, &c.bind, 0, 0, {}});
-  add({"unixsocket", {}, Kind::kString, kImmutable, &c.unixsocket, 0, 0, {}});
-  add({"unixsocketperm", {}, Kind::kOctal, kImmutable, &c.unixsocketperm, 0, 0777, {}});
-  add({"protected-mode", {}, Kind::kBool, kMutable, &c.protected_mode, 0, 0, {}});
-  add({"tcp-backlog", {}, Kind::kInt, kImmutable, &c.tcp_backlog, 0, kMaxInt, {}});
-  add({"tcp-keepalive", {}, Kind::kInt, kMutable, &c.tcp_keepalive, 0, kMaxInt, {}});
-  add({"timeout", {}, Kind::kInt, kMutable, &c.timeout, 0, kMaxInt, {}});
-  add({"maxclients", {}, Kind::kInt, kMutable, &c.maxclients, 1, kMaxInt, {}});
-  add({"dir", {}, Kind::kDir, kProtected, &c.dir, 0, 0, {}});
-  add({"databases", {}, Kind::kInt, kImmutable, &c.databases, 1, kMaxInt, {}});
-  add({"requirepass", {}, Kind::kString, kMutable, &c.requirepass, 0, 0, {}});
-  add({"enable-debug-command",
-       {},
-       Kind::kEnum,
-       kImmutable,
-       &c.enable_debug_command,
-       0,
-       0,
-       {"no", "yes", "local"}});
-  add({"enable-module-command",
-       {},
-       Kind::kEnum,
-       kImmutable,
-       &c.enable_module_command,
-       0,
-       0,
-       {"no", "yes", "local"}});
-  add({"hz", {}, Kind::kInt, kMutable, &c.hz, 0, kMaxInt, {}});
-  add({"loglevel",
-       {},
-       Kind::kEnum,
-       kMutable,
-       &c.loglevel,
-       0,
-       0,
-       {"debug", "verbose", "notice", "warning", "nothing"}});
-  add({"logfile", {}, Kind::kString, kImmutable, &c.logfile, 0, 0, {}});
-  add({"daemonize", {}, Kind::kBool, kImmutable, &c.daemonize, 0, 0, {}});
-  add({"pidfile", {}, Kind::kString, kImmutable, &c.pidfile, 0, 0, {}});
-  add({"save", {}, Kind::kSave, kMutable, &c.save, 0, 0, {}});
-  add({"appendonly", {}, Kind::kBool, kMutable, &c.appendonly, 0, 0, {}});
-  add({"appendfsync",
-       {},
-       Kind::kEnum,
-       kMutable,
-       &c.appendfsync,
-       0,
-       0,
-       {"always", "everysec", "no"}});
-  add({"appendfilename", {}, Kind::kString, kImmutable, &c.appendfilename, 0, 0, {}});
-  add({"dbfilename", {}, Kind::kString, kProtected, &c.dbfilename, 0, 0, {}});
-  add({"appenddirname", {}, Kind::kString, kImmutable, &c.appenddirname, 0, 0, {}});
-  add({"auto-aof-rewrite-percentage",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.auto_aof_rewrite_percentage,
-       0,
-       kMaxInt,
-       {}});
-  add({"auto-aof-rewrite-min-size",
-       {},
-       Kind::kMemory,
-       kMutable,
-       &c.auto_aof_rewrite_min_size,
-       0,
-       INT64_MAX,
-       {}});
-  add({"aof-load-truncated", {}, Kind::kBool, kMutable, &c.aof_load_truncated, 0, 0, {}});
-  add({"stop-writes-on-bgsave-error",
-       {},
-       Kind::kBool,
-       kMutable,
-       &c.stop_writes_on_bgsave_error,
-       0,
-       0,
-       {}});
-  add({"rdbcompression", {}, Kind::kBool, kMutable, &c.rdbcompression, 0, 0, {}});
-  add({"rdbchecksum", {}, Kind::kBool, kImmutable, &c.rdbchecksum, 0, 0, {}});
-  add({"aof-use-rdb-preamble", {}, Kind::kBool, kMutable, &c.aof_use_rdb_preamble, 0, 0, {}});
-  add({"aof-timestamp-enabled", {}, Kind::kBool, kMutable, &c.aof_timestamp_enabled, 0, 0, {}});
-  add({"no-appendfsync-on-rewrite",
-       {},
-       Kind::kBool,
-       kMutable,
-       &c.no_appendfsync_on_rewrite,
-       0,
-       0,
-       {}});
-  add({"rdb-del-sync-files", {}, Kind::kBool, kMutable, &c.rdb_del_sync_files, 0, 0, {}});
-  add({"key-load-delay", {}, Kind::kInt, kMutable, &c.key_load_delay, INT32_MIN, kMaxInt, {}});
-  add({"proto-max-bulk-len",
-       {},
-       Kind::kMemory,
-       kMutable,
-       &c.proto_max_bulk_len,
-       1024 * 1024,
-       INT64_MAX,
-       {}});
-  add({"client-query-buffer-limit",
-       {},
-       Kind::kMemory,
-       kMutable,
-       &c.client_query_buffer_limit,
-       1024 * 1024,
-       INT64_MAX,
-       {}});
-  add({"maxmemory", {}, Kind::kMemory, kMutable, &c.maxmemory, 0, INT64_MAX, {}});
-  add({"maxmemory-policy",
-       {},
-       Kind::kEnum,
-       kMutable,
-       &c.maxmemory_policy,
-       0,
-       0,
-       {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru",
-        "allkeys-lfu", "allkeys-random", "noeviction"}});
-  add({"maxmemory-samples", {}, Kind::kInt, kMutable, &c.maxmemory_samples, 1, 64, {}});
-  add({"client-output-buffer-limit",
-       {},
-       Kind::kOutputLimits,
-       kMutable,
-       &c.client_output_buffer_limit,
-       0,
-       0,
-       {}});
-  add({"maxmemory-eviction-tenacity",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.maxmemory_eviction_tenacity,
-       0,
-       100,
-       {}});
-  add({"zset-max-listpack-entries",
-       {"zset-max-ziplist-entries"},
-       Kind::kInt,
-       kMutable,
-       &c.zset_max_listpack_entries,
-       0,
-       INT64_MAX,
-       {}});
-  add({"zset-max-listpack-value",
-       {"zset-max-ziplist-value"},
-       Kind::kMemory,
-       kMutable,
-       &c.zset_max_listpack_value,
-       0,
-       INT64_MAX,
-       {}});
-  add({"hash-max-listpack-entries",
-       {"hash-max-ziplist-entries"},
-       Kind::kInt,
-       kMutable,
-       &c.hash_max_listpack_entries,
-       0,
-       INT64_MAX,
-       {}});
-  add({"hash-max-listpack-value",
-       {"hash-max-ziplist-value"},
-       Kind::kMemory,
-       kMutable,
-       &c.hash_max_listpack_value,
-       0,
-       INT64_MAX,
-       {}});
-  add({"set-max-intset-entries",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.set_max_intset_entries,
-       0,
-       INT64_MAX,
-       {}});
-  add({"set-max-listpack-entries",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.set_max_listpack_entries,
-       0,
-       INT64_MAX,
-       {}});
-  add({"set-max-listpack-value",
-       {},
-       Kind::kMemory,
-       kMutable,
-       &c.set_max_listpack_value,
-       0,
-       INT64_MAX,
-       {}});
-  add({"list-max-listpack-size",
-       {"list-max-ziplist-size"},
-       Kind::kInt,
-       kMutable,
-       &c.list_max_listpack_size,
-       INT32_MIN,
-       INT32_MAX,
-       {}});
-  add({"slowlog-log-slower-than",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.slowlog_log_slower_than,
-       -1,
-       INT64_MAX,
-       {}});
-  add({"slowlog-max-len", {}, Kind::kInt, kMutable, &c.slowlog_max_len, 0, INT64_MAX, {}});
-  add({"latency-monitor-threshold",
-       {},
-       Kind::kInt,
-       kMutable,
-       &c.latency_monitor_threshold,
-       0,
-       INT64_MAX,
-       {}});
+  constexpr int64_t kMinInt = INT32_MIN;
+  constexpr int64_t kMaxInt = INT32_MAX;
+  constexpr int64_t kMaxLong = INT64_MAX;
+  constexpr int64_t kMiB = 1024 * 1024;
+  const OptionTable::Choices kNoYesLocal = {"no", "yes", "local"};
+  const OptionTable::Choices kLogLevels = {"debug", "verbose", "notice", "warning", "nothing"};
+  const OptionTable::Choices kFsyncPolicies = {"always", "everysec", "no"};
+  const OptionTable::Choices kEvictionPolicies = {
+      "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+      "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
+  Config& c = *config;
+  OptionTable table(&options_);
+  // name, field, bounds or choices, who may change it at runtime, what the server does then.
+  // The order is CONFIG REWRITE's and CONFIG GET's.
+  table.Int("port", &c.port, 0, 65535, kMutable, ConfigHook::kRebindTcp);
+  table.Bind("bind", &c.bind, kMutable, ConfigHook::kRebindTcp);
+  table.String("unixsocket", &c.unixsocket, kImmutable);
+  table.Octal("unixsocketperm", &c.unixsocketperm, 0, 0777, kImmutable);
+  table.Bool("protected-mode", &c.protected_mode, kMutable);
+  table.Int("tcp-backlog", &c.tcp_backlog, 0, kMaxInt, kImmutable);
+  table.Int("tcp-keepalive", &c.tcp_keepalive, 0, kMaxInt, kMutable);
+  table.Int("timeout", &c.timeout, 0, kMaxInt, kMutable);
+  table.Int("maxclients", &c.maxclients, 1, kMaxInt, kMutable);
+  table.Dir("dir", &c.dir, kProtected);
+  table.Int("databases", &c.databases, 1, kMaxInt, kImmutable);
+  table.String("requirepass", &c.requirepass, kMutable);
+  table.Enum("enable-debug-command", &c.enable_debug_command, kNoYesLocal, kImmutable);
+  table.Enum("enable-module-command", &c.enable_module_command, kNoYesLocal, kImmutable);
+  table.Int("hz", &c.hz, 0, kMaxInt, kMutable, ConfigHook::kClampHz);
+  table.Enum("loglevel", &c.loglevel, kLogLevels, kMutable, ConfigHook::kSetLogLevel);
+  table.String("logfile", &c.logfile, kImmutable);
+  table.Bool("daemonize", &c.daemonize, kImmutable);
+  table.String("pidfile", &c.pidfile, kImmutable);
+  table.Save("save", &c.save, kMutable);
+  table.Bool("appendonly", &c.appendonly, kMutable, ConfigHook::kPersistence);
+  table.Enum("appendfsync", &c.appendfsync, kFsyncPolicies, kMutable, ConfigHook::kPersistence);
+  table.String("appendfilename", &c.appendfilename, kImmutable);
+  table.String("dbfilename", &c.dbfilename, kProtected);
+  table.String("appenddirname", &c.appenddirname, kImmutable);
+  table.Int("auto-aof-rewrite-percentage", &c.auto_aof_rewrite_percentage, 0, kMaxInt, kMutable);
+  table.Memory("auto-aof-rewrite-min-size", &c.auto_aof_rewrite_min_size, 0, kMaxLong, kMutable);
+  table.Bool("aof-load-truncated", &c.aof_load_truncated, kMutable);
+  table.Bool("stop-writes-on-bgsave-error", &c.stop_writes_on_bgsave_error, kMutable);
+  table.Bool("rdbcompression", &c.rdbcompression, kMutable);
+  table.Bool("rdbchecksum", &c.rdbchecksum, kImmutable);
+  table.Bool("aof-use-rdb-preamble", &c.aof_use_rdb_preamble, kMutable);
+  table.Bool("aof-timestamp-enabled", &c.aof_timestamp_enabled, kMutable);
+  table.Bool("no-appendfsync-on-rewrite", &c.no_appendfsync_on_rewrite, kMutable);
+  table.Bool("rdb-del-sync-files", &c.rdb_del_sync_files, kMutable);
+  table.Int("key-load-delay", &c.key_load_delay, kMinInt, kMaxInt, kMutable);
+  table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
+  table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);
+  table.Memory("maxmemory", &c.maxmemory, 0, kMaxLong, kMutable);
+  table.Enum("maxmemory-policy", &c.maxmemory_policy, kEvictionPolicies, kMutable);
+  table.Int("maxmemory-samples", &c.maxmemory_samples, 1, 64, kMutable);
+  table.OutputLimits("client-output-buffer-limit", &c.client_output_buffer_limit, kMutable);
+  table.Int("maxmemory-eviction-tenacity", &c.maxmemory_eviction_tenacity, 0, 100, kMutable);
+  table.Int("zset-max-listpack-entries", &c.zset_max_listpack_entries, 0, kMaxLong, kMutable);
+  table.Alias("zset-max-ziplist-entries");
+  table.Memory("zset-max-listpack-value", &c.zset_max_listpack_value, 0, kMaxLong, kMutable);
+  table.Alias("zset-max-ziplist-value");
+  table.Int("hash-max-listpack-entries", &c.hash_max_listpack_entries, 0, kMaxLong, kMutable);
+  table.Alias("hash-max-ziplist-entries");
+  table.Memory("hash-max-listpack-value", &c.hash_max_listpack_value, 0, kMaxLong, kMutable);
+  table.Alias("hash-max-ziplist-value");
+  table.Int("set-max-intset-entries", &c.set_max_intset_entries, 0, kMaxLong, kMutable);
+  table.Int("set-max-listpack-entries", &c.set_max_listpack_entries, 0, kMaxLong, kMutable);
+  table.Memory("set-max-listpack-value", &c.set_max_listpack_value, 0, kMaxLong, kMutable);
+  table.Int("list-max-listpack-size", &c.list_max_listpack_size, kMinInt, kMaxInt, kMutable);
+  table.Alias("list-max-ziplist-size");
+  table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
+  table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
+  table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
 }
 
 ConfigRegistry::~ConfigRegistry() = default;
@@ -493,13 +424,13 @@ bool ConfigRegistry::IsKnown(std::string_view name) const { return Find(name) !=
 
 std::string ConfigRegistry::Apply(std::string_view name, const std::vector<std::string>& values) {
   const Option* option = Find(name);
-  if (option == nullptr) return "Bad directive or wrong number of arguments";
+  if (option == nullptr) return kBadDirective;
   return option->Set(values);
 }
 
 std::string ConfigRegistry::SetAtRuntime(
     const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-    std::vector<std::string>* changed) {
+    std::vector<ConfigChange>* changed) {
   std::vector<const Option*> options;
   std::string unknown, error, error_name;
   for (const auto& [name, value] : pairs) {
@@ -538,9 +469,9 @@ std::string ConfigRegistry::SetAtRuntime(
     }
   }
   if (!error.empty()) {
-    return "ERR CONFIG SET failed (possibly related to argument '" + error_name + "') - " + error;
+    return errors::ConfigSetFailed(error_name, error);
   }
-  for (const Option* option : options) changed->push_back(option->name);
+  for (const Option* option : options) changed->push_back({option->name, option->hook});
   return "";
 }
 
@@ -562,13 +493,13 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
     if (!SplitInlineArgs(line, &words)) return fail("Unbalanced quotes in configuration line");
     if (words.empty()) continue;
     if (AsciiLower(words[0]) == "include") {
-      if (words.size() != 2) return fail("Bad directive or wrong number of arguments");
+      if (words.size() != 2) return fail(kBadDirective);
       std::string error = LoadFile(words[1]);
       if (!error.empty()) return error;
       continue;
     }
     std::vector<std::string> values(words.begin() + 1, words.end());
-    if (values.empty()) return fail("Bad directive or wrong number of arguments");
+    if (values.empty()) return fail(kBadDirective);
     std::string error = Apply(words[0], values);
     if (!error.empty()) return fail(error);
   }
@@ -599,7 +530,7 @@ std::string ConfigRegistry::LoadCommandLine(int argc, char** argv) {
       values.push_back(argv[i++]);
     }
     if (values.empty()) {
-      return "option '--" + name + "' needs a value (Bad directive or wrong number of arguments)";
+      return "option '--" + name + "' needs a value (" + kBadDirective + ")";
     }
     std::string error = Apply(name, values);
     if (!error.empty()) return "option '--" + name + "': " + error;

@@ -1,8 +1,8 @@
 // Server configuration: redis.conf syntax, redis-server's option names, CONFIG GET/SET/REWRITE.
 //
-// Every option is one row of a table (name, aliases, kind, bounds, mutability) bound to one
-// field of Config; the file parser, the command line, CONFIG GET, CONFIG SET and CONFIG
-// REWRITE all go through that table, so an option exists in all of them or in none.
+// Every option is one row of a table (name, kind, bounds, mutability, hook) bound to one field
+// of Config; the file parser, the command line, CONFIG GET, CONFIG SET and CONFIG REWRITE all
+// go through that table, so an option exists in all of them or in none.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +100,23 @@ struct Config {
   std::string config_file;
 };
 
+// What the running server must do when CONFIG SET changes an option, beyond storing the value.
+// The option's row names its hook; Server::ApplyConfigChanges carries the hooks out in the
+// order the options were given, so a switch there covers every hook the table can name.
+enum class ConfigHook {
+  kNone,
+  kSetLogLevel,  // the logger's threshold follows loglevel
+  kClampHz,      // hz is stored within the server's range, as Redis clamps it
+  kRebindTcp,    // the TCP listeners are reopened, once, after every other hook
+  kPersistence,  // persistence opens or closes the append-only log, or changes its fsync
+};
+
+// One option CONFIG SET changed: its canonical name and its row's hook.
+struct ConfigChange {
+  std::string name;
+  ConfigHook hook;
+};
+
 class ConfigRegistry {
  public:
   explicit ConfigRegistry(Config* config);
@@ -114,9 +131,9 @@ class ConfigRegistry {
 
   // CONFIG SET name value [name value ...]: all or nothing, with Redis's checks in Redis's
   // order (unknown names, immutable or protected options, duplicates, then values). Returns
-  // "" on success or the full error reply text. `changed` receives the canonical names set.
+  // "" on success or the full error reply text. `changed` receives the options set, in order.
   std::string SetAtRuntime(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-                           std::vector<std::string>* changed);
+                           std::vector<ConfigChange>* changed);
 
   // Loads a redis.conf-style file; on error returns "<file>:<line>: <reason> >>> '<text>'".
   std::string LoadFile(const std::string& path);
@@ -132,6 +149,7 @@ class ConfigRegistry {
 
  private:
   struct Option;
+  class OptionTable;
   const Option* Find(std::string_view name) const;
   std::vector<Option> options_;
   Config* config_;

@@ -75,8 +75,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     if (sub == nullptr) {
       std::string upper = AsciiUpper(command->name);
       std::string_view name = argv[1].substr(0, std::min<size_t>(128, argv[1].find('\0')));
-      std::string error =
-          "ERR unknown subcommand '" + std::string(name) + "'. Try " + upper + " HELP.";
+      std::string error = errors::UnknownSubcommand(name, upper);
       std::replace(error.begin(), error.end(), '\r', ' ');
       std::replace(error.begin(), error.end(), '\n', ' ');
       reject(error, nullptr);
@@ -85,7 +84,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     command = sub;
   }
   if (!command->ArityOk(argv.size())) {
-    reject("ERR wrong number of arguments for '" + command->name + "' command", command);
+    reject(errors::WrongArity(command->name), command);
     return;
   }
   if (!client.authenticated && !(command->flags & kCmdNoAuth)) {
@@ -107,7 +106,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     return;
   }
   if (client.is_connection() && loading() && !(command->flags & kCmdLoading)) {
-    reject("LOADING Redis is loading the dataset in memory", command);
+    reject(errors::kLoading, command);
     return;
   }
   if ((command->flags & kCmdWrite) && client.is_connection()) {

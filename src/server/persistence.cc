@@ -23,6 +23,7 @@
 #include "server/command_table.h"
 #include "server/cycle_clock.h"
 #include "server/encoding_limits.h"
+#include "server/errors.h"
 #include "server/log.h"
 #include "server/server.h"
 
@@ -289,7 +290,7 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
 // ---- Snapshots ------------------------------------------------------------------------------
 
 std::string Persistence::Save() {
-  if (child_kind_ == ChildKind::kSnapshot) return "ERR Background save already in progress";
+  if (child_kind_ == ChildKind::kSnapshot) return std::string(errors::kBgsaveInProgress);
   SnapshotSaveStats stats;
   std::string error;
   const int64_t start = server_.NowMs();
@@ -309,7 +310,7 @@ std::string Persistence::Save() {
 
 std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
   *scheduled = false;
-  if (child_kind_ == ChildKind::kSnapshot) return "ERR Background save already in progress";
+  if (child_kind_ == ChildKind::kSnapshot) return std::string(errors::kBgsaveInProgress);
   if (child_kind_ == ChildKind::kRewrite) {
     if (!schedule) {
       return "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
@@ -328,7 +329,7 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
 }
 
 std::string Persistence::DebugReload() {
-  if (loading_) return "LOADING Redis is loading the dataset in memory";
+  if (loading_) return std::string(errors::kLoading);
   if (std::string error = Save(); !error.empty()) return error;
   server_.FlushAll();
   bool missing = false;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "server/errors.h"
 #include "server/log.h"
 #include "server/persistence.h"
 
@@ -148,20 +149,33 @@ void Server::CountError(std::string_view error_text) {
 
 // Listeners and the loop.
 
-std::string Server::ApplyConfigChanges(const std::vector<std::string>& names) {
+std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes) {
   bool rebind = false;
-  for (const std::string& name : names) {
-    if (name == "loglevel") SetLogLevel(config.loglevel);
-    if (name == "hz") config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
-    if (name == "port" || name == "bind") rebind = true;
-    if (std::string error = persistence->OnConfigChange(name); !error.empty()) return error;
+  for (const ConfigChange& change : changes) {
+    switch (change.hook) {
+      case ConfigHook::kNone:
+        break;
+      case ConfigHook::kSetLogLevel:
+        SetLogLevel(config.loglevel);
+        break;
+      case ConfigHook::kClampHz:
+        config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
+        break;
+      case ConfigHook::kRebindTcp:
+        rebind = true;  // once for port and bind together
+        break;
+      case ConfigHook::kPersistence:
+        if (std::string error = persistence->OnConfigChange(change.name); !error.empty()) {
+          return error;
+        }
+        break;
+    }
   }
   if (rebind) {
     std::string error;
     if (!RebindTcp(&error)) {
       LogWarning(error);
-      return "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
-             "this port";
+      return errors::ConfigSetFailed("port", "Unable to listen on this port");
     }
     tcp_port_bound = static_cast<int>(config.port);
   }

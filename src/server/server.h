@@ -178,8 +178,9 @@ class Server : private KeyspaceEvents {
   void CloseListenersInChild();
   bool loading() const;
 
-  // Puts CONFIG SET changes into effect (log level, listeners). Returns "" or the error reply.
-  std::string ApplyConfigChanges(const std::vector<std::string>& names);
+  // Puts CONFIG SET changes into effect by running each option's hook. Returns "" or the error
+  // reply.
+  std::string ApplyConfigChanges(const std::vector<ConfigChange>& changes);
 
   // Records an error reply for INFO errorstats (the prefix is the first word).
   void CountError(std::string_view error_text);
