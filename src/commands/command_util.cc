@@ -129,6 +129,47 @@ std::optional<int64_t> ParseBlockTimeout(CommandContext& ctx, std::string_view t
   return ctx.now_ms + timeout;
 }
 
+bool ParseMultiPopArgs(CommandContext& ctx, size_t first, std::string_view first_word,
+                       std::string_view second_word, MultiPopArgs* out) {
+  int64_t numkeys;
+  if (!ParseInt64(ctx.arg(first), &numkeys) || numkeys < 1) {
+    ctx.reply.Error(errors::kNumkeysNotPositive);
+    return false;
+  }
+  // The end argument comes after the keys: it must exist.
+  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - first - 1) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  const size_t where_index = first + 1 + static_cast<size_t>(numkeys);
+  if (EqualsIgnoreCase(ctx.arg(where_index), first_word)) {
+    out->first_end = true;
+  } else if (EqualsIgnoreCase(ctx.arg(where_index), second_word)) {
+    out->first_end = false;
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  int64_t count = -1;
+  for (size_t j = where_index + 1; j < ctx.argc(); ++j) {
+    const bool more = j + 1 < ctx.argc();
+    if (count == -1 && EqualsIgnoreCase(ctx.arg(j), "count") && more) {
+      ++j;
+      if (!ParseInt64(ctx.arg(j), &count) || count < 1) {
+        ctx.reply.Error(errors::kCountNotPositive);
+        return false;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  out->first_key = first + 1;
+  out->key_count = static_cast<size_t>(numkeys);
+  out->count = count == -1 ? 1 : count;
+  return true;
+}
+
 void ReplyInvalidExpire(CommandContext& ctx) {
   ctx.reply.Error(errors::InvalidExpire(CommandName(ctx)));
 }

@@ -58,6 +58,17 @@ void ReplyInvalidExpire(CommandContext& ctx);
 // Replies the error and returns nullopt on failure.
 std::optional<int64_t> ParseBlockTimeout(CommandContext& ctx, std::string_view text);
 
+// ZMPOP, BZMPOP, LMPOP, BLMPOP: numkeys key [key ...] <first_word>|<second_word> [COUNT count],
+// starting at argv[first]. Replies Redis's error and returns false when malformed.
+struct MultiPopArgs {
+  size_t first_key = 0;
+  size_t key_count = 0;
+  bool first_end = true;  // first_word (MIN, LEFT) rather than second_word (MAX, RIGHT)
+  int64_t count = 1;
+};
+bool ParseMultiPopArgs(CommandContext& ctx, size_t first, std::string_view first_word,
+                       std::string_view second_word, MultiPopArgs* out);
+
 // The full name Redis puts in errors: "set", "config|get".
 inline const std::string& CommandName(const CommandContext& ctx) { return ctx.command.name; }
 

@@ -20,6 +20,8 @@ void RegisterZsetCommands(CommandTable* table);
 void RegisterGoblinCommands(CommandTable* table);
 void RegisterHashCommands(CommandTable* table);
 void RegisterSetCommands(CommandTable* table);
+void RegisterListCommands(CommandTable* table);
+void RegisterSortCommands(CommandTable* table);
 void RegisterPersistenceCommands(CommandTable* table);
 void RegisterPubsubCommands(CommandTable* table);
 void RegisterBitmapCommands(CommandTable* table);

@@ -61,8 +61,12 @@ std::vector<std::string> AclCategories(const Command& command) {
                                                                 {"list", "@list"},
                                                                 {"connection", "@connection"},
                                                                 {"transactions", "@transaction"}};
+  // An acl naming data-type categories itself (SORT: @set @sortedset @list) stands for the
+  // group's.
+  const bool names_types = command.acl.find("@list") != std::string::npos ||
+                           command.acl.find("@set") != std::string::npos;
   for (const auto& [group, category] : kGroups) {
-    if (command.group == group) categories.push_back(category);
+    if (command.group == group && !names_types) categories.push_back(category);
   }
   if (command.flags & kCmdPubsub) categories.push_back("@pubsub");
   if (command.flags & kCmdAdmin) {

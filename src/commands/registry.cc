@@ -14,6 +14,8 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterGoblinCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
+  RegisterListCommands(table);
+  RegisterSortCommands(table);
   RegisterPersistenceCommands(table);
   RegisterPubsubCommands(table);
   RegisterBitmapCommands(table);

@@ -349,9 +349,10 @@ bool DebugAllowed(CommandContext& ctx) {
   return false;
 }
 
-// DEBUG DIGEST-VALUE: the value alone, whatever its encoding.
+// DEBUG DIGEST-VALUE: the value alone (its type and content), whatever its encoding.
 ValueDigest DigestValue(const KeyEntry* entry) {
   ValueDigest digest;
+  digest.Mix(InfoOf(entry->type()).name);
   if (entry->type() == ValueType::kString) {
     char scratch[kInt64TextMax];
     digest.Mix(entry->string_value(scratch));
@@ -366,7 +367,6 @@ ValueDigest DigestKey(int db, const KeyEntry* entry) {
   ValueDigest digest;
   digest.Mix(static_cast<int64_t>(db));
   digest.Mix(entry->key());
-  digest.Mix(InfoOf(entry->type()).name);
   digest.Mix(DigestValue(entry));
   if (entry->has_expire()) digest.Mix(entry->expire_ms());
   return digest;

@@ -777,58 +777,17 @@ void ZpopminCommand(CommandContext& ctx) { ZpopGeneric(ctx, PopEnd::kMin); }
 void ZpopmaxCommand(CommandContext& ctx) { ZpopGeneric(ctx, PopEnd::kMax); }
 
 // ZMPOP and BZMPOP: numkeys key [key ...] MIN|MAX [COUNT count], starting at argv[first].
-// Replies the error and returns false when the arguments are malformed.
-struct MpopArgs {
-  size_t first_key;
-  size_t key_count;
-  PopEnd end;
-  int64_t count;
-};
-
-bool ParseMpopArgs(CommandContext& ctx, size_t first, MpopArgs* out) {
-  int64_t numkeys;
-  if (!ParseInt64(ctx.arg(first), &numkeys) || numkeys < 1) {
-    ctx.reply.Error(errors::kNumkeysNotPositive);
-    return false;
-  }
-  // The MIN|MAX argument comes after the keys: it must exist.
-  if (static_cast<uint64_t>(numkeys) >= ctx.argc() - first - 1) {
-    ctx.reply.Error(errors::kSyntax);
-    return false;
-  }
-  const size_t where_index = first + 1 + static_cast<size_t>(numkeys);
-  if (EqualsIgnoreCase(ctx.arg(where_index), "min")) {
-    out->end = PopEnd::kMin;
-  } else if (EqualsIgnoreCase(ctx.arg(where_index), "max")) {
-    out->end = PopEnd::kMax;
-  } else {
-    ctx.reply.Error(errors::kSyntax);
-    return false;
-  }
-  int64_t count = -1;
-  for (size_t j = where_index + 1; j < ctx.argc(); ++j) {
-    const bool more = j + 1 < ctx.argc();
-    if (count == -1 && EqualsIgnoreCase(ctx.arg(j), "count") && more) {
-      ++j;
-      if (!ParseInt64(ctx.arg(j), &count) || count < 1) {
-        ctx.reply.Error(errors::kCountNotPositive);
-        return false;
-      }
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return false;
-    }
-  }
-  out->first_key = first + 1;
-  out->key_count = static_cast<size_t>(numkeys);
-  out->count = count == -1 ? 1 : count;
+bool ParseZsetMultiPop(CommandContext& ctx, size_t first, MultiPopArgs* args, PopEnd* end) {
+  if (!ParseMultiPopArgs(ctx, first, "min", "max", args)) return false;
+  *end = args->first_end ? PopEnd::kMin : PopEnd::kMax;
   return true;
 }
 
 void ZmpopCommand(CommandContext& ctx) {
-  MpopArgs args;
-  if (!ParseMpopArgs(ctx, 1, &args)) return;
-  PopGeneric(ctx, args.first_key, args.key_count, args.end, args.count, /*emit_key=*/true,
+  MultiPopArgs args;
+  PopEnd end;
+  if (!ParseZsetMultiPop(ctx, 1, &args, &end)) return;
+  PopGeneric(ctx, args.first_key, args.key_count, end, args.count, /*emit_key=*/true,
              /*nested=*/true, /*nil_when_empty=*/true);
 }
 
@@ -861,7 +820,7 @@ void BlockOnKeys(CommandContext& ctx, size_t first, size_t count, int64_t deadli
   }
   std::vector<std::string_view> keys(ctx.argv.begin() + static_cast<std::ptrdiff_t>(first),
                                      ctx.argv.begin() + static_cast<std::ptrdiff_t>(first + count));
-  ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline);
+  ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kZSet);
 }
 
 void BlockingPopGeneric(CommandContext& ctx, PopEnd end) {
@@ -892,17 +851,19 @@ void BzpopminCommand(CommandContext& ctx) { BlockingPopGeneric(ctx, PopEnd::kMin
 void BzpopmaxCommand(CommandContext& ctx) { BlockingPopGeneric(ctx, PopEnd::kMax); }
 
 void BzmpopCommand(CommandContext& ctx) {
+  // Redis reads the timeout after the other arguments.
+  MultiPopArgs args;
+  PopEnd end;
+  if (!ParseZsetMultiPop(ctx, 2, &args, &end)) return;
   std::optional<int64_t> deadline = ParseBlockTimeout(ctx, ctx.arg(1));
   if (!deadline) return;
-  MpopArgs args;
-  if (!ParseMpopArgs(ctx, 2, &args)) return;
   std::string_view key;
   if (!FirstNonEmptyZset(ctx, args.first_key, args.key_count, &key)) return;
   if (key.data() == nullptr) {
     BlockOnKeys(ctx, args.first_key, args.key_count, *deadline);
     return;
   }
-  PopGeneric(ctx, args.first_key, args.key_count, args.end, args.count, /*emit_key=*/true,
+  PopGeneric(ctx, args.first_key, args.key_count, end, args.count, /*emit_key=*/true,
              /*nested=*/true, /*nil_when_empty=*/true);
 }
 
@@ -1166,13 +1127,13 @@ void RegisterZsetCommands(CommandTable* table) {
       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
       "number of elements popped.",
       "key [count]");
-  add("bzpopmin", -3, kCmdWrite | kCmdFast | kCmdBlocking | kCmdNoscript, 1, -2, 1, BzpopminCommand,
+  add("bzpopmin", -3, kCmdWrite | kCmdFast | kCmdBlocking, 1, -2, 1, BzpopminCommand,
       "Removes and returns the member with the lowest score from one or more sorted sets. Blocks "
       "until a member is available otherwise. Deletes the sorted set if the last element was "
       "popped.",
       "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
       "key [key ...] timeout");
-  add("bzpopmax", -3, kCmdWrite | kCmdFast | kCmdBlocking | kCmdNoscript, 1, -2, 1, BzpopmaxCommand,
+  add("bzpopmax", -3, kCmdWrite | kCmdFast | kCmdBlocking, 1, -2, 1, BzpopmaxCommand,
       "Removes and returns the member with the highest score from one or more sorted sets. "
       "Blocks until a member available otherwise.  Deletes the sorted set if the last element "
       "was popped.",

@@ -4,6 +4,7 @@
 
 #include "core/ascii.h"
 #include "core/hash_object.h"
+#include "core/list_object.h"
 #include "core/set_object.h"
 #include "core/zset_object.h"
 
@@ -11,10 +12,10 @@ namespace goblin {
 
 namespace {
 
-// Registering a type is one row here. Tags are on disk: never change or reuse one
-// (1 is kept for lists).
+// Registering a type is one row here. Tags are on disk: never change or reuse one.
 constexpr ValueTypeInfo kValueTypes[] = {
     {ValueType::kString, "string", 0, nullptr},
+    {ValueType::kList, "list", 1, &ListObject::DecodeSnapshot},
     {ValueType::kSet, "set", 2, &SetObject::DecodeSnapshot},
     {ValueType::kZSet, "zset", 3, &ZsetObject::DecodeSnapshot},
     {ValueType::kHash, "hash", 4, &HashObject::DecodeSnapshot},

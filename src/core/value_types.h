@@ -17,22 +17,25 @@
 
 #include "core/collection.h"
 #include "core/packed_hash.h"
+#include "core/packed_list.h"
 #include "core/packed_set.h"
 #include "core/sorted_set.h"
 
 namespace goblin {
 
 // The configured small-encoding thresholds (zset-max-listpack-*, hash-max-listpack-*,
-// set-max-*) that decoders apply, so a loaded value takes the form a command would give it.
+// set-max-*, list-max-listpack-size) that decoders apply, so a loaded value takes the form a
+// command would give it.
 struct EncodingLimits {
   ZsetLimits zset;
   HashLimits hash;
   SetLimits set;
+  ListLimits list;
 };
 
 struct ValueTypeInfo {
   ValueType type;
-  std::string_view name;  // TYPE's reply: "string", "set", "zset", "hash"
+  std::string_view name;  // TYPE's reply: "string", "list", "set", "zset", "hash"
   uint8_t snapshot_tag;   // the type's number in the snapshot's key records
   // The value whose snapshot bytes (inside their length prefix) are `bytes`, or nullptr with
   // *what saying why not. nullptr for strings.

@@ -7,7 +7,8 @@
 namespace goblin {
 
 void Server::BlockClient(Client& client, const std::vector<std::string_view>& argv,
-                         const std::vector<std::string_view>& keys, int64_t deadline_ms) {
+                         const std::vector<std::string_view>& keys, int64_t deadline_ms,
+                         ValueType waits_for) {
   if (client.retrying_block) {  // still nothing to serve: keep its place
     client.block_requested = true;
     return;
@@ -16,6 +17,7 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
   client.blocked = true;
   block.db = client.db;
   block.deadline_ms = deadline_ms;
+  block.waits_for = waits_for;
   block.argv.assign(argv.begin(), argv.end());
   block.keys.clear();
   KeyWaiters& waiters = waiters_[static_cast<size_t>(client.db)];
@@ -65,6 +67,9 @@ void Server::HandleReadyKeys() {
         for (uint64_t id : queue) {
           Client* client = FindClient(id);
           if (client == nullptr || !client->blocked) continue;
+          // A key that does not hold what the client waits for leaves it blocked.
+          const KeyEntry* entry = dbs_[index].Find(key, now_ms_);
+          if (entry == nullptr || entry->type() != client->block.waits_for) continue;
           // block.argv stays put during the run: only UnblockClient, after it, resets it.
           std::vector<std::string_view> argv(client->block.argv.begin(), client->block.argv.end());
           client->retrying_block = true;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/collection.h"
 #include "resp/reply_builder.h"
 #include "resp/request_parser.h"
 #include "server/input_buffer.h"
@@ -27,8 +28,9 @@ enum class ClientKind {
 // What a client blocked by BZPOPMIN and friends waits for.
 struct BlockState {
   int db = 0;
-  int64_t deadline_ms = 0;        // 0: wait forever
-  std::vector<std::string> argv;  // the command, run again when a key changes
+  int64_t deadline_ms = 0;                 // 0: wait forever
+  ValueType waits_for = ValueType::kList;  // the type a key must hold to wake the client
+  std::vector<std::string> argv;           // the command, run again when a key changes
   std::vector<std::string> keys;
 };
 

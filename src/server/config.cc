@@ -402,6 +402,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Memory("set-max-listpack-value", &c.set_max_listpack_value, 0, kMaxLong, kMutable);
   table.Int("list-max-listpack-size", &c.list_max_listpack_size, kMinInt, kMaxInt, kMutable);
   table.Alias("list-max-ziplist-size");
+  table.Int("list-compress-depth", &c.list_compress_depth, 0, kMaxInt, kMutable);
   table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);

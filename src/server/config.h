@@ -91,6 +91,7 @@ struct Config {
   int64_t set_max_listpack_entries = 128;
   int64_t set_max_listpack_value = 64;
   int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
   // Diagnostics.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;

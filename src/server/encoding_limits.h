@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/packed_hash.h"
+#include "core/packed_list.h"
 #include "core/packed_set.h"
 #include "core/sorted_set.h"
 #include "server/config.h"
@@ -27,6 +28,10 @@ inline ZsetLimits ZsetLimitsOf(const Config& c) {
 inline HashLimits HashLimitsOf(const Config& c) {
   using encoding_limits_internal::Size;
   return {Size(c.hash_max_listpack_entries), Size(c.hash_max_listpack_value)};
+}
+
+inline ListLimits ListLimitsOf(const Config& c) {
+  return {c.list_max_listpack_size, c.list_compress_depth};
 }
 
 inline SetLimits SetLimitsOf(const Config& c) {

@@ -57,7 +57,7 @@ uint64_t FileSize(const std::string& path) {
 }
 
 EncodingLimits LimitsOf(const Config& c) {
-  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c)};
+  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c), ListLimitsOf(c)};
 }
 
 }  // namespace

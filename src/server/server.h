@@ -124,8 +124,11 @@ class Server : private KeyspaceEvents {
   // Blocking commands. A handler with nothing to serve calls BlockClient (and replies
   // nothing); the command is run again when one of keys changes, and the client gets a null
   // array at deadline_ms (0: never).
+  // A key wakes the client only when it holds waits_for (Redis 7.2: a SET on a key a BLPOP
+  // waits on leaves the client blocked).
   void BlockClient(Client& client, const std::vector<std::string_view>& argv,
-                   const std::vector<std::string_view>& keys, int64_t deadline_ms);
+                   const std::vector<std::string_view>& keys, int64_t deadline_ms,
+                   ValueType waits_for);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 

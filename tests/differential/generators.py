@@ -23,7 +23,9 @@ Determinism rules the generators follow, so that both servers must agree:
     the whole key space, so keys whose deadline passed are gone on both sides
     before counting (Redis keeps them until lazy or active expiry runs);
   * SCAN is always run to completion (FULL_SCAN), never compared call by call;
-  * no command blocks, kills this connection, or changes how replies are sent.
+  * no command blocks, kills this connection, or changes how replies are sent (blocking list
+    commands run inside MULTI, where they answer at once, or right after a push to one of their
+    keys: see the list section).
 """
 
 from __future__ import annotations
@@ -992,6 +994,9 @@ def make_stream(seed: int, length: int, generators, protocol: int = 2, now: floa
         # Every set must end identical on both servers, whatever was read along the way.
         ops.append(Op([Step((b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"), SCORES, True) for key in KEYS + LEX_KEYS],
                       "final zset contents"))
+    if any(gen.command in LIST_WRITERS for gen in generators):
+        # Every list too (the list section below defines LIST_WRITERS).
+        ops.append(Op([Step((b"LRANGE", key, b"0", b"-1"), EXACT, True) for key in KEYS], "final list contents"))
     return ops
 
 
@@ -1383,3 +1388,294 @@ GENERATORS = GENERATORS + BITMAP_GENERATORS
 
 # ROLE: a master without replicas, in both servers.
 GENERATORS = GENERATORS + [Gen("role", 0.5, lambda g: [g.case(b"ROLE")], readonly=True)]
+
+
+# ---- lists -------------------------------------------------------------------------------------
+#
+# Elements come mostly from a small pool, so that LREM, LPOS, LINSERT pivots and moves hit existing
+# values: integer-looking texts a listpack stores as integers and must give back unchanged ("007",
+# "-0", "+1" and "9223372036854775808" are not integers to Redis), empty, binary and CRLF elements;
+# the rest from g.value(), and rarely 9000- or 70000-byte elements, past the 8 kB listpack of the
+# default list-max-listpack-size -2. A few pushes carry 100-300 elements. Lists share the common
+# key space with the other families (WRONGTYPE both ways, RENAME, COPY, expiry, OBJECT ENCODING,
+# whose "listpack" for small lists OBJECT_ENCODING accepts against 7.0's "quicklist").
+#
+# No row may block the stream's connection. BLPOP, BRPOP, BLMOVE, BRPOPLPUSH and BLMPOP are sent
+# inside MULTI ... EXEC, where they answer at once, with timeouts on which 7.0 and 7.2 agree, or
+# with a timeout beyond a long long's milliseconds, which both reject before looking at a key
+# (BLOCKING_TIMEOUT: 7.2 and 7.0 word it differently). LIST_PUSH_THEN_BLOCK_GENERATORS send them
+# right after a push to one of their keys, so that there is something to pop; those rows are kept
+# out of GENERATORS because test_maxmemory.py runs GENERATORS under a 1-byte maxmemory, where the
+# push is refused and the blocking command would wait forever. No blocking or MULTI row is mutated:
+# the mutator keeps only an Op's last step, which would lose the MULTI or the push.
+
+import dataclasses  # noqa: E402
+
+from support.differ import BLOCKING_TIMEOUT, LPOS_RANK  # noqa: E402
+
+LIST_ELEMENTS = [b"a", b"b", b"c", b"x", b"hello", b"Hello World", b"1", b"2", b"-1", b"0", b"10", b"-100",
+                 b"12345", b"007", b"-0", b"+1", b"1.5", b"0x10", b"9223372036854775807", b"-9223372036854775808",
+                 b"9223372036854775808", b"4294967296", b"", b"\x00", b"a\r\nb", b"\xff\xfe", b"y" * 64,
+                 b"long " * 20]
+LIST_INDEXES = [b"9223372036854775807", b"-9223372036854775808", b"9223372036854775808", b"-9223372036854775809",
+                b"2147483648", b"-2147483649", b"x", b"1.5", b"", b" 1", b"+1", b"-0", b"0x1", b"1e3"]
+LIST_POP_COUNTS = [b"0", b"1", b"1", b"2", b"3", b"5", b"10", b"100", b"-1", b"x", b"1.5", b"", b"+2",
+                   b"9223372036854775807", b"-9223372036854775808", b"2147483648"]
+LPOS_RANKS = [b"1", b"2", b"3", b"-1", b"-2", b"-3", b"5", b"-5", b"0", b"100", b"-100", b"9223372036854775807",
+              b"-9223372036854775807", b"-9223372036854775808", b"x", b"1.5"]
+LPOS_COUNTS = [b"0", b"0", b"1", b"2", b"3", b"10", b"-1", b"-9223372036854775808", b"9223372036854775807", b"x"]
+LPOS_MAXLENS = [b"0", b"1", b"2", b"3", b"5", b"100", b"-1", b"9223372036854775807", b"x"]
+LIST_SIDES = [b"LEFT", b"RIGHT", b"left", b"Right"]
+LIST_BAD_SIDES = [b"UP", b"", b"LEFTX", b"BEFORE", b"0"]
+# Timeouts 7.0 and 7.2 read alike (inside MULTI, a valid one answers at once); a tiny one is 1 ms
+# on both (rounded up), an unreadable one an error.
+LIST_SAFE_TIMEOUTS = [b"0", b"0", b"0.1", b"1", b"5", b"1.5", b"0.0001", b"1e-400", b"0x10", b"-0", b"1e15",
+                      b"-1", b"-2.5", b"-inf", b"x", b"", b"nan", b" 1", b"1e"]
+# Milliseconds beyond a long long: "out of range" on 7.2, "negative" on 7.0 (BLOCKING_TIMEOUT).
+LIST_HUGE_TIMEOUTS = [b"1e30", b"inf", b"+inf", b"1e16", b"1e308", b"9223372036854775807", b"1E20"]
+LIST_CONFIG_VALUES = {
+    b"list-max-listpack-size": [b"-2", b"-1", b"-3", b"-4", b"-5", b"-6", b"0", b"1", b"2", b"4", b"5", b"128",
+                                b"1000", b"-2147483648", b"2147483647", b"2147483648", b"x", b""],
+    b"list-max-ziplist-size": [b"-2", b"3", b"8", b"-1"],
+    b"list-compress-depth": [b"0", b"0", b"1", b"2", b"3", b"100", b"-1", b"x", b"2147483648"],
+}
+
+
+def lelement(g: G) -> bytes:
+    r = g.rng.random()
+    if r < 0.78:
+        return g.choice(LIST_ELEMENTS)
+    if r < 0.995:
+        return g.value()
+    return g.choice([b"B" * 9000, b"C" * 70000])
+
+
+def lelements(g: G, lo: int = 1, hi: int = 4) -> list:
+    return [lelement(g) for _ in range(g.int(lo, hi))]
+
+
+def lindex(g: G) -> bytes:
+    r = g.rng.random()
+    if r < 0.75:
+        return str(g.int(-12, 12)).encode()
+    if r < 0.85:
+        return str(g.choice([50, -50, 150, -150, 299, -300, 1000, -1000])).encode()
+    if r < 0.93:
+        return str(g.choice(INT_EDGES)).encode()
+    return g.choice(LIST_INDEXES)
+
+
+def lside(g: G) -> bytes:
+    return g.choice(LIST_BAD_SIDES) if g.maybe(0.03) else g.case(g.choice(LIST_SIDES))
+
+
+def _lpush(g: G, name: bytes):
+    r = g.rng.random()
+    if r < 0.93:
+        elements = lelements(g, 1, 5)
+    elif r < 0.97:
+        elements = [b"e%d" % g.int(0, 499) for _ in range(g.int(100, 300))]
+    else:
+        elements = [str(g.int(-70000, 70000)).encode() for _ in range(g.int(100, 300))]
+    return [g.case(name), g.key(), *elements]
+
+
+def _lpop(g: G, name: bytes):
+    args = [g.case(name), g.key()]
+    if g.maybe(0.6):
+        args.append(g.choice(LIST_POP_COUNTS))
+    return args
+
+
+def _lset(g: G):
+    return [g.case(b"LSET"), g.key(), lindex(g), lelement(g)]
+
+
+def _linsert(g: G):
+    where = g.case(g.choice([b"BEFORE", b"AFTER"])) if g.maybe(0.95) else g.choice([b"MIDDLE", b"", b"BEFOREX"])
+    pivot = lelement(g) if g.maybe(0.85) else b"no such pivot"
+    return [g.case(b"LINSERT"), g.key(), where, pivot, lelement(g)]
+
+
+def _ltrim(g: G):
+    if g.maybe(0.25):  # ranges that empty the list (and so delete the key)
+        start, stop = g.choice([(b"1", b"0"), (b"5", b"2"), (b"-1", b"-2"), (b"1000", b"2000"), (b"0", b"-1000"),
+                                (b"-9223372036854775808", b"-9223372036854775808"), (b"9223372036854775807", b"-1")])
+        return [g.case(b"LTRIM"), g.key(), start, stop]
+    return [g.case(b"LTRIM"), g.key(), lindex(g), lindex(g)]
+
+
+def _lrem(g: G):
+    r = g.rng.random()
+    count = str(g.int(-3, 3)).encode() if r < 0.8 else (str(g.choice(INT_EDGES)).encode() if r < 0.95
+                                                         else g.choice([b"x", b"1.5", b"", b"-0"]))
+    return [g.case(b"LREM"), g.key(), count, lelement(g)]
+
+
+def _lpos(g: G):
+    args = [g.case(b"LPOS"), g.key(), lelement(g)]
+    options = []
+    if g.maybe(0.45):
+        options.append([g.case(b"RANK"), g.choice(LPOS_RANKS)])
+    if g.maybe(0.4):
+        options.append([g.case(b"COUNT"), g.choice(LPOS_COUNTS)])
+    if g.maybe(0.3):
+        options.append([g.case(b"MAXLEN"), g.choice(LPOS_MAXLENS)])
+    if g.maybe(0.05):
+        options.append([g.case(g.choice([b"RANK", b"COUNT", b"MAXLEN"])), g.choice(LPOS_RANKS)])  # repeated
+    g.rng.shuffle(options)
+    for option in options:
+        args += option
+    if g.maybe(0.04):
+        args.append(g.choice([b"RANK", b"COUNT", b"MAXLEN", b"FOO"]))  # an option without its value
+    return Step(tuple(args), LPOS_RANK)
+
+
+def _lmove_keys(g: G) -> tuple:
+    source = g.key()
+    return source, (source if g.maybe(0.25) else g.key())
+
+
+def _lmove(g: G):
+    source, destination = _lmove_keys(g)
+    return [g.case(b"LMOVE"), source, destination, lside(g), lside(g)]
+
+
+def _rpoplpush(g: G):
+    source, destination = _lmove_keys(g)
+    return [g.case(b"RPOPLPUSH"), source, destination]
+
+
+def _numkeys(g: G, keys: list) -> bytes:
+    if g.maybe(0.88):
+        return str(len(keys)).encode()
+    return g.choice([b"0", b"-1", b"x", b"", str(len(keys) + 1).encode(), str(len(keys) - 1).encode(),
+                     b"9223372036854775807", b"2147483648"])
+
+
+def _mpop_tail(g: G) -> list:
+    args = [lside(g)]
+    if g.maybe(0.6):
+        args += [g.case(b"COUNT"), g.choice(LIST_POP_COUNTS)]
+    if g.maybe(0.03):
+        args += [g.case(b"COUNT"), b"1"]  # a second COUNT: a syntax error
+    return args
+
+
+def _lmpop(g: G):
+    keys = g.keys(1, 3)
+    return [g.case(b"LMPOP"), _numkeys(g, keys), *keys, *_mpop_tail(g)]
+
+
+def blocking_list_command(g: G, name: bytes, timeout: bytes, key: bytes | None = None) -> tuple:
+    """One blocking list command; `key`, if given, is among its keys (the source of a move)."""
+    keys = g.keys(1, 3)
+    if key is not None:
+        keys[g.int(0, len(keys) - 1)] = key
+    if name in (b"BLPOP", b"BRPOP"):
+        return (g.case(name), *keys, timeout)
+    if name == b"BLMPOP":
+        return (g.case(name), timeout, _numkeys(g, keys), *keys, *_mpop_tail(g))
+    source, destination = _lmove_keys(g)
+    source = key if key is not None else source
+    if name == b"BLMOVE":
+        return (g.case(name), source, destination, lside(g), lside(g), timeout)
+    return (g.case(name), source, destination, timeout)
+
+
+def _blocking_in_multi(g: G, name: bytes):
+    steps = [Step((b"MULTI",))]
+    if g.maybe(0.5):
+        steps.append(Step((b"RPUSH", g.key(), *lelements(g, 1, 3))))
+    steps.append(Step(blocking_list_command(g, name, g.choice(LIST_SAFE_TIMEOUTS))))
+    if g.maybe(0.4):
+        other = g.choice([b"BLPOP", b"BRPOP", b"BLMOVE", b"BRPOPLPUSH", b"BLMPOP"])
+        steps.append(Step(blocking_list_command(g, other, g.choice(LIST_SAFE_TIMEOUTS))))
+    if g.maybe(0.3):
+        steps.append(Step((b"LRANGE", g.key(), b"0", b"-1")))
+    steps.append(Step((b"EXEC",)))
+    return steps
+
+
+def _blocking_huge_timeout(g: G, name: bytes):
+    return Step(blocking_list_command(g, name, g.choice(LIST_HUGE_TIMEOUTS)), BLOCKING_TIMEOUT)
+
+
+def _push_then_block(g: G, name: bytes):
+    key = g.key()
+    timeout = g.choice([b"0", b"0", b"0.1", b"1", b"1e15"]) if g.maybe(0.9) else g.choice(LIST_SAFE_TIMEOUTS)
+    return [Step((g.choice([b"RPUSH", b"LPUSH"]), key, *lelements(g, 1, 3))),
+            Step(blocking_list_command(g, name, timeout, key=key), BLOCKING_TIMEOUT)]
+
+
+def _list_config(g: G):
+    name = g.choice([b"list-max-listpack-size"] * 3 + [b"list-max-ziplist-size", b"list-compress-depth"])
+    return [b"CONFIG", b"SET", name, g.choice(LIST_CONFIG_VALUES[name])]
+
+
+def _list_dump(g: G):
+    key = g.key()
+    return [Step((b"LRANGE", key, b"0", b"-1")), Step((b"LLEN", key)),
+            Step((b"OBJECT", b"ENCODING", key), OBJECT_ENCODING)]
+
+
+LIST_GENERATORS = [
+    Gen("lpush", 7, lambda g: _lpush(g, b"LPUSH")),
+    Gen("rpush", 7, lambda g: _lpush(g, b"RPUSH")),
+    Gen("lpushx", 2, lambda g: [g.case(b"LPUSHX"), g.key(), *lelements(g, 1, 3)]),
+    Gen("rpushx", 2, lambda g: [g.case(b"RPUSHX"), g.key(), *lelements(g, 1, 3)]),
+    Gen("lpop", 3, lambda g: _lpop(g, b"LPOP")),
+    Gen("rpop", 3, lambda g: _lpop(g, b"RPOP")),
+    Gen("llen", 2, lambda g: [g.case(b"LLEN"), g.key()], readonly=True),
+    Gen("lindex", 3, lambda g: [g.case(b"LINDEX"), g.key(), lindex(g)], readonly=True),
+    Gen("lset", 3, _lset),
+    Gen("linsert", 3, _linsert),
+    Gen("lrange", 5, lambda g: [g.case(b"LRANGE"), g.key(), lindex(g), lindex(g)], readonly=True),
+    Gen("ltrim", 2, _ltrim),
+    Gen("lrem", 3, _lrem),
+    Gen("lpos", 4, _lpos, readonly=True),
+    Gen("lmove", 3, _lmove),
+    Gen("rpoplpush", 2, _rpoplpush),
+    Gen("lmpop", 3, _lmpop),
+    Gen("blpop", 1.5, lambda g: _blocking_in_multi(g, b"BLPOP"), mutate=False),
+    Gen("brpop", 1, lambda g: _blocking_in_multi(g, b"BRPOP"), mutate=False),
+    Gen("blmove", 1.5, lambda g: _blocking_in_multi(g, b"BLMOVE"), mutate=False),
+    Gen("brpoplpush", 1, lambda g: _blocking_in_multi(g, b"BRPOPLPUSH"), mutate=False),
+    Gen("blmpop", 1.5, lambda g: _blocking_in_multi(g, b"BLMPOP"), mutate=False),
+    Gen("blpop", 0.5, lambda g: _blocking_huge_timeout(g, g.choice([b"BLPOP", b"BRPOP", b"BLMOVE", b"BRPOPLPUSH",
+                                                                     b"BLMPOP"])),
+        mutate=False, covers=("brpop", "blmove", "brpoplpush", "blmpop")),
+    Gen("config|set", 0.4, _list_config, mutate=False),
+    Gen("config|get", 0.2, lambda g: [b"CONFIG", b"GET", g.choice([b"list-*", b"list-max-listpack-size",
+                                                                   b"list-max-ziplist-size", b"list-compress-depth"])],
+        compare=CONFIG_PAIRS, readonly=True),
+    Gen("lrange", 3, _list_dump, mutate=False, readonly=True, covers=("llen",)),
+]
+
+# Blocking commands on a key the same Op just pushed to: they pop at once (see the section comment
+# for why these rows are not in GENERATORS).
+LIST_PUSH_THEN_BLOCK_GENERATORS = [
+    Gen("blpop", 1.5, lambda g: _push_then_block(g, b"BLPOP"), mutate=False),
+    Gen("brpop", 1, lambda g: _push_then_block(g, b"BRPOP"), mutate=False),
+    Gen("blmove", 1.5, lambda g: _push_then_block(g, b"BLMOVE"), mutate=False),
+    Gen("brpoplpush", 1, lambda g: _push_then_block(g, b"BRPOPLPUSH"), mutate=False),
+    Gen("blmpop", 1.5, lambda g: _push_then_block(g, b"BLMPOP"), mutate=False),
+]
+
+GENERATORS = GENERATORS + LIST_GENERATORS
+
+# The list rows with the commands of other families that meet lists in the common key space (at a
+# fifth of their weight; hashes, sets and sorted sets only small, from OTHER_TYPE_GENERATORS, since
+# their own encodings are not the point here): the mix of tests/differential/test_list_streams.py,
+# where lists are most of the stream.
+LIST_STREAM_GENERATORS = LIST_GENERATORS + LIST_PUSH_THEN_BLOCK_GENERATORS + [
+    dataclasses.replace(gen, weight=gen.weight / 5)
+    for gen in STRING_GENERATORS + KEY_GENERATORS + EXPIRY_GENERATORS + SERVER_GENERATORS + HASH_SET_GENERATORS
+    + ZSET_GENERATORS
+    if gen.command in {"set", "get", "incr", "append", "strlen", "del", "exists", "type", "rename", "renamenx",
+                       "copy", "move", "swapdb", "flushdb", "expire", "pexpire", "ttl", "persist", "object",
+                       "memory|usage", "scard", "hget", "zcard"}
+] + [gen for gen in OTHER_TYPE_GENERATORS if gen.creates_type != "list"]
+
+# Commands whose presence in a stream ends it with a read of every list (make_stream).
+LIST_WRITERS = {"lpush", "rpush", "lpushx", "rpushx", "linsert", "lset", "lmove", "rpoplpush"}
