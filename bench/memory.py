@@ -26,17 +26,17 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("zset", "hash", "set", "string")
+WORKLOADS = ("zset", "hash", "set", "string", "list")
 # The "online users" pattern: integer user ids 10000001.. and integer unix timestamps, as a
 # hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
 ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
 ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
 ONLINE_BASE_TS = 1679800725
-RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28,
+RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28, "list": 16,
              "online-hash": 18, "online-set": 8, "online-zset": 18}
-LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET",
+LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET", "list": "RPUSH",
                 "online-hash": "HSET", "online-set": "SADD", "online-zset": "ZADD"}
-KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set",
+KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set", "list": b"bench:list",
        "online-hash": b"h:online:main", "online-zset": b"z:online:main"}
 
 
@@ -61,6 +61,7 @@ def generate(workload, n, batch, seed=SEED):
     hash:   16-byte field names field:%010d (permuted), 16-byte values (random hex)
     set:    members user:%08d (permuted)
     string: n keys key:%08d (permuted), 16-byte values (random hex)
+    list:   RPUSH of n random 16-byte values (random hex) into one key
     """
     rng = random.Random(seed)
     order = list(range(n))
@@ -99,6 +100,10 @@ def generate(workload, n, batch, seed=SEED):
             # Each element of the load is one command (one reply is read per element).
             cmds.extend(resp([b"SADD", online_set_key(slot)] + ids) for slot, ids in sorted(by_slot.items()))
             continue
+        elif workload == "list":
+            parts = [b"*%d\r\n$5\r\nRPUSH\r\n$%d\r\n%s\r\n" % (2 + len(chunk), len(KEY["list"]), KEY["list"])]
+            for _ in chunk:
+                parts.append(b"$16\r\n%016x\r\n" % rng.getrandbits(64))
         elif workload == "string":
             parts = [b"*%d\r\n$4\r\nMSET\r\n" % (1 + 2 * len(chunk))]
             for i in chunk:
@@ -300,7 +305,8 @@ def measure(binary, workload, n, cmds, cpu, optimize):
         else:
             check = (b"ZCARD", KEY.get(workload)) if workload in ("zset", "online-zset") else \
                     (b"HLEN", KEY.get(workload)) if workload in ("hash", "online-hash") else \
-                    (b"SCARD", KEY.get(workload)) if workload == "set" else (b"DBSIZE",)
+                    (b"SCARD", KEY.get(workload)) if workload == "set" else \
+                    (b"LLEN", KEY.get(workload)) if workload == "list" else (b"DBSIZE",)
             count = ctl.call(*check)
         if count != b":%d" % n:
             raise RuntimeError("%s holds %r elements after loading %s, expected %d" % (binary, count, workload, n))

@@ -19,7 +19,9 @@
 #                     ZRANK,HSET,HGET,SADD,SISMEMBER (COMMANDS, default these), and
 #                     APPEND (one key growing to N x 16 bytes), SETBIT (bit 1,000,000 of one
 #                     key: __rand_int__'s zero padding is not a valid bit offset),
-#                     PUBLISH (a channel nobody listens to)
+#                     PUBLISH (a channel nobody listens to), LPUSH,RPUSH,LPOP,RPOP,LRANGE_100
+#                     (one list preloaded with 1M elements; give pushes before pops, so the
+#                     pops never drain it)
 #   --modes LIST      comma-separated CxP, e.g. 1x16,50x1 (MODES, default that)
 #   --requests N      requests per run with pipelining (N_PIPE, default 1000000);
 #                     runs without pipelining use N_CONC (default 200000)
@@ -83,9 +85,15 @@ CMD[SISMEMBER]="SISMEMBER bench:set m:__rand_int__"
 CMD[APPEND]="APPEND bench:log $V16"
 CMD[SETBIT]="SETBIT bench:bits 1000000 1"
 CMD[PUBLISH]="PUBLISH bench:channel $V16"
+CMD[LPUSH]="LPUSH bench:list $V16"
+CMD[RPUSH]="RPUSH bench:list $V16"
+CMD[LPOP]="LPOP bench:list"
+CMD[RPOP]="RPOP bench:list"
+CMD[LRANGE_100]="LRANGE bench:list 0 99"
 # The preload each command reads (the writes run over it too, as updates).
 declare -A NEEDS=([GET]=string [SET]=string [ZADD]=zset [ZSCORE]=zset [ZRANK]=zset
-                  [HSET]=hash [HGET]=hash [SADD]=set [SISMEMBER]=set)
+                  [HSET]=hash [HGET]=hash [SADD]=set [SISMEMBER]=set
+                  [LPUSH]=list [RPUSH]=list [LPOP]=list [RPOP]=list [LRANGE_100]=list)
 
 IFS=, read -r -a CMDS <<<"$COMMANDS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
@@ -127,7 +135,11 @@ def gen(kind):
         elif kind == "set":
             yield b"*%d\r\n$4\r\nSADD\r\n$9\r\nbench:set\r\n" % (2 + len(r)) + b"".join(
                 b"$14\r\nm:%012d\r\n" % i for i in r)
-COUNT = {"string": b"DBSIZE", "zset": b"ZCARD bench:zset", "hash": b"HLEN bench:hash", "set": b"SCARD bench:set"}
+        elif kind == "list":
+            yield b"*%d\r\n$5\r\nRPUSH\r\n$10\r\nbench:list\r\n" % (2 + len(r)) + b"".join(
+                b"$16\r\nvvvvvvvvvvvvvvvv\r\n" for i in r)
+COUNT = {"string": b"DBSIZE", "zset": b"ZCARD bench:zset", "hash": b"HLEN bench:hash", "set": b"SCARD bench:set",
+         "list": b"LLEN bench:list"}
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)
 buf = b""
@@ -208,7 +220,7 @@ for s in goblin redis; do
   t0=$SECONDS
   while read -r kind status rest; do
     if [ "$status" = ok ]; then HAVE[$s|$kind]=1; else log "# $s: preload $kind n/a: $rest"; fi
-  done < <(taskset -c "$CPU" "$PY" "$WORK/preload.py" "$WORK/$s.sock" $KEYSPACE string,zset,hash,set)
+  done < <(taskset -c "$CPU" "$PY" "$WORK/preload.py" "$WORK/$s.sock" $KEYSPACE string,zset,hash,set,list)
   log "# $s ($bin, $(server_version $s)): preloaded in $((SECONDS - t0)) s"
   for c in "${CMDS[@]}"; do
     # shellcheck disable=SC2086  # word splitting of the command is intended

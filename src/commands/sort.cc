@@ -170,10 +170,8 @@ void SortGeneric(CommandContext& ctx, bool read_only) {
     options.alpha = true;
     options.by.reset();
   }
-  // A sorted set that is not sorted again is read in its own order, reversed by DESC.
-  if (options.dont_sort && entry != nullptr && entry->type() == ValueType::kZSet && options.desc) {
-    std::reverse(items.begin(), items.end());
-  }
+  // Elements that are not sorted keep their stored order, reversed by DESC.
+  if (options.dont_sort && options.desc) std::reverse(items.begin(), items.end());
   if (!options.dont_sort) {
     for (Item& item : items) {
       std::optional<std::string> by;
