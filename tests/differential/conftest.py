@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from support.differ import ServerPair, ShrinkBudget
+from support.differ import HELLO, Op, ServerPair, ShrinkBudget, Step, investigate, run_ops
 from support.server import ServerProcess, stop_and_check
 from support.types import supported_commands
 
@@ -45,3 +45,24 @@ def supported_generators(pair):
     with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
         have = supported_commands(g, names) & supported_commands(r, names)
     return [gen for gen in GENERATORS if gen.command in have]
+
+
+@pytest.fixture
+def corpus(pair, shrink_budget, reported_mismatches, request):
+    """Runs a family's corpus of independent Ops in RESP2 and RESP3: corpus(family, name, ops),
+    failing the test with the shrunk report of any mismatch."""
+    test_file = os.path.relpath(request.node.fspath, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+
+    def run(family, name, ops, protocols=(2, 3)):
+        for protocol in protocols:
+            prefix = [Op([Step((b"HELLO", b"3"), HELLO)], "hello")] if protocol == 3 else []
+            mismatches = run_ops(pair, prefix + ops, independent=True)
+            if not mismatches:
+                continue
+            report = investigate(pair, prefix + ops, mismatches,
+                                 title=f"DIFFERENTIAL MISMATCH in {family} corpus '{name}' (RESP{protocol})",
+                                 reproduce=f"GOBLIN_SERVER={pair.goblin_server.binary} /usr/bin/python3 -m pytest "
+                                           f"-q {test_file} -k {name}",
+                                 budget=shrink_budget, reported=reported_mismatches, label=f"{family} corpus {name}")
+            pytest.fail(report, pytrace=False)
+    return run

@@ -22,7 +22,7 @@ import random
 
 import pytest
 
-from support.differ import (BLOCKING_TIMEOUT, CONFIG_PAIRS, HELLO, LPOS_RANK, OBJECT_ENCODING, Op, Step, investigate,
+from support.differ import (BLOCKING_TIMEOUT, CONFIG_PAIRS, LPOS_RANK, OBJECT_ENCODING, Op, Step, investigate,
                             lpos_stops_at_llong_min_rank, run_ops, timeout_beyond_llong_max)
 from support.types import supported_commands
 
@@ -137,20 +137,8 @@ def S(*args, compare=None):
 
 
 @pytest.fixture
-def check(pair, shrink_budget, reported_mismatches):
-    def run(name, ops, protocols=(2, 3)):
-        for protocol in protocols:
-            prefix = [Op([Step((b"HELLO", b"3"), HELLO)], "hello")] if protocol == 3 else []
-            mismatches = run_ops(pair, prefix + ops, independent=True)
-            if not mismatches:
-                continue
-            report = investigate(pair, prefix + ops, mismatches,
-                                 title=f"DIFFERENTIAL MISMATCH in list corpus '{name}' (RESP{protocol})",
-                                 reproduce=f"GOBLIN_SERVER={pair.goblin_server.binary} /usr/bin/python3 -m pytest "
-                                           f"-q tests/differential/test_list_streams.py -k {name}",
-                                 budget=shrink_budget, reported=reported_mismatches, label=f"list corpus {name}")
-            pytest.fail(report, pytrace=False)
-    return run
+def check(corpus):
+    return lambda name, ops, protocols=(2, 3): corpus("list", name, ops, protocols)
 
 
 FIVE = ["a", "b", "c", "d", "e"]

@@ -11,9 +11,16 @@ import random
 
 import pytest
 
-from support.differ import Op
+from support.differ import Op, Step
 
-from .test_list_streams import S, check  # noqa: F401  (the corpus fixture)
+def S(*args):
+    return Step(tuple(a if isinstance(a, bytes) else str(a).encode() for a in args))
+
+
+@pytest.fixture
+def check(corpus):
+    return lambda name, ops: corpus("sort", name, ops)
+
 
 KEYS = ["src", "dst", "w_1", "w_2", "w_3", "w_4", "w_5", "w_a", "w_b", "h_1", "h_2", "h_3", "h_a", "h_b"]
 

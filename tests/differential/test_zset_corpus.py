@@ -12,8 +12,7 @@ import itertools
 
 import pytest
 
-from support.differ import (EXACT, HELLO, OBJECT_ENCODING, RANK_WITHSCORE, SCORES, ZRANDMEMBER, Op, Step, investigate,
-                            run_ops)
+from support.differ import EXACT, OBJECT_ENCODING, RANK_WITHSCORE, SCORES, ZRANDMEMBER, Op, Step
 
 from .generators import NUMBER_TEXTS, ZBOUND_BAD, ZSCORE_BAD, ZSCORE_EDGES, ZSCORE_TIES
 
@@ -23,20 +22,8 @@ def S(*args, compare=SCORES):
 
 
 @pytest.fixture
-def check(pair, shrink_budget, reported_mismatches):
-    def run(name, ops, protocols=(2, 3)):
-        for protocol in protocols:
-            prefix = [Op([Step((b"HELLO", b"3"), HELLO)], "hello")] if protocol == 3 else []
-            mismatches = run_ops(pair, prefix + ops, independent=True)
-            if not mismatches:
-                continue
-            report = investigate(pair, prefix + ops, mismatches,
-                                 title=f"DIFFERENTIAL MISMATCH in zset corpus '{name}' (RESP{protocol})",
-                                 reproduce=f"/usr/bin/python3 -m pytest -q tests/differential/test_zset_corpus.py "
-                                           f"-k {name}",
-                                 budget=shrink_budget, reported=reported_mismatches, label=f"zset corpus {name}")
-            pytest.fail(report, pytrace=False)
-    return run
+def check(corpus):
+    return lambda name, ops, protocols=(2, 3): corpus("zset", name, ops, protocols)
 
 
 def dump(key):

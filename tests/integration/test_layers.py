@@ -4,7 +4,6 @@ A lower layer never includes a higher one. The build refuses such an include (ea
 against build/layer-includes/<layer>/, which holds only its own folder and those below); these tests
 check the sources and that refusal itself."""
 
-import os
 import re
 import subprocess
 from pathlib import Path
