@@ -77,12 +77,11 @@ std::string Pop(PackedList& list, End end) {
   return end == End::kLeft ? list.PopFront() : list.PopBack();
 }
 
-// The raw bytes Redis's conversion check counts for an element it pushes: a command argument
-// counts its length; an element taken from another list counts nothing when it is an integer
-// (Redis holds it as a number then).
-size_t CountedBytes(std::string_view value, bool from_list) {
+// The raw bytes Redis's conversion check counts for an element moved from another list: its
+// length, or nothing when it is an integer (Redis holds a popped integer as a number).
+size_t MovedBytes(std::string_view value) {
   int64_t ignored;
-  return from_list && ParseInt64(value, &ignored) ? 0 : value.size();
+  return ParseInt64(value, &ignored) ? 0 : value.size();
 }
 
 // LEFT or RIGHT (any case); false after replying a syntax error.
@@ -494,13 +493,12 @@ void Move(CommandContext& ctx, PackedList& source, End from, End to) {
   PackedList* destination;
   LookupList(ctx, destination_key, &destination, false);
   if (destination == nullptr) destination = CreateList(ctx, destination_key);
-  destination->ConvertForGrowth(1, CountedBytes(value, true), limits);
+  destination->ConvertForGrowth(1, MovedBytes(value), limits);
   Push(*destination, to, value, limits);
   ctx.db().Touch(destination_key);
   // The source is deleted only now: when it is the destination it is not empty any more.
-  PackedList* still;
-  LookupList(ctx, source_key, &still, false);
-  AfterRemoval(ctx, source_key, *still, 1);
+  // (Objects live apart from the key table: creating the destination moved no list.)
+  AfterRemoval(ctx, source_key, source, 1);
   MarkDirty(ctx);
   ctx.reply.Bulk(value);
 }
