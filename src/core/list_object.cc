@@ -27,6 +27,7 @@ void ListObject::Describe(StatFields* fields) const {
                                  {"capacity_bytes", count(s.capacity_bytes)},
                                  {"fill", s.fill},
                                  {"nodes", count(s.nodes)},
+                                 {"compressed_nodes", count(s.compressed_nodes)},
                                  {"index_bytes", count(s.index_bytes)}});
 }
 

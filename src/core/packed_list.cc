@@ -1,5 +1,6 @@
 #include "core/packed_list.h"
 
+#include <lz4.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -20,6 +21,10 @@ constexpr size_t kSafetyBytes = 8192;
 constexpr size_t kMaxFillLevel = 4;
 // A first node starts this small and doubles: a list of a few short elements stays small.
 constexpr size_t kFirstNodeBlock = 64;
+// Redis's quicklist leaves nodes under 48 bytes raw, and keeps a compression that saves less
+// than 8 bytes undone.
+constexpr size_t kMinCompressBytes = 48;
+constexpr size_t kMinCompressGain = 8;
 
 size_t NodeBlockLimit(const ListLimits& limits) {
   if (limits.max_listpack_size >= 0) return kSafetyBytes;
@@ -94,7 +99,82 @@ PackedList::Node* PackedList::NewNode(size_t capacity) {
   node->capacity = static_cast<uint32_t>(malloc_usable_size(block) - sizeof(Node));
   node->begin = node->end = 0;
   node->count = 0;
+  node->raw_bytes = 0;
+  node->tried = 0;
   return node;
+}
+
+const PackedList::Node* PackedList::Readable(size_t index) const {
+  const Node* node = nodes_[index];
+  if (node->raw_bytes == 0) return node;
+  scratch_.resize(sizeof(Node) + node->raw_bytes);
+  auto* copy = reinterpret_cast<Node*>(scratch_.data());
+  *copy = *node;
+  copy->begin = 0;
+  copy->end = copy->capacity = node->raw_bytes;
+  copy->raw_bytes = 0;
+  LZ4_decompress_safe(reinterpret_cast<const char*>(node->data() + node->begin),
+                      reinterpret_cast<char*>(copy->data()), static_cast<int>(node->bytes()),
+                      static_cast<int>(node->raw_bytes));
+  return copy;
+}
+
+PackedList::Node* PackedList::Writable(size_t index) {
+  Node* node = nodes_[index];
+  node->tried = 0;  // the caller changes it
+  if (node->raw_bytes == 0) return node;
+  Node* raw = NewNode(std::max<size_t>(node->raw_bytes, payload_limit_));
+  LZ4_decompress_safe(reinterpret_cast<const char*>(node->data() + node->begin),
+                      reinterpret_cast<char*>(raw->data()), static_cast<int>(node->bytes()),
+                      static_cast<int>(node->raw_bytes));
+  raw->end = node->raw_bytes;
+  raw->count = node->count;
+  FreeNode(node);
+  nodes_[index] = raw;
+  if (index + 1 == nodes_.size()) InvalidateTail();
+  return raw;
+}
+
+void PackedList::Compress(size_t index) {
+  Node* node = nodes_[index];
+  if (node->raw_bytes != 0 || node->tried != 0 || node->bytes() < kMinCompressBytes) return;
+  const int bound = LZ4_compressBound(static_cast<int>(node->bytes()));
+  std::string packed(static_cast<size_t>(bound), '\0');
+  const int size = LZ4_compress_default(reinterpret_cast<const char*>(node->data() + node->begin),
+                                        packed.data(), static_cast<int>(node->bytes()), bound);
+  if (size <= 0 || static_cast<size_t>(size) + kMinCompressGain >= node->bytes()) {
+    node->tried = 1;
+    return;
+  }
+  Node* compressed = NewNode(static_cast<size_t>(size));
+  std::memcpy(compressed->data(), packed.data(), static_cast<size_t>(size));
+  compressed->end = static_cast<uint32_t>(size);
+  compressed->count = node->count;
+  compressed->raw_bytes = node->bytes();
+  FreeNode(node);
+  nodes_[index] = compressed;
+  if (index + 1 == nodes_.size()) InvalidateTail();
+}
+
+void PackedList::EnforceWindow(bool all) {
+  const size_t n = nodes_.size();
+  const size_t d = compress_depth_;
+  auto apply = [&](size_t i) {
+    const bool interior = d > 0 && n > 2 * d && i >= d && i < n - d;
+    if (interior) {
+      Compress(i);
+    } else if (nodes_[i]->raw_bytes != 0) {
+      Writable(i);
+    }
+  };
+  if (all) {
+    for (size_t i = 0; i < n; ++i) apply(i);
+    return;
+  }
+  if (d == 0) return;
+  for (size_t i : {d - 1, d, n - d - 1, n - d}) {
+    if (i < n) apply(i);
+  }
 }
 
 void PackedList::FreeNode(Node* node) { std::free(node); }
@@ -130,6 +210,7 @@ PackedList& PackedList::operator=(PackedList&& other) noexcept {
   listpack_bytes_ = other.listpack_bytes_;
   payload_limit_ = other.payload_limit_;
   count_limit_ = other.count_limit_;
+  compress_depth_ = other.compress_depth_;
   quicklist_ = other.quicklist_;
   tail_valid_ = other.tail_valid_;
   tail_offsets_ = std::move(other.tail_offsets_);
@@ -149,6 +230,8 @@ PackedList PackedList::Clone() const {
     twin->begin = node->begin;
     twin->end = node->end;
     twin->count = node->count;
+    twin->raw_bytes = node->raw_bytes;
+    twin->tried = node->tried;
     std::memcpy(twin->data() + node->begin, node->data() + node->begin, node->bytes());
     copy.nodes_.push_back(twin);
   }
@@ -157,6 +240,7 @@ PackedList PackedList::Clone() const {
   copy.listpack_bytes_ = listpack_bytes_;
   copy.payload_limit_ = payload_limit_;
   copy.count_limit_ = count_limit_;
+  copy.compress_depth_ = compress_depth_;
   copy.quicklist_ = quicklist_;
   return copy;
 }
@@ -304,6 +388,7 @@ void PackedList::PushBack(std::string_view value, const ListLimits& limits) {
   ++size_;
   AddToIndex(nodes_.size() - 1, 1);
   listpack_bytes_ += ListpackEntrySize(value);
+  EnforceWindow(false);
 }
 
 void PackedList::PushFront(std::string_view value, const ListLimits& limits) {
@@ -324,6 +409,7 @@ void PackedList::PushFront(std::string_view value, const ListLimits& limits) {
   if (nodes_.size() == 1) InvalidateTail();
   AddToIndex(0, 1);
   listpack_bytes_ += ListpackEntrySize(value);
+  EnforceWindow(false);
 }
 
 std::string PackedList::PopFront() {
@@ -341,6 +427,7 @@ std::string PackedList::PopFront() {
   } else {
     AddToIndex(0, -1);
   }
+  EnforceWindow(false);
   return value;
 }
 
@@ -361,6 +448,7 @@ std::string PackedList::PopBack() {
   } else {
     AddToIndex(nodes_.size() - 1, -1);
   }
+  EnforceWindow(false);
   return value;
 }
 
@@ -368,7 +456,7 @@ std::string PackedList::PopBack() {
 
 std::string_view PackedList::At(size_t index) const {
   const Position pos = Locate(index);
-  const Node* node = nodes_[pos.node];
+  const Node* node = Readable(pos.node);
   uint32_t offset;
   if (pos.node + 1 == nodes_.size() && tail_valid_) {
     offset = tail_offsets_[pos.offset];
@@ -381,11 +469,18 @@ std::string_view PackedList::At(size_t index) const {
 }
 
 void PackedList::Set(size_t index, std::string_view value, const ListLimits& limits) {
-  EraseRange(index, index + 1);
-  Insert(index, value, limits);
+  RememberLimits(limits);
+  EraseUnwindowed(index, index + 1);
+  InsertUnwindowed(index, value, limits);
+  EnforceWindow(true);
 }
 
 void PackedList::Insert(size_t index, std::string_view value, const ListLimits& limits) {
+  InsertUnwindowed(index, value, limits);
+  EnforceWindow(true);
+}
+
+void PackedList::InsertUnwindowed(size_t index, std::string_view value, const ListLimits& limits) {
   if (index >= size_) {
     PushBack(value, limits);
     return;
@@ -400,10 +495,12 @@ void PackedList::Insert(size_t index, std::string_view value, const ListLimits& 
   if (pos.offset == 0) {
     // Between two nodes: the end of the one before, else the front of this one, else a node
     // of its own.
+    Writable(pos.node - 1);
     Node* node = MakeRoom(pos.node - 1, bytes, false, limits);
     size_t target = pos.node - 1;
     bool front = false;
     if (node == nullptr) {
+      Writable(pos.node);
       node = MakeRoom(pos.node, bytes, true, limits);
       target = pos.node;
       front = true;
@@ -430,7 +527,7 @@ void PackedList::Insert(size_t index, std::string_view value, const ListLimits& 
   }
   const size_t n = pos.node;
   if (n + 1 == nodes_.size()) InvalidateTail();
-  Node* node = nodes_[n];
+  Node* node = Writable(n);
   const bool fits_count = node->count + 1 <= NodeCountLimit(limits);
   if (fits_count && node->bytes() + bytes <= std::max<size_t>(payload_limit_, node->capacity)) {
     // Neither end has the room: move the entries to the left, growing the node if need be.
@@ -473,6 +570,11 @@ void PackedList::Insert(size_t index, std::string_view value, const ListLimits& 
 }
 
 void PackedList::EraseRange(size_t start, size_t stop) {
+  EraseUnwindowed(start, stop);
+  EnforceWindow(true);
+}
+
+void PackedList::EraseUnwindowed(size_t start, size_t stop) {
   stop = std::min(stop, size_);
   if (start >= stop) return;
   InvalidateTail();
@@ -482,7 +584,7 @@ void PackedList::EraseRange(size_t start, size_t stop) {
   bool structural = false;
   // The first node: entries from pos.offset on.
   auto erase_in_node = [&](size_t index, size_t first, size_t count) {
-    Node* node = nodes_[index];
+    Node* node = Writable(index);
     const uint32_t from = EntryOffset(node, first);
     const uint8_t* p = node->data() + from;
     for (size_t i = 0; i < count; ++i) {
@@ -512,7 +614,7 @@ void PackedList::EraseRange(size_t start, size_t stop) {
   while (whole_end < nodes_.size() && remaining >= nodes_[whole_end]->count) {
     remaining -= nodes_[whole_end]->count;
     size_ -= nodes_[whole_end]->count;
-    const Node* node = nodes_[whole_end];
+    const Node* node = Readable(whole_end);
     const uint8_t* p = node->data() + node->begin;
     for (uint32_t i = 0; i < node->count; ++i) {
       std::string_view value;
@@ -541,8 +643,8 @@ void PackedList::MergeIfSparse(size_t at) {
   if (nodes_.size() < 2 || payload_limit_ == 0) return;
   for (size_t left : {at == 0 ? size_t{0} : at - 1, at}) {
     if (left + 1 >= nodes_.size()) continue;
-    Node* a = nodes_[left];
-    Node* b = nodes_[left + 1];
+    Node* a = Writable(left);
+    Node* b = Writable(left + 1);
     const size_t combined = size_t{a->bytes()} + b->bytes();
     if (combined > payload_limit_ || std::max(a->bytes(), b->bytes()) > payload_limit_ / 4 ||
         size_t{a->count} + b->count > count_limit_) {
@@ -578,7 +680,8 @@ size_t PackedList::Optimize() {
   const size_t limit = payload_limit_ == 0 ? NodePayloadLimit(ListLimits{}) : payload_limit_;
   std::vector<Node*> packed;
   Node* current = nullptr;
-  for (Node* node : nodes_) {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const Node* node = Readable(n);
     const uint8_t* p = node->data() + node->begin;
     for (uint32_t i = 0; i < node->count; ++i) {
       std::string_view value;
@@ -593,7 +696,7 @@ size_t PackedList::Optimize() {
       ++current->count;
       p = next;
     }
-    FreeNode(node);
+    FreeNode(nodes_[n]);
   }
   // The last node shrinks to what it holds.
   if (!packed.empty() && packed.back()->end < packed.back()->capacity) {
@@ -611,6 +714,7 @@ size_t PackedList::Optimize() {
   tail_offsets_ = std::vector<uint32_t>();
   RebuildIndex();
   fenwick_.shrink_to_fit();
+  EnforceWindow(true);
   const size_t after = MemoryUsage();
   return before > after ? before - after : 0;
 }
@@ -623,6 +727,7 @@ ListStats PackedList::Stats() const {
   for (const Node* node : nodes_) {
     s.payload_bytes += node->bytes();
     s.capacity_bytes += node->capacity;
+    s.compressed_nodes += node->raw_bytes != 0 ? 1 : 0;
   }
   s.fill = s.capacity_bytes == 0
                ? 0
@@ -635,7 +740,8 @@ ListStats PackedList::Stats() const {
 void PackedList::Dump(std::string* out) const {
   AppendVar(out, quicklist_ ? 1 : 0);
   AppendVar(out, size_);
-  for (const Node* node : nodes_) {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const Node* node = Readable(n);
     out->append(reinterpret_cast<const char*>(node->data() + node->begin), node->bytes());
   }
 }

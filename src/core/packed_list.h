@@ -20,6 +20,13 @@
 // Byte budget, RPUSH of 16-byte values: 17 B of entry + (16 B node header + 12 B index) / 480
 // entries per 8 KB node = 17.06 B per element (Redis 7.2's quicklist: 18.2).
 //
+// Compression (list-compress-depth d > 0): every node but the d first and d last holds its
+// entries as one LZ4 block (raw_bytes says how long they are decompressed), as Redis
+// compresses its quicklist's interior nodes. A read decompresses a node into a scratch buffer;
+// a change in the middle decompresses it for good and the interior is compressed again after
+// the change. Pushes and pops work on end nodes, which stay raw. A node that LZ4 cannot shrink
+// by 8 bytes stays raw (tried says so until it changes).
+//
 // Encoding (what OBJECT ENCODING says) follows Redis 7.2's rules, independent of the nodes: a
 // list starts as "listpack" and becomes "quicklist" when a command would take it past
 // list-max-listpack-size (ConvertForGrowth: more entries than a positive limit, or more bytes
@@ -34,6 +41,8 @@
 //  2. fenwick_ holds the prefix sums of the nodes' counts; size_ is their sum.
 //  3. listpack_bytes_ is the byte size Redis's listpack of the same elements would have.
 //  4. tail_offsets_, when valid, are the offsets of every entry of the last node, in order.
+//  5. After every public change, with depth d = compress_depth_, nodes [d, n - d) are compressed
+//     (or tried) and the others raw; the first and last nodes are raw whenever d > 0.
 //
 // Not thread-safe. Views returned by At and passed to callbacks are valid until the next
 // change of the list.
@@ -51,12 +60,13 @@ namespace goblin {
 // list-max-listpack-size and list-compress-depth as the structure takes them.
 struct ListLimits {
   int64_t max_listpack_size = -2;  // > 0: entries per node; -1..-5: 4, 8, 16, 32, 64 KB per node
-  int64_t compress_depth = 0;      // accepted; nodes are not compressed
+  int64_t compress_depth = 0;      // nodes kept raw at each end; 0: no compression
 };
 
 struct ListStats {
   const char* encoding = "listpack";
   const char* layout = "packed-nodes";
+  size_t compressed_nodes = 0;
   size_t size = 0;
   size_t bytes = 0;           // MemoryUsage()
   size_t payload_bytes = 0;   // entry bytes
@@ -134,6 +144,8 @@ class PackedList {
     uint32_t end;
     uint32_t count;
     uint32_t capacity;
+    uint32_t raw_bytes;  // 0: raw; else the entries are an LZ4 block in data[begin, end)
+    uint32_t tried;      // 1: compressing it did not pay, since it last changed
     uint8_t* data() { return reinterpret_cast<uint8_t*>(this + 1); }
     const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(this + 1); }
     uint32_t bytes() const { return end - begin; }
@@ -157,6 +169,17 @@ class PackedList {
   static uint8_t* WriteEntry(uint8_t* p, std::string_view value);
 
   Position Locate(size_t index) const;
+  // The node at index with its entries readable: itself, or (compressed) a copy decompressed
+  // into scratch_, valid until the next call.
+  const Node* Readable(size_t index) const;
+  // The node at index, decompressed for good when it was compressed.
+  Node* Writable(size_t index);
+  void Compress(size_t index);
+  // Insert and EraseRange without restoring invariant 5 (they do it after).
+  void InsertUnwindowed(size_t index, std::string_view value, const ListLimits& limits);
+  void EraseUnwindowed(size_t start, size_t stop);
+  // Restores invariant 5: for every node (all), or for the nodes at the window's edges.
+  void EnforceWindow(bool all);
   // Offset within the node's data of its offset-th entry.
   static uint32_t EntryOffset(const Node* node, size_t offset);
   void RebuildIndex();
@@ -172,6 +195,11 @@ class PackedList {
   void RememberLimits(const ListLimits& limits) {
     payload_limit_ = NodePayloadLimit(limits);
     count_limit_ = NodeCountLimit(limits);
+    const size_t depth = static_cast<size_t>(std::max<int64_t>(0, limits.compress_depth));
+    if (depth != compress_depth_) {
+      compress_depth_ = depth;
+      EnforceWindow(true);
+    }
   }
   void InvalidateTail() { tail_valid_ = false; }
   void BuildTailOffsets() const;
@@ -183,6 +211,8 @@ class PackedList {
   size_t listpack_bytes_ = 7;  // Redis's empty listpack: 6-byte header and end byte
   size_t payload_limit_ = 0;   // the node limits of the last change (Optimize, merges)
   size_t count_limit_ = SIZE_MAX;
+  size_t compress_depth_ = 0;
+  mutable std::string scratch_;  // a compressed node's decompressed copy (Readable)
   bool quicklist_ = false;
   mutable bool tail_valid_ = false;
   mutable std::vector<uint32_t> tail_offsets_;
@@ -195,7 +225,7 @@ void PackedList::ForEach(size_t start, size_t stop, Fn&& fn) const {
   Position pos = Locate(start);
   size_t remaining = stop - start;
   for (size_t n = pos.node; n < nodes_.size() && remaining > 0; ++n) {
-    const Node* node = nodes_[n];
+    const Node* node = Readable(n);
     const uint8_t* p = node->data() + (n == pos.node ? EntryOffset(node, pos.offset) : node->begin);
     const size_t first = n == pos.node ? pos.offset : 0;
     for (size_t i = first; i < node->count && remaining > 0; ++i, --remaining) {
@@ -212,7 +242,7 @@ size_t PackedList::FindForward(size_t start, Pred&& pred) const {
   Position pos = Locate(start);
   size_t index = start;
   for (size_t n = pos.node; n < nodes_.size(); ++n) {
-    const Node* node = nodes_[n];
+    const Node* node = Readable(n);
     const uint8_t* p = node->data() + (n == pos.node ? EntryOffset(node, pos.offset) : node->begin);
     for (size_t i = n == pos.node ? pos.offset : 0; i < node->count; ++i, ++index) {
       std::string_view value;
@@ -231,7 +261,7 @@ size_t PackedList::FindBackward(size_t end, Pred&& pred) const {
   size_t index = end;  // one past the position being looked at
   std::vector<std::string_view> values;
   for (size_t n = pos.node + 1; n-- > 0;) {
-    const Node* node = nodes_[n];
+    const Node* node = Readable(n);
     const size_t last = n == pos.node ? pos.offset : node->count - 1;
     values.clear();
     const uint8_t* p = node->data() + node->begin;

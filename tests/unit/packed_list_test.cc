@@ -24,6 +24,7 @@ struct ModelCase {
   uint64_t seed;
   int64_t fill;  // list-max-listpack-size
   size_t steps;
+  int64_t depth = 0;  // list-compress-depth
 };
 
 class PackedListModelTest : public testing::TestWithParam<ModelCase> {};
@@ -35,6 +36,7 @@ TEST_P(PackedListModelTest, MatchesDeque) {
   std::mt19937_64 rng(c.seed);
   ListLimits limits;
   limits.max_listpack_size = c.fill;
+  limits.compress_depth = c.depth;
   PackedList list;
   std::deque<std::string> model;
   auto value = [&]() {
@@ -161,7 +163,9 @@ INSTANTIATE_TEST_SUITE_P(Fills, PackedListModelTest,
                          testing::Values(ModelCase{1, -2, 20000}, ModelCase{2, -1, 20000},
                                          ModelCase{3, 4, 20000}, ModelCase{4, 1, 8000},
                                          ModelCase{5, 0, 8000}, ModelCase{6, 128, 20000},
-                                         ModelCase{7, -5, 20000}, ModelCase{8, -2, 60000}));
+                                         ModelCase{7, -5, 20000}, ModelCase{8, -2, 60000},
+                                         ModelCase{9, -2, 30000, 1}, ModelCase{10, 8, 20000, 2},
+                                         ModelCase{11, -1, 20000, 3}));
 
 TEST(PackedListTest, OneMillionElementsAtBothEndsAndByPosition) {
   ListLimits limits;
@@ -206,6 +210,34 @@ TEST(PackedListTest, SixteenByteValuesCostUnderSeventeenAndAHalfBytes) {
     EXPECT_LE(per_element, 17.5) << n << " elements";
     RecordProperty("bytes_per_element_" + std::to_string(n), std::to_string(per_element));
   }
+}
+
+TEST(PackedListTest, InteriorNodesAreCompressedPastTheDepth) {
+  ListLimits limits;
+  limits.compress_depth = 1;
+  PackedList list;
+  std::deque<std::string> model;
+  for (int i = 0; i < 20000; ++i) {
+    std::string v = "event:" + std::to_string(i % 100) + ":payload-payload-payload";
+    list.PushBack(v, limits);
+    model.push_back(v);
+  }
+  const ListStats stats = list.Stats();
+  EXPECT_GE(stats.compressed_nodes, stats.nodes - 2) << "all but the two end nodes";
+  EXPECT_GT(stats.compressed_nodes, 10u);
+  PackedList plain;
+  for (const std::string& v : model) plain.PushBack(v, ListLimits{});
+  EXPECT_LT(list.MemoryUsage() * 2, plain.MemoryUsage()) << "repetitive text compresses";
+  for (int i = 0; i < 2000; ++i) {
+    const size_t at = static_cast<size_t>(i * 7919) % model.size();
+    ASSERT_EQ(list.At(at), model[at]);
+  }
+  // Depth 0 again (CONFIG SET list-compress-depth 0): the next change decompresses everything.
+  ListLimits off;
+  list.PushBack("x", off);
+  model.push_back("x");
+  EXPECT_EQ(list.Stats().compressed_nodes, 0u);
+  EXPECT_EQ(Contents(list), Contents(model));
 }
 
 TEST(PackedListTest, AQueueKeepsItsMemoryFlat) {
