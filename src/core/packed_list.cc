@@ -153,12 +153,15 @@ void PackedList::Compress(size_t index) {
   compressed->raw_bytes = node->bytes();
   FreeNode(node);
   nodes_[index] = compressed;
+  may_have_compressed_ = true;
   if (index + 1 == nodes_.size()) InvalidateTail();
 }
 
 void PackedList::EnforceWindow(bool all) {
   const size_t n = nodes_.size();
   const size_t d = compress_depth_;
+  // Without compression this costs nothing, unless nodes compressed before may remain.
+  if (d == 0 && (!all || !may_have_compressed_)) return;
   auto apply = [&](size_t i) {
     const bool interior = d > 0 && n > 2 * d && i >= d && i < n - d;
     if (interior) {
@@ -169,9 +172,9 @@ void PackedList::EnforceWindow(bool all) {
   };
   if (all) {
     for (size_t i = 0; i < n; ++i) apply(i);
+    if (d == 0) may_have_compressed_ = false;
     return;
   }
-  if (d == 0) return;
   for (size_t i : {d - 1, d, n - d - 1, n - d}) {
     if (i < n) apply(i);
   }
@@ -211,6 +214,7 @@ PackedList& PackedList::operator=(PackedList&& other) noexcept {
   payload_limit_ = other.payload_limit_;
   count_limit_ = other.count_limit_;
   compress_depth_ = other.compress_depth_;
+  may_have_compressed_ = other.may_have_compressed_;
   quicklist_ = other.quicklist_;
   tail_valid_ = other.tail_valid_;
   tail_offsets_ = std::move(other.tail_offsets_);
@@ -241,6 +245,7 @@ PackedList PackedList::Clone() const {
   copy.payload_limit_ = payload_limit_;
   copy.count_limit_ = count_limit_;
   copy.compress_depth_ = compress_depth_;
+  copy.may_have_compressed_ = may_have_compressed_;
   copy.quicklist_ = quicklist_;
   return copy;
 }

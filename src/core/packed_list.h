@@ -24,7 +24,8 @@
 // entries as one LZ4 block (raw_bytes says how long they are decompressed), as Redis
 // compresses its quicklist's interior nodes. A read decompresses a node into a scratch buffer;
 // a change in the middle decompresses it for good and the interior is compressed again after
-// the change. Pushes and pops work on end nodes, which stay raw. A node that LZ4 cannot shrink
+// the change (a pass over the nodes' headers, so a change in the middle of a compressed list
+// costs O(nodes)). Pushes and pops work on end nodes, which stay raw. A node that LZ4 cannot shrink
 // by 8 bytes stays raw (tried says so until it changes).
 //
 // Encoding (what OBJECT ENCODING says) follows Redis 7.2's rules, independent of the nodes: a
@@ -212,7 +213,8 @@ class PackedList {
   size_t payload_limit_ = 0;   // the node limits of the last change (Optimize, merges)
   size_t count_limit_ = SIZE_MAX;
   size_t compress_depth_ = 0;
-  mutable std::string scratch_;  // a compressed node's decompressed copy (Readable)
+  bool may_have_compressed_ = false;  // a node was compressed since the last pass at depth 0
+  mutable std::string scratch_;       // a compressed node's decompressed copy (Readable)
   bool quicklist_ = false;
   mutable bool tail_valid_ = false;
   mutable std::vector<uint32_t> tail_offsets_;
