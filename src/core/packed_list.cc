@@ -304,6 +304,23 @@ void PackedList::BuildTailOffsets() const {
   tail_valid_ = true;
 }
 
+size_t PackedList::Prefix(size_t nodes) const {
+  size_t sum = 0;
+  for (size_t i = nodes; i > 0; i -= i & (~i + 1)) sum += fenwick_[i];
+  return sum;
+}
+
+void PackedList::AppendNode(Node* node) {
+  // The new last cell covers the nodes (i - lowbit(i), i]: its sum takes O(log n), where
+  // rebuilding the tree at every new node would cost O(nodes) per ~480 pushes.
+  InvalidateTail();
+  nodes_.push_back(node);
+  const size_t i = nodes_.size();
+  fenwick_.resize(i);  // cells 0..i-1 (cell 0 unused)
+  const size_t covered_from = i - (i & (~i + 1));
+  fenwick_.push_back(static_cast<uint32_t>(node->count + Prefix(i - 1) - Prefix(covered_from)));
+}
+
 void PackedList::InsertNode(size_t at, Node* node) {
   if (at == nodes_.size()) InvalidateTail();  // a new last node
   nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(at), node);
@@ -311,8 +328,14 @@ void PackedList::InsertNode(size_t at, Node* node) {
 }
 
 void PackedList::RemoveNode(size_t at) {
-  if (at == nodes_.size() - 1) InvalidateTail();
   FreeNode(nodes_[at]);
+  if (at == nodes_.size() - 1) {
+    // REQUIRES (pops): the other nodes' cells are current. No other cell covers the last node.
+    InvalidateTail();
+    nodes_.pop_back();
+    fenwick_.resize(nodes_.size() + 1);
+    return;
+  }
   nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(at));
   RebuildIndex();
 }
@@ -382,7 +405,7 @@ void PackedList::PushBack(std::string_view value, const ListLimits& limits) {
     const size_t capacity =
         nodes_.empty() ? std::min(payload_limit_, kFirstNodeBlock) : payload_limit_;
     node = NewNode(std::max(capacity, bytes));
-    InsertNode(nodes_.size(), node);
+    AppendNode(node);
     tail_offsets_.clear();
     tail_valid_ = true;
   }

@@ -184,11 +184,15 @@ class PackedList {
   // Offset within the node's data of its offset-th entry.
   static uint32_t EntryOffset(const Node* node, size_t offset);
   void RebuildIndex();
+  // The sum of the first `nodes` nodes' counts.
+  size_t Prefix(size_t nodes) const;
   void AddToIndex(size_t node, int64_t delta);
   // A node with room for bytes more at the front or back, growing or re-centering it; nullptr
   // when it would pass the limits.
   Node* MakeRoom(size_t node_index, size_t bytes, bool front, const ListLimits& limits);
   void InsertNode(size_t at, Node* node);
+  // A new, empty last node; REQUIRES: the index is current.
+  void AppendNode(Node* node);
   void RemoveNode(size_t at);
   // Merges node at with a neighbour when both are under a quarter full (under the limits the
   // list was last changed with).
