@@ -641,7 +641,9 @@ void ExpectSectionsCoverFile(const std::vector<SnapshotSection>& sections, size_
 
 // Names the cases a key exercises, so the test can show the seeds reached every one.
 void NoteCoverage(const ModelKey& key, std::map<std::string, size_t>* covered) {
-  static const char* kTypeNames[] = {"string", "hash", "set", "zset"};
+  // In the order of ModelValue's alternatives.
+  static const char* kTypeNames[] = {"string", "hash", "set", "zset", "list"};
+  static_assert(std::size(kTypeNames) == std::variant_size_v<ModelValue>);
   ++(*covered)[std::string(kTypeNames[key.value.index()]) + " " + key.encoding];
   if (!Alive(key)) ++(*covered)["expired at load"];
   if (key.deadline && Alive(key)) ++(*covered)["deadline kept"];
@@ -766,6 +768,8 @@ TEST(SnapshotRoundTrip, SnapshotRandomKeyspacesMatchModel) {
                                        "set hashtable",
                                        "zset listpack",
                                        "zset skiplist",
+                                       "list listpack",
+                                       "list quicklist",
                                        "expired at load",
                                        "deadline kept",
                                        "empty string",
