@@ -8,6 +8,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -199,8 +200,57 @@ bool Server::OpenListeners(std::string* error) {
   return true;
 }
 
+// Redis's adjustOpenFilesLimit: room for maxclients connections plus the server's own
+// descriptors, raising the soft (and, when allowed, hard) limit, else lowering maxclients to
+// what the limit holds. False when not even the reserved descriptors fit.
+bool Server::AdjustOpenFilesLimit() {
+  constexpr rlim_t kReserved = 32;  // listeners, files, the epoll descriptor, ...
+  const rlim_t wanted = static_cast<rlim_t>(config.maxclients) + kReserved;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    LogWarning(std::string("Unable to obtain the current NOFILE limit (") + std::strerror(errno) +
+               "), assuming 1024 and setting the max clients configuration accordingly.");
+    config.maxclients = 1024 - static_cast<int64_t>(kReserved);
+    return true;
+  }
+  const rlim_t old_limit = limit.rlim_cur;
+  if (old_limit >= wanted) return true;
+  rlim_t best = wanted;
+  int failure = 0;
+  while (best > old_limit) {
+    limit.rlim_cur = limit.rlim_max = best;
+    if (setrlimit(RLIMIT_NOFILE, &limit) == 0) break;
+    failure = errno;
+    best = best < 16 ? old_limit : best - 16;
+  }
+  best = std::max(best, old_limit);
+  if (best >= wanted) {
+    LogNotice("Increased maximum number of open files to " + std::to_string(best) +
+              " (it was originally set to " + std::to_string(old_limit) + ").");
+    return true;
+  }
+  if (best <= kReserved) {
+    LogWarning("Your current 'ulimit -n' of " + std::to_string(old_limit) +
+               " is not enough for the server to start. Please increase your open file limit "
+               "to at least " +
+               std::to_string(kReserved + 1) + ". Exiting.");
+    return false;
+  }
+  const int64_t requested = config.maxclients;
+  config.maxclients = static_cast<int64_t>(best - kReserved);
+  LogWarning("You requested maxclients of " + std::to_string(requested) + " requiring at least " +
+             std::to_string(wanted) + " max file descriptors.");
+  LogWarning("Server can't set maximum open files to " + std::to_string(wanted) +
+             " because of OS error: " + std::strerror(failure) + ".");
+  LogWarning("Current maximum open files is " + std::to_string(best) +
+             ". maxclients has been reduced to " + std::to_string(config.maxclients) +
+             " to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.");
+  return true;
+}
+
 int Server::Run() {
   UsedMemory();  // the gauge's first exact reading, on the serving thread
+  if (!AdjustOpenFilesLimit()) return 1;
   signal(SIGPIPE, SIG_IGN);
   struct sigaction action {};
   action.sa_handler = OnShutdownSignal;

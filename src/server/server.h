@@ -225,6 +225,7 @@ class Server : private KeyspaceEvents {
   };
 
   bool OpenListeners(std::string* error);
+  bool AdjustOpenFilesLimit();
   bool OpenTcpListeners(std::vector<Listener>* out, std::string* error);
   bool RebindTcp(std::string* error);
   void WatchListeners();

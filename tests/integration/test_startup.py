@@ -4,6 +4,7 @@ import os
 import signal
 import socket
 import stat
+import subprocess
 import tempfile
 import time
 
@@ -11,7 +12,7 @@ import pytest
 
 from support.expect import err, ok, run_steps, simple
 from support.resp import RawConnection
-from support.server import free_port, goblin_binary, run_until_exit, wait_for
+from support.server import REFERENCE_BINARY, free_port, goblin_binary, run_until_exit, wait_for
 
 
 def config_value(conn, name):
@@ -247,3 +248,44 @@ def _is_zombie(pid):
         return open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def started_under_nofile(binary: str, soft: int, hard: int):
+    """A server started with RLIMIT_NOFILE soft:hard (prlimit, util-linux); returns (process, port)."""
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="gob-nofile-")
+    proc = subprocess.Popen(["prlimit", f"--nofile={soft}:{hard}", binary, "--port", str(port), "--save", "",
+                             "--dir", workdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def answers():
+        try:
+            with RawConnection(port=port, timeout=1) as conn:
+                return conn.call("PING").raw == b"+PONG\r\n"
+        except OSError:
+            return False
+    wait_for(answers, what=f"{binary} to answer under --nofile={soft}:{hard}")
+    return proc, port
+
+
+def maxclients_under_nofile(binary: str, soft: int, hard: int) -> tuple[int, int]:
+    """(CONFIG GET maxclients, the process's soft open-files limit) of a server started so."""
+    proc, port = started_under_nofile(binary, soft, hard)
+    try:
+        with RawConnection(port=port) as conn:
+            maxclients = int(conn.call("CONFIG", "GET", "maxclients").value[1].value)
+            open_files = [line for line in open(f"/proc/{proc.pid}/limits") if line.startswith("Max open files")]
+            conn.send_command("SHUTDOWN", "NOSAVE")
+        return maxclients, int(open_files[0].split()[3])
+    finally:
+        proc.wait(timeout=20)
+
+
+def test_maxclients_follows_the_open_files_limit():
+    # As Redis: the soft limit is raised to maxclients + 32 where the hard limit allows, and
+    # maxclients shrinks to what the limit holds where it does not (whether the hard limit can be
+    # raised depends on the machine, so the reference decides the second case).
+    goblin, soft_limit = maxclients_under_nofile(goblin_binary(), 200, 20000)
+    assert goblin == 10000 and soft_limit >= 10032
+    goblin, soft_limit = maxclients_under_nofile(goblin_binary(), 200, 300)
+    reference, _ = maxclients_under_nofile(REFERENCE_BINARY, 200, 300)
+    assert goblin == reference and soft_limit >= goblin + 32
