@@ -6,9 +6,9 @@ import pytest
 
 from support.differ import HELLO, Op, ServerPair, ShrinkBudget, Step, investigate, run_ops
 from support.server import ServerProcess, stop_and_check
-from support.types import supported_commands
 
 from .generators import GENERATORS
+from .streams import supported_rows
 
 # Seconds the whole session may spend shrinking failing streams (each failure also has its own cap).
 SHRINK_BUDGET = float(os.environ.get("GOBLIN_DIFF_SHRINK_SECONDS", "100"))
@@ -41,10 +41,7 @@ def reported_mismatches():
 @pytest.fixture(scope="session")
 def supported_generators(pair):
     """Generator rows whose command both servers report in COMMAND INFO."""
-    names = sorted({gen.command for gen in GENERATORS})
-    with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
-        have = supported_commands(g, names) & supported_commands(r, names)
-    return [gen for gen in GENERATORS if gen.command in have]
+    return supported_rows(pair, GENERATORS)
 
 
 @pytest.fixture

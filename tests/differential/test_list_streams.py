@@ -18,17 +18,17 @@ fresh seeds), GOBLIN_LIST_OPS (stream length, default 3000).
 
 import itertools
 import os
-import random
 
 import pytest
 
-from support.differ import (BLOCKING_TIMEOUT, CONFIG_PAIRS, LPOS_RANK, OBJECT_ENCODING, Op, Step, investigate,
-                            lpos_stops_at_llong_min_rank, run_ops, timeout_beyond_llong_max)
+from support.differ import (BLOCKING_TIMEOUT, CONFIG_PAIRS, LPOS_RANK, OBJECT_ENCODING, Op, Step,
+                            lpos_stops_at_llong_min_rank, timeout_beyond_llong_max)
 from support.types import supported_commands
 
 from .generators import (INT_EDGES, LIST_CONFIG_VALUES, LIST_GENERATORS, LIST_HUGE_TIMEOUTS, LIST_INDEXES,
                          LIST_POP_COUNTS, LIST_PUSH_THEN_BLOCK_GENERATORS, LIST_SAFE_TIMEOUTS, LIST_STREAM_GENERATORS,
                          LPOS_COUNTS, LPOS_MAXLENS, LPOS_RANKS, NUMBER_TEXTS, make_stream)
+from .streams import run_stream, stream_seeds, supported_rows
 from .test_command_table import NOSCRIPT_DROPPED_IN_72, command_info, summary, summary_as_72
 
 DEFAULT_SEEDS = [21, 22, 23, 24, 25, 26]
@@ -40,35 +40,20 @@ rpoplpush lmpop blpop brpop brpoplpush blmove blmpop""".split()
 
 
 def _seeds():
-    chosen = [int(s) for s in os.environ.get("GOBLIN_LIST_SEEDS", "").split(",") if s.strip()]
-    seeds = chosen or list(DEFAULT_SEEDS)
-    seeds += [random.SystemRandom().randrange(1, 2**31)
-              for _ in range(int(os.environ.get("GOBLIN_DIFF_RANDOM_SEEDS", "0")))]
-    return [(2, s) for s in seeds] + ([] if chosen else [(3, s) for s in RESP3_SEEDS])
+    return stream_seeds("GOBLIN_LIST_SEEDS", DEFAULT_SEEDS, RESP3_SEEDS)
 
 
 @pytest.fixture(scope="module")
 def list_generators(pair):
-    names = sorted({gen.command for gen in LIST_STREAM_GENERATORS})
-    with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
-        have = supported_commands(g, names) & supported_commands(r, names)
-    return [gen for gen in LIST_STREAM_GENERATORS if gen.command in have]
+    return supported_rows(pair, LIST_STREAM_GENERATORS)
 
 
 @pytest.mark.parametrize("protocol,seed", _seeds(), ids=lambda x: str(x))
 def test_list_stream(pair, list_generators, shrink_budget, reported_mismatches, protocol, seed):
     ops = make_stream(seed, LENGTH, list_generators, protocol=protocol)
-    mismatches = run_ops(pair, ops, limit=200)
-    if not mismatches:
-        return
-    seeds_env = f"GOBLIN_LIST_SEEDS={seed} " if protocol == 2 else ""
-    report = investigate(
-        pair, ops, mismatches,
-        title=f"DIFFERENTIAL MISMATCH (list streams)  seed={seed}  protocol=RESP{protocol}  ops={len(ops)}",
-        reproduce=(f"{seeds_env}GOBLIN_SERVER={pair.goblin_server.binary} /usr/bin/python3 -m pytest -q "
-                   f"tests/differential/test_list_streams.py -k 'test_list_stream and {protocol}-{seed}'"),
-        budget=shrink_budget, reported=reported_mismatches, label=f"list seed {seed} (RESP{protocol})")
-    pytest.fail(report, pytrace=False)
+    run_stream(pair, ops, family="list", seed=seed, protocol=protocol, seeds_env="GOBLIN_LIST_SEEDS",
+               test_path="tests/differential/test_list_streams.py", selector=f"test_list_stream and {protocol}-{seed}",
+               shrink_budget=shrink_budget, reported_mismatches=reported_mismatches)
 
 
 def test_server_under_test_has_every_list_generator(pair):

@@ -12,14 +12,13 @@ fresh seeds), GOBLIN_DIFF_OPS (stream length, default 3000).
 """
 
 import os
-import random
 
 import pytest
 
-from support.differ import investigate, run_ops
 from support.types import supported_commands
 
 from .generators import ZSET_GENERATORS, ZSET_STREAM_GENERATORS, make_stream
+from .streams import run_stream, stream_seeds, supported_rows
 
 DEFAULT_SEEDS = [11, 12, 13, 14, 15, 16]
 RESP3_SEEDS = [311, 312]
@@ -32,34 +31,20 @@ zintercard""".split()
 
 
 def _seeds():
-    chosen = [int(s) for s in os.environ.get("GOBLIN_ZSET_SEEDS", "").split(",") if s.strip()]
-    seeds = chosen or list(DEFAULT_SEEDS)
-    seeds += [random.SystemRandom().randrange(1, 2**31) for _ in range(int(os.environ.get("GOBLIN_DIFF_RANDOM_SEEDS", "0")))]
-    return [(2, s) for s in seeds] + ([] if chosen else [(3, s) for s in RESP3_SEEDS])
+    return stream_seeds("GOBLIN_ZSET_SEEDS", DEFAULT_SEEDS, RESP3_SEEDS)
 
 
 @pytest.fixture(scope="module")
 def zset_generators(pair):
-    names = sorted({gen.command for gen in ZSET_STREAM_GENERATORS})
-    with pair.goblin_server.raw() as g, pair.reference_server.raw() as r:
-        have = supported_commands(g, names) & supported_commands(r, names)
-    return [gen for gen in ZSET_STREAM_GENERATORS if gen.command in have]
+    return supported_rows(pair, ZSET_STREAM_GENERATORS)
 
 
 @pytest.mark.parametrize("protocol,seed", _seeds(), ids=lambda x: str(x))
 def test_zset_stream(pair, zset_generators, shrink_budget, reported_mismatches, protocol, seed):
     ops = make_stream(seed, LENGTH, zset_generators, protocol=protocol)
-    mismatches = run_ops(pair, ops, limit=200)
-    if not mismatches:
-        return
-    seeds_env = f"GOBLIN_ZSET_SEEDS={seed} " if protocol == 2 else ""
-    report = investigate(
-        pair, ops, mismatches,
-        title=f"DIFFERENTIAL MISMATCH (zset streams)  seed={seed}  protocol=RESP{protocol}  ops={len(ops)}",
-        reproduce=(f"{seeds_env}GOBLIN_SERVER={pair.goblin_server.binary} /usr/bin/python3 -m pytest -q "
-                   f"tests/differential/test_zset_streams.py -k '{protocol}-{seed}'"),
-        budget=shrink_budget, reported=reported_mismatches, label=f"zset seed {seed} (RESP{protocol})")
-    pytest.fail(report, pytrace=False)
+    run_stream(pair, ops, family="zset", seed=seed, protocol=protocol, seeds_env="GOBLIN_ZSET_SEEDS",
+               test_path="tests/differential/test_zset_streams.py", selector=f"{protocol}-{seed}",
+               shrink_budget=shrink_budget, reported_mismatches=reported_mismatches)
 
 
 def test_server_under_test_has_every_zset_generator(pair):
