@@ -25,5 +25,6 @@ void RegisterSortCommands(CommandTable* table);
 void RegisterPersistenceCommands(CommandTable* table);
 void RegisterPubsubCommands(CommandTable* table);
 void RegisterBitmapCommands(CommandTable* table);
+void RegisterScriptingCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -535,7 +535,7 @@ void RpoplpushCommand(CommandContext& ctx) { LmoveGeneric(ctx, End::kRight, End:
 // once with reply_now (the null Redis gives there).
 void BlockOrAnswer(CommandContext& ctx, size_t first, size_t count, int64_t deadline,
                    void (*reply_now)(ReplyBuilder&)) {
-  if (ctx.client.in_exec) {
+  if (!ctx.client.may_block()) {
     reply_now(ctx.reply);
     return;
   }

@@ -19,6 +19,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterPersistenceCommands(table);
   RegisterPubsubCommands(table);
   RegisterBitmapCommands(table);
+  RegisterScriptingCommands(table);
 }
 
 }  // namespace goblin

@@ -534,7 +534,7 @@ void RoleCommand(CommandContext& ctx) {
 }
 
 void MonitorCommand(CommandContext& ctx) {
-  if (ctx.client.in_exec) {
+  if (!ctx.client.may_block()) {
     ctx.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
     return;
   }

@@ -814,7 +814,7 @@ bool FirstNonEmptyZset(CommandContext& ctx, size_t first, size_t count, std::str
 }
 
 void BlockOnKeys(CommandContext& ctx, size_t first, size_t count, int64_t deadline) {
-  if (ctx.client.in_exec) {
+  if (!ctx.client.may_block()) {
     ctx.reply.NullArray();
     return;
   }

@@ -75,14 +75,25 @@ void ReplyBuilder::Bool(bool value) {
   }
 }
 
-void ReplyBuilder::Verbatim(std::string_view text) {
+void ReplyBuilder::Verbatim(std::string_view text, std::string_view format) {
   if (!resp3()) {
     Bulk(text);
     return;
   }
-  Header('=', static_cast<int64_t>(text.size() + 4));
-  out_->append("txt:");
+  Header('=', static_cast<int64_t>(text.size() + format.size() + 1));
+  out_->append(format);
+  out_->push_back(':');
   out_->append(text);
+  out_->append("\r\n");
+}
+
+void ReplyBuilder::BigNumber(std::string_view digits) {
+  if (!resp3()) {
+    Bulk(digits);
+    return;
+  }
+  out_->push_back('(');
+  out_->append(digits);
   out_->append("\r\n");
 }
 

@@ -35,7 +35,9 @@ class ReplyBuilder {
   void Push(size_t count);  // RESP3 only; RESP2 clients get an array
   void Double(double value);
   void Bool(bool value);
-  void Verbatim(std::string_view text);  // INFO and friends: =len\r\ntxt:... in RESP3
+  // INFO and friends: =len\r\ntxt:... in RESP3; format is three characters.
+  void Verbatim(std::string_view text, std::string_view format = "txt");
+  void BigNumber(std::string_view digits);  // (digits in RESP3, a bulk string in RESP2
   void Raw(std::string_view bytes) { out_->append(bytes); }
 
   std::string* buffer() { return out_; }

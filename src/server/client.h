@@ -18,11 +18,13 @@ namespace goblin {
 enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
 
 // Who issues a client's commands. Only a connection is subject to the checks that protect the
-// server from its users (maxmemory refusals, -LOADING, MISCONF, CLIENT PAUSE) and shows in
-// MONITOR; the replay of the append-only file runs what was already accepted once.
+// server from its users (maxmemory refusals, -LOADING, MISCONF, CLIENT PAUSE); the replay of
+// the append-only file runs what was already accepted once, and a script's commands were
+// checked when the script started and by redis.call (server/script_runner.h).
 enum class ClientKind {
   kConnection,  // a socket: TCP or Unix
   kAofReplay,   // the append-only file, replayed at startup
+  kScript,      // the commands a running script or function calls
 };
 
 // What a client blocked by BZPOPMIN and friends waits for.
@@ -86,6 +88,11 @@ struct Client {
   // Running its transaction's queue (EXEC): blocking commands time out at once, and no
   // queued command is refused for memory (EXEC itself was checked).
   bool in_exec = false;
+  // Waiting for its script to finish: while the script lets other clients be served
+  // (busy-reply-threshold), this one is neither read nor closed.
+  bool running_script = false;
+  // Inside a transaction or a script a command that would block answers at once instead.
+  bool may_block() const { return !in_exec && kind != ClientKind::kScript; }
 
   // Publish/subscribe (server/pubsub.h): what this client listens to. A RESP2 client with any
   // subscription is in the subscribed context, where only (un)subscribing, PING, QUIT and RESET

@@ -406,6 +406,8 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
+  table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
+  table.Alias("lua-time-limit");
 }
 
 ConfigRegistry::~ConfigRegistry() = default;

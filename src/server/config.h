@@ -96,6 +96,8 @@ struct Config {
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
   int64_t latency_monitor_threshold = 0;
+  // Milliseconds a script runs before other clients get -BUSY (lua-time-limit); 0: at once.
+  int64_t busy_reply_threshold = 5000;
 
   // Where CONFIG REWRITE writes; empty when started without a config file.
   std::string config_file;

@@ -288,7 +288,25 @@ int Server::Run() {
   return 0;
 }
 
+void Server::ServeWhileScriptRuns() {
+  ++serving_depth_;
+  const int64_t script_clock = now_ms_;
+  ServeEvents(0);
+  now_ms_ = script_clock;  // the script's commands keep seeing the time it started at
+  --serving_depth_;
+}
+
 bool Server::ServeEvents(int timeout_ms) {
+  const bool nested = serving_depth_ > 0;
+  std::vector<epoll_event>& events = nested ? nested_events_ : events_;
+  if (nested) {
+    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
+    now_ms_ = NowMs();
+    for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
+    FlushQueuedWrites();
+    CloseClientsToClose();
+    return true;
+  }
   now_ms_ = NowMs();
   if (now_ms_ >= next_tick_ms_ && !loading()) {
     Tick();
@@ -310,26 +328,40 @@ bool Server::ServeEvents(int timeout_ms) {
     LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
     return false;
   }
-  for (int i = 0; i < n; ++i) {
-    uint64_t token = events_[static_cast<size_t>(i)].data.u64;
-    if (token & kListenerTag) {
-      Accept(listeners_[token & ~kListenerTag]);
-      continue;
-    }
-    auto it = clients_by_fd_.find(static_cast<int>(token));
-    if (it == clients_by_fd_.end()) continue;
-    Client& client = *it->second;
-    uint32_t mask = events_[static_cast<size_t>(i)].events;
-    if (mask & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
-    if ((mask & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
-      HandleWritable(client);
-    }
-  }
+  for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
   if (resume_paused_) ResumePausedClients();
   FlushQueuedWrites();
-  for (Client* client : clients_to_close_) CloseClient(*client);
-  clients_to_close_.clear();
+  CloseClientsToClose();
   return true;
+}
+
+void Server::HandleEvent(const epoll_event& event) {
+  uint64_t token = event.data.u64;
+  if (token & kListenerTag) {
+    Accept(listeners_[token & ~kListenerTag]);
+    return;
+  }
+  auto it = clients_by_fd_.find(static_cast<int>(token));
+  if (it == clients_by_fd_.end()) return;
+  Client& client = *it->second;
+  // The client whose script is running is read again once the script ends.
+  if (client.running_script) return;
+  if (event.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
+  if ((event.events & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
+    HandleWritable(client);
+  }
+}
+
+void Server::CloseClientsToClose() {
+  std::vector<Client*> closing = std::move(clients_to_close_);
+  clients_to_close_.clear();
+  for (Client* client : closing) {
+    if (client->running_script) {
+      clients_to_close_.push_back(client);  // after its script
+    } else {
+      CloseClient(*client);
+    }
+  }
 }
 
 bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
@@ -423,7 +455,7 @@ void Server::HandleReadable(Client& client) {
 void Server::ProcessInput(Client& client) {
   ProtocolLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
-  std::vector<std::string_view>& argv = argv_scratch_;
+  std::vector<std::string_view>& argv = serving_depth_ > 0 ? nested_argv_ : argv_scratch_;
   while (!client.close_after_reply && !client.blocked && !client.paused &&
          client.input.size() > 0) {
     limits.authenticated = client.authenticated;

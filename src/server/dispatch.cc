@@ -8,6 +8,7 @@
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/persistence.h"
+#include "server/script_runner.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -87,6 +88,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     reject(errors::WrongArity(command->name), command);
     return;
   }
+  if (scripts->busy() && client.is_connection() && !client.running_script &&
+      !(command->flags & kCmdAllowBusy)) {
+    reject(scripts->BusyError(), command);
+    return;
+  }
   if (!client.authenticated && !(command->flags & kCmdNoAuth)) {
     if (config.requirepass.empty()) {
       client.authenticated = true;
@@ -150,7 +156,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   UpdateKeyUseMarking();
   command->handler(ctx);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
-      !client.retrying_block && client.is_connection()) {
+      !client.retrying_block && client.kind != ClientKind::kAofReplay) {
     FeedMonitors(client, *command, argv);
   }
   effects.EndCommand(client.db, argv,

@@ -29,7 +29,7 @@ void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
 
 void EffectStream::EndCommand(int db, std::span<const std::string_view> argv, bool changed) {
   Frame& frame = frames_[--depth_];
-  if (active() && changed) {
+  if (active() && changed && !muted_) {
     if (frame.replaced) {
       for (Effect& effect : frame.replacement) pending_.push_back(std::move(effect));
     } else {

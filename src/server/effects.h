@@ -65,6 +65,9 @@ class EffectStream {
   void EndCommand(int db, std::span<const std::string_view> argv, bool changed);
   // The running unit is a transaction: its effects are wrapped even when there is only one.
   void MarkTransaction() { transaction_ = true; }
+  // While muted, commands that end record no effect of their own (a script's
+  // redis.set_repl(redis.REPL_NONE)); changes made through Add still do.
+  void set_muted(bool muted) { muted_ = muted; }
 
   // A change outside any command's own effect (an expiry, an eviction): joins the running
   // unit, or is delivered at once when no command runs.
@@ -86,6 +89,7 @@ class EffectStream {
   size_t depth_ = 0;             // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;  // the running unit's effects
   bool transaction_ = false;
+  bool muted_ = false;
 };
 
 }  // namespace goblin

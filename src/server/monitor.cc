@@ -36,7 +36,11 @@ void Server::FeedMonitors(const Client& client, const Command& command,
   std::snprintf(stamp, sizeof(stamp), "+%lld.%06lld [%d ", static_cast<long long>(micros / 1000000),
                 static_cast<long long>(micros % 1000000), client.db);
   std::string line = stamp;
-  line += client.unix_socket ? "unix:" + config.unixsocket : client.address;
+  if (client.kind == ClientKind::kScript) {
+    line += "lua";
+  } else {
+    line += client.unix_socket ? "unix:" + config.unixsocket : client.address;
+  }
   line += ']';
   for (size_t i = 0; i < argv.size(); ++i) {
     line += ' ';

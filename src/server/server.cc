@@ -12,6 +12,7 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/persistence.h"
+#include "server/script_runner.h"
 
 namespace goblin {
 
@@ -50,6 +51,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
   persistence = std::make_unique<Persistence>(*this);
+  scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 40; ++i) run_id.push_back(kHex[rng_() % 16]);

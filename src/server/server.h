@@ -40,6 +40,7 @@
 namespace goblin {
 
 class Persistence;
+class ScriptRunner;
 class Server;
 
 // What a command handler sees.
@@ -201,6 +202,14 @@ class Server : private KeyspaceEvents {
   uint64_t dirty = 0;  // changes since the last save
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
+  // EVAL scripts and function libraries (script_runner.h).
+  std::unique_ptr<ScriptRunner> scripts;
+  // While a script runs past busy-reply-threshold: serves one round of other clients' events
+  // (they get -BUSY but for allow-busy commands), without timers and without the caller.
+  void ServeWhileScriptRuns();
+  // Writes the MONITOR line of a command that runs for client.
+  void FeedMonitors(const Client& client, const Command& command,
+                    const std::vector<std::string_view>& argv);
   // maxmemory (eviction.h).
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
@@ -230,6 +239,8 @@ class Server : private KeyspaceEvents {
   bool RebindTcp(std::string* error);
   void WatchListeners();
   void Accept(const Listener& listener);
+  void HandleEvent(const epoll_event& event);
+  void CloseClientsToClose();
   void HandleReadable(Client& client);
   void HandleWritable(Client& client);
   void ProcessInput(Client& client);
@@ -256,9 +267,6 @@ class Server : private KeyspaceEvents {
   // Whether a command client queued in its transaction satisfies predicate (EXEC's checks).
   bool QueuedAny(const Client& client, const std::function<bool(const Command&)>& predicate) const;
   void ResumePausedClients();
-  // Writes the MONITOR line of a command that just ran for client.
-  void FeedMonitors(const Client& client, const Command& command,
-                    const std::vector<std::string_view>& argv);
 
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
@@ -291,6 +299,11 @@ class Server : private KeyspaceEvents {
   std::mt19937_64 rng_;
   std::vector<std::string_view> argv_scratch_;
   std::vector<epoll_event> events_ = std::vector<epoll_event>(256);
+  // ServeEvents inside a running script (ServeWhileScriptRuns) has its own buffers: the
+  // outer round's events and the script command's argv are still in use.
+  int serving_depth_ = 0;
+  std::vector<std::string_view> nested_argv_;
+  std::vector<epoll_event> nested_events_ = std::vector<epoll_event>(64);
 };
 
 }  // namespace goblin

@@ -1,4 +1,5 @@
-"""The layer graph of docs/DESIGN.md: core <- resp <- keyspace <- persist <- server <- commands.
+"""The layer graph of docs/DESIGN.md: core <- resp <- keyspace <- persist <- scripting <- server <-
+commands.
 
 A lower layer never includes a higher one. The build refuses such an include (each layer compiles
 against build/layer-includes/<layer>/, which holds only its own folder and those below); these tests
@@ -13,7 +14,7 @@ import pytest
 from support.server import goblin_binary
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ["core", "resp", "keyspace", "persist", "server", "commands"]
+LAYERS = ["core", "resp", "keyspace", "persist", "scripting", "server", "commands"]
 INCLUDE = re.compile(r'\s*#\s*include\s+"([a-z_]+)/')
 
 
@@ -43,12 +44,14 @@ def compiles_in(layer: str, include: str, tmp_path) -> subprocess.CompletedProce
 
 @pytest.mark.parametrize("layer,higher", [("core", "resp/reply_builder.h"), ("keyspace", "server/server.h"),
                                           ("persist", "server/persistence.h"),
+                                          ("scripting", "server/server.h"),
                                           ("server", "commands/families.h")])
 def test_the_build_refuses_an_include_of_a_higher_layer(layer, higher, tmp_path):
     refused = compiles_in(layer, higher, tmp_path)
     assert refused.returncode != 0 and "No such file or directory" in refused.stderr
     # The same probe with a header of the layer itself compiles: the refusal is the layer rule.
     own = {"core": "core/key_table.h", "keyspace": "keyspace/database.h",
-           "persist": "persist/snapshot_loader.h", "server": "server/server.h"}[layer]
+           "persist": "persist/snapshot_loader.h", "scripting": "scripting/eval_scripts.h",
+           "server": "server/server.h"}[layer]
     accepted = compiles_in(layer, own, tmp_path)
     assert accepted.returncode == 0, accepted.stderr

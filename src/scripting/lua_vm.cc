@@ -1,0 +1,725 @@
+#include "scripting/lua_vm.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "resp/reply_builder.h"
+#include "scripting/lua_api.h"
+#include "scripting/sha1.h"
+
+extern "C" {
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+}
+
+namespace goblin {
+namespace {
+
+// The busy check runs every this many VM instructions (as often as Redis checks).
+constexpr int kHookInstructions = 100000;
+// A full incremental GC step every this many calls, as Redis does.
+constexpr uint32_t kGcPeriod = 50;
+
+// --- rand48: the generator Redis gives math.random ---------------------------------------
+
+// One generator for the whole process, seeded with 0 at startup and never reseeded between
+// scripts (Redis 7): every server draws the same sequence from its start.
+uint64_t g_rand48 = 0x330E;
+
+void Rand48Seed(int32_t seed) {
+  g_rand48 =
+      (static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16 | 0x330E) & ((1ULL << 48) - 1);
+}
+
+int32_t Rand48Next() {
+  g_rand48 = (g_rand48 * 0x5DEECE66DULL + 0xB) & ((1ULL << 48) - 1);
+  return static_cast<int32_t>(g_rand48 >> 17);
+}
+
+int MathRandom(lua_State* lua) {
+  constexpr int32_t kMax = 0x7fffffff;
+  lua_Number r = static_cast<lua_Number>(Rand48Next() % kMax) / static_cast<lua_Number>(kMax);
+  switch (lua_gettop(lua)) {
+    case 0:
+      lua_pushnumber(lua, r);
+      break;
+    case 1: {
+      int upper = luaL_checkint(lua, 1);
+      luaL_argcheck(lua, 1 <= upper, 1, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * upper) + 1);
+      break;
+    }
+    case 2: {
+      int lower = luaL_checkint(lua, 1);
+      int upper = luaL_checkint(lua, 2);
+      luaL_argcheck(lua, lower <= upper, 2, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * (upper - lower + 1)) + lower);
+      break;
+    }
+    default:
+      return luaL_error(lua, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int MathRandomSeed(lua_State* lua) {
+  Rand48Seed(static_cast<int32_t>(luaL_checkint(lua, 1)));
+  return 0;
+}
+
+// --- Globals --------------------------------------------------------------------------------
+
+int ReadonlyError(lua_State* lua) { return luaL_error(lua, "Attempt to modify a readonly table"); }
+
+int NonexistentGlobal(lua_State* lua) {
+  const char* name = lua_type(lua, 2) == LUA_TSTRING ? lua_tostring(lua, 2) : "?";
+  return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'", name);
+}
+
+// __index of the globals proxy: upvalue 1 holds the registry slot of the backing table.
+int GlobalIndex(lua_State* lua) {
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, static_cast<int>(lua_tointeger(lua, lua_upvalueindex(1))));
+  lua_pushvalue(lua, 2);
+  lua_rawget(lua, -2);
+  return lua_isnil(lua, -1) ? NonexistentGlobal(lua) : 1;
+}
+
+// __index of a strict proxy: upvalue 1 is the table behind it.
+int StrictIndex(lua_State* lua) {
+  lua_pushvalue(lua, 2);
+  lua_rawget(lua, lua_upvalueindex(1));
+  return lua_isnil(lua, -1) ? NonexistentGlobal(lua) : 1;
+}
+
+// Pushes the metatable of a read-only proxy, without its __index.
+void PushProxyMetatable(lua_State* lua) {
+  lua_newtable(lua);
+  lua_pushcfunction(lua, ReadonlyError);
+  lua_setfield(lua, -2, "__newindex");
+  lua_pushboolean(lua, 0);
+  lua_setfield(lua, -2, "__metatable");
+}
+
+// The error handler every call runs under (Redis's __redis__err__handler): a string error
+// becomes {err = "ERR " .. message}; the table gets the source and line of the Lua code that
+// raised it (the caller of a C function such as redis.call or error).
+int ErrorHandler(lua_State* lua) {
+  lua_Debug frame;
+  bool found = lua_getstack(lua, 1, &frame) && lua_getinfo(lua, "Sl", &frame);
+  if (found && std::strcmp(frame.what, "C") == 0) {
+    found = lua_getstack(lua, 2, &frame) && lua_getinfo(lua, "Sl", &frame);
+  }
+  if (!lua_istable(lua, 1)) {
+    lua_getglobal(lua, "tostring");
+    lua_pushvalue(lua, 1);
+    lua_call(lua, 1, 1);
+    lua_pushliteral(lua, "ERR ");
+    lua_insert(lua, -2);
+    lua_concat(lua, 2);
+    lua_newtable(lua);
+    lua_insert(lua, -2);
+    lua_setfield(lua, -2, "err");
+    lua_replace(lua, 1);
+  }
+  if (found) {
+    lua_pushstring(lua, frame.source);
+    lua_setfield(lua, 1, "source");
+    lua_pushinteger(lua, frame.currentline);
+    lua_setfield(lua, 1, "line");
+  }
+  lua_settop(lua, 1);
+  return 1;
+}
+
+// The global pcall: as Lua's, but an error table ({err = ...}) reaches the caller as its message
+// (Redis overrides pcall so that redis.call errors read like strings).
+int ProtectedCallFunction(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  if (lua_pcall(lua, lua_gettop(lua) - 1, LUA_MULTRET, 0) != 0) {
+    if (lua_istable(lua, -1)) {
+      lua_getfield(lua, -1, "err");
+      if (lua_type(lua, -1) == LUA_TSTRING) {
+        lua_replace(lua, -2);
+      } else {
+        lua_pop(lua, 1);
+      }
+    }
+    lua_pushboolean(lua, 0);
+    lua_insert(lua, -2);
+    return 2;
+  }
+  lua_pushboolean(lua, 1);
+  lua_insert(lua, 1);
+  return lua_gettop(lua);
+}
+
+void Hook(lua_State* lua, lua_Debug*) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.vm");
+  auto* vm = static_cast<LuaVm*>(lua_touserdata(lua, -1));
+  lua_pop(lua, 1);
+  if (vm->host() == nullptr) return;
+  if (!vm->CheckInterrupt()) return;
+  // Once killed, every line raises again, so a pcall loop cannot swallow the kill.
+  lua_sethook(lua, Hook, LUA_MASKLINE, 0);
+  PushErrorTable(lua, vm->interrupt_error());
+  lua_error(lua);
+}
+
+}  // namespace
+
+// --- The VM ---------------------------------------------------------------------------------
+
+LuaVm::LuaVm(Purpose purpose) : lua_(luaL_newstate()), purpose_(purpose) {
+  lua_pushlightuserdata(lua_, this);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "goblin.vm");
+  OpenLibraries();
+  InstallRedisLibrary(this);
+  InstallGlobalsProxy();
+}
+
+LuaVm::~LuaVm() { lua_close(lua_); }
+
+void LuaVm::OpenLibraries() {
+  struct Library {
+    const char* name;
+    lua_CFunction open;
+  };
+  static const Library kLibraries[] = {
+      {"", luaopen_base},
+      {LUA_TABLIBNAME, luaopen_table},
+      {LUA_STRLIBNAME, luaopen_string},
+      {LUA_MATHLIBNAME, luaopen_math},
+      {"cjson", luaopen_cjson},
+      {"bit", luaopen_bit},
+      {"cmsgpack", luaopen_cmsgpack},
+      {"struct", luaopen_struct},
+  };
+  for (const Library& library : kLibraries) {
+    lua_pushcfunction(lua_, library.open);
+    lua_pushstring(lua_, library.name);
+    lua_call(lua_, 1, 1);
+    // cjson returns its table without setting a global; the others set one too.
+    if (library.name[0] != '\0' && lua_istable(lua_, -1)) lua_setglobal(lua_, library.name);
+    lua_settop(lua_, 0);
+  }
+  // Nothing that reaches files, the module system or the environment of other functions.
+  for (const char* name :
+       {"dofile", "loadfile", "print", "setfenv", "getfenv", "newproxy", "module", "require"}) {
+    lua_pushnil(lua_);
+    lua_setglobal(lua_, name);
+  }
+  lua_getglobal(lua_, LUA_MATHLIBNAME);
+  lua_pushcfunction(lua_, MathRandom);
+  lua_setfield(lua_, -2, "random");
+  lua_pushcfunction(lua_, MathRandomSeed);
+  lua_setfield(lua_, -2, "randomseed");
+  lua_pop(lua_, 1);
+  lua_pushcfunction(lua_, ErrorHandler);
+  lua_setglobal(lua_, "__redis__err__handler");
+  lua_pushcfunction(lua_, ProtectedCallFunction);
+  lua_setglobal(lua_, "pcall");
+}
+
+void LuaVm::ProtectTableOnTop() {
+  lua_newtable(lua_);  // the proxy
+  PushProxyMetatable(lua_);
+  lua_pushvalue(lua_, -3);
+  lua_setfield(lua_, -2, "__index");
+  lua_setmetatable(lua_, -2);
+  lua_replace(lua_, -2);
+}
+
+void LuaVm::StrictTableOnTop() {
+  lua_newtable(lua_);
+  PushProxyMetatable(lua_);
+  lua_pushvalue(lua_, -3);
+  lua_pushcclosure(lua_, StrictIndex, 1);
+  lua_setfield(lua_, -2, "__index");
+  lua_setmetatable(lua_, -2);
+  lua_replace(lua_, -2);
+}
+
+void LuaVm::InstallGlobalsProxy() {
+  // The library tables become read-only proxies inside the (still writable) globals.
+  for (const char* name : {LUA_TABLIBNAME, LUA_STRLIBNAME, LUA_MATHLIBNAME, "cjson", "bit",
+                           "cmsgpack", "struct", "redis", "coroutine"}) {
+    lua_getglobal(lua_, name);
+    if (!lua_istable(lua_, -1)) {
+      lua_pop(lua_, 1);
+      continue;
+    }
+    ProtectTableOnTop();
+    lua_setglobal(lua_, name);
+  }
+  lua_pushvalue(lua_, LUA_GLOBALSINDEX);
+  globals_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
+
+  lua_newtable(lua_);  // the proxy scripts see as their globals
+  PushProxyMetatable(lua_);
+  lua_pushinteger(lua_, current_globals_slot());
+  lua_pushcclosure(lua_, GlobalIndex, 1);
+  lua_setfield(lua_, -2, "__index");
+  lua_setmetatable(lua_, -2);
+  lua_pushvalue(lua_, -1);
+  lua_setfield(lua_, LUA_GLOBALSINDEX, "_G");  // the backing table's _G names the proxy
+  lua_replace(lua_, LUA_GLOBALSINDEX);
+}
+
+int LuaVm::current_globals_slot() {
+  // GlobalIndex reads the backing table through one fixed registry slot, so that switching
+  // the backing table is one assignment.
+  if (slot_ref_ == 0) {
+    lua_rawgeti(lua_, LUA_REGISTRYINDEX, globals_ref_);
+    slot_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  }
+  return slot_ref_;
+}
+
+void LuaVm::SetGlobalsFromStack() { lua_rawseti(lua_, LUA_REGISTRYINDEX, current_globals_slot()); }
+
+void LuaVm::RestoreGlobals() {
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, globals_ref_);
+  lua_rawseti(lua_, LUA_REGISTRYINDEX, current_globals_slot());
+}
+
+bool LuaVm::Compile(std::string_view body, std::string* error, int* handle) {
+  const char* chunk = purpose_ == Purpose::kEval ? "@user_script" : "@user_function";
+  if (luaL_loadbuffer(lua_, body.data(), body.size(), chunk) != 0) {
+    *error = lua_tostring(lua_, -1) != nullptr ? lua_tostring(lua_, -1) : "unknown error";
+    lua_pop(lua_, 1);
+    return false;
+  }
+  *handle = luaL_ref(lua_, LUA_REGISTRYINDEX);
+  return true;
+}
+
+void LuaVm::Release(int handle) { luaL_unref(lua_, LUA_REGISTRYINDEX, handle); }
+
+void LuaVm::PushErrorHandler() { lua_pushcfunction(lua_, ErrorHandler); }
+
+namespace {
+
+void PushStringArray(lua_State* lua, std::span<const std::string_view> values) {
+  lua_createtable(lua, static_cast<int>(values.size()), 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    lua_pushlstring(lua, values[i].data(), values[i].size());
+    lua_rawseti(lua, -2, static_cast<int>(i + 1));
+  }
+}
+
+}  // namespace
+
+void LuaVm::Run(const Invocation& invocation) {
+  lua_State* lua = lua_;
+  lua_settop(lua, 0);
+  lua_pushcfunction(lua, ErrorHandler);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, invocation.handle);
+  int nargs = 0;
+  if (invocation.keys_as_globals) {
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, globals_ref_);
+    PushStringArray(lua, invocation.keys);
+    lua_setfield(lua, -2, "KEYS");
+    PushStringArray(lua, invocation.args);
+    lua_setfield(lua, -2, "ARGV");
+    lua_pop(lua, 1);
+  } else {
+    PushStringArray(lua, invocation.keys);
+    PushStringArray(lua, invocation.args);
+    nargs = 2;
+  }
+  host_ = invocation.host;
+  resp_ = 2;
+  lua_sethook(lua, Hook, LUA_MASKCOUNT, kHookInstructions);
+  int status = lua_pcall(lua, nargs, 1, 1);
+  lua_sethook(lua, nullptr, 0, 0);
+  if (status == 0) {
+    ReplyFromLua(lua, -1, resp_, invocation.reply);
+  } else {
+    ReplyScriptError(lua, invocation.name, invocation.reply);
+  }
+  host_ = nullptr;
+  lua_settop(lua, 0);
+  if (++calls_ == kGcPeriod) {
+    lua_gc(lua, LUA_GCSTEP, static_cast<int>(kGcPeriod));
+    calls_ = 0;
+  }
+}
+
+bool LuaVm::CheckInterrupt() { return host_ != nullptr && host_->Interrupted(&interrupt_error_); }
+
+size_t LuaVm::MemoryBytes() const {
+  return static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNT, 0)) * 1024 +
+         static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNTB, 0));
+}
+
+// The reply for an error that ended a call: the error table's message, with where the script
+// raised it.
+void ReplyScriptError(lua_State* lua, std::string_view name, ReplyBuilder* reply) {
+  if (!lua_istable(lua, -1)) {
+    const char* text = lua_tostring(lua, -1);
+    std::string message = "ERR Error running script (call to " + std::string(name) +
+                          "): " + (text != nullptr ? text : "unknown error");
+    lua_pop(lua, 1);
+    reply->Error(message);
+    return;
+  }
+  lua_getfield(lua, -1, "err");
+  lua_getfield(lua, -2, "source");
+  lua_getfield(lua, -3, "line");
+  std::string message;
+  if (lua_isstring(lua, -3)) {
+    message = lua_tostring(lua, -3);
+    if (lua_isstring(lua, -2) && lua_isstring(lua, -1)) {
+      message += " script: " + std::string(name) + ", on " + lua_tostring(lua, -2) + ":" +
+                 lua_tostring(lua, -1) + ".";
+    }
+  } else {
+    // An error table without a message (error({})).
+    message = "ERR unknown error";
+  }
+  lua_pop(lua, 4);
+  reply->Error(message);
+}
+
+// --- Conversions ----------------------------------------------------------------------------
+
+void PushErrorTable(lua_State* lua, std::string_view error) {
+  // "-CODE message" keeps its code; a bare message gets ERR (Redis's luaPushErrorBuff).
+  std::string_view code = "ERR";
+  std::string_view message = error;
+  if (!error.empty() && error[0] == '-') {
+    size_t space = error.find(' ');
+    if (space == std::string_view::npos) {
+      message = error.substr(1);
+    } else {
+      code = error.substr(1, space - 1);
+      message = error.substr(space + 1);
+    }
+  }
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.remove_suffix(1);
+  }
+  while (!message.empty() && (message.front() == '\r' || message.front() == '\n')) {
+    message.remove_prefix(1);
+  }
+  lua_createtable(lua, 0, 1);
+  lua_pushlstring(lua, code.data(), code.size());
+  lua_pushliteral(lua, " ");
+  lua_pushlstring(lua, message.data(), message.size());
+  lua_concat(lua, 3);
+  lua_setfield(lua, -2, "err");
+}
+
+namespace {
+
+// One RESP element at data[*pos]: its type byte and the text of its first line.
+bool ReadLine(std::string_view data, size_t* pos, char* type, std::string_view* line) {
+  if (*pos >= data.size()) return false;
+  size_t end = data.find("\r\n", *pos);
+  if (end == std::string_view::npos) return false;
+  *type = data[*pos];
+  *line = data.substr(*pos + 1, end - *pos - 1);
+  *pos = end + 2;
+  return true;
+}
+
+bool ParseCount(std::string_view text, long long* value) {
+  if (text.empty() || text.size() > 20) return false;
+  char buf[24];
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  char* end = nullptr;
+  *value = std::strtoll(buf, &end, 10);
+  return end == buf + text.size();
+}
+
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth);
+
+bool PushBulkBody(std::string_view data, size_t* pos, long long length, std::string_view* body) {
+  if (length < 0 || static_cast<size_t>(length) + 2 > data.size() - *pos) return false;
+  *body = data.substr(*pos, static_cast<size_t>(length));
+  *pos += static_cast<size_t>(length) + 2;
+  return true;
+}
+
+bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, long long count,
+                   int depth) {
+  if (type == '%') {
+    lua_createtable(lua, 0, 1);
+    lua_createtable(lua, 0, static_cast<int>(std::min(count, 1LL << 20)));
+    for (long long i = 0; i < count; ++i) {
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
+      lua_settable(lua, -3);
+    }
+    lua_setfield(lua, -2, "map");
+    return true;
+  }
+  if (type == '~') {
+    lua_createtable(lua, 0, 1);
+    lua_createtable(lua, 0, static_cast<int>(std::min(count, 1LL << 20)));
+    for (long long i = 0; i < count; ++i) {
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
+      lua_pushboolean(lua, 1);
+      lua_settable(lua, -3);
+    }
+    lua_setfield(lua, -2, "set");
+    return true;
+  }
+  lua_createtable(lua, static_cast<int>(std::min(count, 1LL << 20)), 0);
+  for (long long i = 0; i < count; ++i) {
+    if (!PushElement(lua, data, pos, depth + 1)) return false;
+    lua_rawseti(lua, -2, static_cast<int>(i + 1));
+  }
+  return true;
+}
+
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) {
+  if (!lua_checkstack(lua, 4)) return false;
+  char type;
+  std::string_view line;
+  if (!ReadLine(data, pos, &type, &line)) return false;
+  long long count = 0;
+  switch (type) {
+    case '+':
+      lua_createtable(lua, 0, 1);
+      lua_pushlstring(lua, line.data(), line.size());
+      lua_setfield(lua, -2, "ok");
+      return true;
+    case '-': {
+      std::string_view error = data.substr(*pos - line.size() - 3, line.size() + 1);
+      PushErrorTable(lua, error);
+      return true;
+    }
+    case ':':
+      if (!ParseCount(line, &count)) return false;
+      lua_pushnumber(lua, static_cast<lua_Number>(count));
+      return true;
+    case '$': {
+      if (!ParseCount(line, &count)) return false;
+      if (count < 0) {
+        lua_pushboolean(lua, 0);
+        return true;
+      }
+      std::string_view body;
+      if (!PushBulkBody(data, pos, count, &body)) return false;
+      lua_pushlstring(lua, body.data(), body.size());
+      return true;
+    }
+    case '=': {
+      std::string_view body;
+      if (!ParseCount(line, &count) || !PushBulkBody(data, pos, count, &body) || body.size() < 4) {
+        return false;
+      }
+      lua_createtable(lua, 0, 1);
+      lua_createtable(lua, 0, 2);
+      lua_pushlstring(lua, body.data(), 3);
+      lua_setfield(lua, -2, "format");
+      lua_pushlstring(lua, body.data() + 4, body.size() - 4);
+      lua_setfield(lua, -2, "string");
+      lua_setfield(lua, -2, "verbatim_string");
+      return true;
+    }
+    case '*':
+    case '%':
+    case '~':
+    case '>':
+      if (!ParseCount(line, &count)) return false;
+      if (count < 0) {
+        lua_pushboolean(lua, 0);
+        return true;
+      }
+      return PushAggregate(lua, data, pos, type, count, depth);
+    case '_':
+      lua_pushnil(lua);
+      return true;
+    case '#':
+      lua_pushboolean(lua, line == "t");
+      return true;
+    case ',': {
+      std::string text(line);
+      lua_createtable(lua, 0, 1);
+      lua_pushnumber(lua, std::strtod(text.c_str(), nullptr));
+      lua_setfield(lua, -2, "double");
+      return true;
+    }
+    case '(':
+      lua_createtable(lua, 0, 1);
+      lua_pushlstring(lua, line.data(), line.size());
+      lua_setfield(lua, -2, "big_number");
+      return true;
+    case '|':
+      // Attributes annotate the reply that follows; scripts see only that reply.
+      if (!ParseCount(line, &count)) return false;
+      for (long long i = 0; i < 2 * count; ++i) {
+        if (!PushElement(lua, data, pos, depth + 1)) return false;
+        lua_pop(lua, 1);
+      }
+      return PushElement(lua, data, pos, depth);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+size_t PushRespAsLua(lua_State* lua, std::string_view resp) {
+  int top = lua_gettop(lua);
+  size_t pos = 0;
+  if (!PushElement(lua, resp, &pos, 0)) {
+    lua_settop(lua, top);
+    return 0;
+  }
+  return pos;
+}
+
+namespace {
+
+// Copies a Lua string with CR and LF turned into spaces (status and big-number replies).
+std::string OneLine(lua_State* lua, int index) {
+  size_t length = 0;
+  const char* text = lua_tolstring(lua, index, &length);
+  std::string line(text, length);
+  for (char& c : line) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return line;
+}
+
+// The integer Redis replies for a Lua number: a C cast, which on x86 gives INT64_MIN for
+// values out of range and NaN.
+int64_t TruncateNumber(lua_Number number) {
+  if (!(number >= -9223372036854775808.0 && number < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<int64_t>(number);
+}
+
+// Field `name` of the table at index, raw, left on the stack; returns its type.
+int RawField(lua_State* lua, int index, const char* name) {
+  lua_pushstring(lua, name);
+  lua_rawget(lua, index < 0 ? index - 1 : index);
+  return lua_type(lua, -1);
+}
+
+}  // namespace
+
+void ReplyFromLua(lua_State* lua, int index, int resp, ReplyBuilder* reply) {
+  if (index < 0) index = lua_gettop(lua) + index + 1;
+  switch (lua_type(lua, index)) {
+    case LUA_TSTRING: {
+      size_t length = 0;
+      const char* text = lua_tolstring(lua, index, &length);
+      reply->Bulk(std::string_view(text, length));
+      return;
+    }
+    case LUA_TBOOLEAN:
+      if (resp == 2) {
+        if (lua_toboolean(lua, index)) {
+          reply->Integer(1);
+        } else {
+          reply->Null();
+        }
+      } else {
+        reply->Bool(lua_toboolean(lua, index));
+      }
+      return;
+    case LUA_TNUMBER:
+      reply->Integer(TruncateNumber(lua_tonumber(lua, index)));
+      return;
+    case LUA_TTABLE:
+      break;
+    default:
+      reply->Null();
+      return;
+  }
+  if (!lua_checkstack(lua, 4)) {
+    reply->Error("ERR reached lua stack limit");
+    return;
+  }
+  if (RawField(lua, index, "err") == LUA_TSTRING) {
+    lua_pop(lua, 1);
+    lua_getfield(lua, index, "err");
+    std::string message = lua_tostring(lua, -1);
+    lua_pop(lua, 1);
+    reply->Error(message);
+    return;
+  }
+  lua_pop(lua, 1);
+  if (RawField(lua, index, "ok") == LUA_TSTRING) {
+    reply->Simple(OneLine(lua, -1));
+    lua_pop(lua, 1);
+    return;
+  }
+  lua_pop(lua, 1);
+  if (RawField(lua, index, "double") == LUA_TNUMBER) {
+    reply->Double(lua_tonumber(lua, -1));
+    lua_pop(lua, 1);
+    return;
+  }
+  lua_pop(lua, 1);
+  if (RawField(lua, index, "big_number") == LUA_TSTRING) {
+    reply->BigNumber(OneLine(lua, -1));
+    lua_pop(lua, 1);
+    return;
+  }
+  lua_pop(lua, 1);
+  for (const char* aggregate : {"map", "set"}) {
+    if (RawField(lua, index, aggregate) == LUA_TTABLE) {
+      const bool map = aggregate[0] == 'm';
+      int table = lua_gettop(lua);
+      size_t count = 0;
+      lua_pushnil(lua);
+      while (lua_next(lua, table) != 0) {
+        ++count;
+        lua_pop(lua, 1);
+      }
+      if (map) {
+        reply->Map(count);
+      } else {
+        reply->Set(count);
+      }
+      lua_pushnil(lua);
+      while (lua_next(lua, table) != 0) {
+        ReplyFromLua(lua, -2, resp, reply);
+        if (map) ReplyFromLua(lua, -1, resp, reply);
+        lua_pop(lua, 1);
+      }
+      lua_pop(lua, 1);
+      return;
+    }
+    lua_pop(lua, 1);
+  }
+  if (RawField(lua, index, "verbatim_string") == LUA_TTABLE) {
+    int table = lua_gettop(lua);
+    lua_getfield(lua, table, "format");
+    lua_getfield(lua, table, "string");
+    if (lua_type(lua, -2) == LUA_TSTRING && lua_type(lua, -1) == LUA_TSTRING) {
+      size_t format_length = 0;
+      size_t text_length = 0;
+      const char* format = lua_tolstring(lua, -2, &format_length);
+      const char* text = lua_tolstring(lua, -1, &text_length);
+      reply->Verbatim(std::string_view(text, text_length), std::string_view(format, format_length));
+      lua_pop(lua, 3);
+      return;
+    }
+    lua_pop(lua, 2);
+  }
+  lua_pop(lua, 1);
+  size_t count = 0;
+  while (true) {
+    lua_rawgeti(lua, index, static_cast<int>(count + 1));
+    bool present = !lua_isnil(lua, -1);
+    lua_pop(lua, 1);
+    if (!present) break;
+    ++count;
+  }
+  reply->Array(count);
+  for (size_t i = 1; i <= count; ++i) {
+    lua_rawgeti(lua, index, static_cast<int>(i));
+    ReplyFromLua(lua, -1, resp, reply);
+    lua_pop(lua, 1);
+  }
+}
+
+}  // namespace goblin

@@ -1,0 +1,179 @@
+#include "server/script_runner.h"
+
+#include "core/ascii.h"
+#include "scripting/script_flags.h"
+#include "server/errors.h"
+#include "server/log.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace goblin {
+
+namespace {
+
+constexpr std::string_view kBusyEval =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
+void AppendError(std::string* reply, std::string_view text) {
+  reply->push_back('-');
+  reply->append(text);
+  reply->append("\r\n");
+}
+
+}  // namespace
+
+ScriptRunner::ScriptRunner(Server& server) : server_(server), client_(0, -1, ClientKind::kScript) {
+  client_.authenticated = true;
+  client_.name = "";
+}
+
+std::string_view ScriptRunner::BusyError() const { return function_ ? kBusyFunction : kBusyEval; }
+
+int64_t ScriptRunner::running_ms() const { return running() ? server_.NowMs() - start_ms_ : 0; }
+
+void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
+  Client& caller = ctx.client;
+  const Config& config = server_.config;
+  const bool compat = (script.flags & kScriptCompatMode) != 0;
+  const bool writes = !(script.flags & kScriptNoWrites);
+  bool out_of_memory = false;
+  if (config.maxmemory > 0 && caller.is_connection()) {
+    out_of_memory = server_.evictor.Perform() == Evictor::Result::kFail;
+  }
+  if (!compat) {
+    // A script that declared its flags is checked before it runs, as a command would be.
+    if (out_of_memory && writes && !(script.flags & kScriptAllowOom)) {
+      ctx.reply.Error(errors::kOutOfMemory);
+      return;
+    }
+    if (writes) {
+      if (caller.is_connection()) {
+        if (std::string refusal = server_.persistence->RefuseWrites(); !refusal.empty()) {
+          ctx.reply.Error(refusal);
+          return;
+        }
+      }
+      if (script.read_only_command) {
+        ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+        return;
+      }
+    }
+  }
+  caller_ = &caller;
+  function_ = script.function;
+  name_ = std::string(script.name);
+  command_ = ctx.argv;
+  flags_ = script.flags;
+  read_only_ = script.read_only_command || !writes;
+  out_of_memory_ = out_of_memory && !(script.flags & kScriptAllowOom);
+  wrote_ = false;
+  busy_ = false;
+  killed_ = false;
+  replication_ = 3;
+  start_ms_ = server_.NowMs();
+  client_.db = caller.db;
+  client_.reply.set_protocol(2);
+  caller.running_script = true;
+
+  LuaVm::Invocation invocation;
+  invocation.handle = script.handle;
+  invocation.keys = script.keys;
+  invocation.args = script.args;
+  invocation.keys_as_globals = !script.function;
+  invocation.name = name_;
+  invocation.host = this;
+  invocation.reply = &ctx.reply;
+  script.vm->Run(invocation);
+
+  caller.running_script = false;
+  caller_ = nullptr;
+  busy_ = false;
+  server_.effects.set_muted(false);
+}
+
+std::string ScriptRunner::Refusal(std::span<const std::string_view> argv) {
+  const Command* command = server_.commands.Find(argv[0]);
+  if (command != nullptr && command->HasSubcommands() && argv.size() >= 2) {
+    command = command->FindSubcommand(argv[1]);
+  }
+  if (command == nullptr) return "ERR Unknown Redis command called from script";
+  if (!command->ArityOk(argv.size())) {
+    return "ERR Wrong number of args calling Redis command from script";
+  }
+  if (command->flags & kCmdNoscript) return "ERR This Redis command is not allowed from script";
+  if (!(command->flags & kCmdWrite)) return "";
+  if (read_only_) return "ERR Write commands are not allowed from read-only scripts.";
+  // Once a script has written, refusing a later write would leave it half done.
+  if (wrote_) return "";
+  if (caller_->is_connection()) {
+    if (std::string refusal = server_.persistence->RefuseWrites(); !refusal.empty()) {
+      return refusal;
+    }
+  }
+  if (out_of_memory_ && (command->flags & kCmdDenyOom)) return std::string(errors::kOutOfMemory);
+  return "";
+}
+
+void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::string* reply) {
+  if (std::string refusal = Refusal(argv); !refusal.empty()) {
+    AppendError(reply, refusal);
+    return;
+  }
+  const Command* command = server_.commands.Find(argv[0]);
+  if (command->flags & kCmdWrite) wrote_ = true;
+  argv_.assign(argv.begin(), argv.end());
+  client_.reply.set_protocol(resp);
+  client_.output.clear();
+  server_.effects.set_muted(!(replication_ & 1));
+  server_.Dispatch(client_, argv_);
+  reply->swap(client_.output);
+  client_.output.clear();
+}
+
+void ScriptRunner::Log(int level, std::string_view message) {
+  static constexpr LogLevel kLevels[] = {LogLevel::kDebug, LogLevel::kVerbose, LogLevel::kNotice,
+                                         LogLevel::kWarning};
+  goblin::Log(kLevels[level], message);
+}
+
+bool ScriptRunner::Interrupted(std::string* error) {
+  if (!busy_ && server_.NowMs() - start_ms_ >= server_.config.busy_reply_threshold) {
+    busy_ = true;
+    LogWarning("Slow script detected: still in execution after " +
+               std::to_string(server_.NowMs() - start_ms_) +
+               " milliseconds. You can try killing the script using the " +
+               (function_ ? "FUNCTION KILL" : "SCRIPT KILL") +
+               " command. Script name is: " + name_ + ".");
+  }
+  if (busy_ && !killed_) server_.ServeWhileScriptRuns();
+  if (!killed_) return false;
+  *error = "Script killed by user with SCRIPT KILL...";
+  return true;
+}
+
+std::string ScriptRunner::Kill(bool function) {
+  if (!running()) return "NOTBUSY No scripts in execution right now.";
+  if (wrote_) {
+    return "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+           "You can either wait the script termination or kill the server in a hard way using "
+           "the SHUTDOWN NOSAVE command.";
+  }
+  if (function != function_) {
+    return function_ ? "BUSY Redis is busy running a function. You can only call FUNCTION KILL "
+                       "or SHUTDOWN NOSAVE."
+                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                       "SHUTDOWN NOSAVE.";
+  }
+  killed_ = true;
+  return "";
+}
+
+bool ScriptRunner::KnownCommand(std::string_view name) {
+  return server_.commands.Find(name) != nullptr;
+}
+
+void ScriptRunner::SetReplication(int flags) { replication_ = flags; }
+
+}  // namespace goblin
