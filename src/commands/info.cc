@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
+#include "server/script_runner.h"
 
 namespace goblin {
 namespace {
@@ -164,19 +165,25 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("allocator_resident", static_cast<uint64_t>(resident));
   w.Field("total_system_memory", static_cast<uint64_t>(system));
   w.Field("total_system_memory_human", BytesToHuman(static_cast<double>(system)));
-  w.Field("used_memory_lua", "31744");
-  w.Field("used_memory_vm_eval", "31744");
-  w.Field("used_memory_lua_human", "31.00K");
-  w.Field("used_memory_scripts_eval", "0");
-  w.Field("number_of_cached_scripts", "0");
-  w.Field("number_of_functions", "0");
-  w.Field("number_of_libraries", "0");
-  w.Field("used_memory_vm_functions", "32768");
-  w.Field("used_memory_vm_total", "64512");
-  w.Field("used_memory_vm_total_human", "63.00K");
-  w.Field("used_memory_functions", "0");
-  w.Field("used_memory_scripts", "0");
-  w.Field("used_memory_scripts_human", "0B");
+  // The interpreters' own memory (vm) and the bytes of the cached scripts and libraries.
+  ScriptRunner& scripts = *s.scripts;
+  const uint64_t vm_eval = scripts.eval.vm().MemoryBytes();
+  const uint64_t vm_functions = scripts.functions.vm().MemoryBytes();
+  const uint64_t scripts_eval = scripts.eval.CacheBytes();
+  const uint64_t functions = scripts.functions.LibraryBytes();
+  w.Field("used_memory_lua", vm_eval);
+  w.Field("used_memory_vm_eval", vm_eval);
+  w.Field("used_memory_lua_human", BytesToHuman(static_cast<double>(vm_eval)));
+  w.Field("used_memory_scripts_eval", scripts_eval);
+  w.Field("number_of_cached_scripts", static_cast<uint64_t>(scripts.eval.size()));
+  w.Field("number_of_functions", static_cast<uint64_t>(scripts.functions.function_count()));
+  w.Field("number_of_libraries", static_cast<uint64_t>(scripts.functions.libraries().size()));
+  w.Field("used_memory_vm_functions", vm_functions);
+  w.Field("used_memory_vm_total", vm_eval + vm_functions);
+  w.Field("used_memory_vm_total_human", BytesToHuman(static_cast<double>(vm_eval + vm_functions)));
+  w.Field("used_memory_functions", functions);
+  w.Field("used_memory_scripts", scripts_eval + functions);
+  w.Field("used_memory_scripts_human", BytesToHuman(static_cast<double>(scripts_eval + functions)));
   w.Field("maxmemory", s.config.maxmemory);
   w.Field("maxmemory_human", BytesToHuman(static_cast<double>(s.config.maxmemory)));
   w.Field("maxmemory_policy", s.config.maxmemory_policy);

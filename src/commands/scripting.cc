@@ -280,6 +280,10 @@ void FunctionListCommand(CommandContext& ctx) {
 
 void FunctionStatsCommand(CommandContext& ctx) {
   ScriptRunner& runner = *ctx.server.scripts;
+  if (runner.busy() && !runner.running_function()) {
+    ctx.reply.Error(runner.BusyError());  // served while busy only for functions
+    return;
+  }
   ctx.reply.Map(2);
   ctx.reply.Bulk("running_script");
   if (runner.running_function()) {

@@ -16,6 +16,7 @@
 #include "server/log.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
+#include "server/script_runner.h"
 
 namespace goblin {
 namespace {
@@ -100,6 +101,8 @@ void ConfigHelpCommand(CommandContext& ctx) {
 void TimeCommand(CommandContext& ctx) {
   auto now = std::chrono::system_clock::now().time_since_epoch();
   int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(now).count();
+  // Time stands still inside a script (Redis 7.2): every TIME it calls gives its start.
+  if (ctx.client.kind == ClientKind::kScript) micros = ctx.server.scripts->start_micros();
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(micros / 1000000));
   ctx.reply.Bulk(std::to_string(micros % 1000000));
@@ -127,6 +130,15 @@ void ShutdownCommand(CommandContext& ctx) {
   if (save && nosave) {
     ctx.reply.Error(errors::kSyntax);
     return;
+  }
+  if (ctx.server.scripts->busy()) {
+    // Past busy-reply-threshold only SHUTDOWN NOSAVE may end the server: the script is
+    // stopped where it is, whatever it wrote.
+    if (!nosave) {
+      ctx.reply.Error(ctx.server.scripts->BusyError());
+      return;
+    }
+    ctx.server.scripts->Abort();
   }
   LogNotice("User requested shutdown...");
   std::string error;

@@ -8,6 +8,8 @@
 //
 //   kind 'H' header    [version u32][created unix ms u64][databases with keys: varint]
 //                      [keys: varint][creator: varint length + text]   (always first)
+//   kind 'F' functions [libraries: varint] then per library [code: varint length + bytes]
+//                      (FUNCTION LOAD's text; only when there are libraries, after the header)
 //   kind 'D' database  [index: varint][keys: varint][keys with expiry: varint]
 //                      the key sections that follow, up to the next 'D' or 'E', belong to it
 //   kind 'K' keys      one or more key records back to back (small keys share a section of
@@ -50,6 +52,7 @@ inline constexpr uint32_t kVersion = 1;
 
 enum class SectionKind : uint8_t {
   kHeader = 'H',
+  kFunctions = 'F',
   kDatabase = 'D',
   kKeys = 'K',
   kEnd = 'E',

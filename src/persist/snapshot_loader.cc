@@ -121,6 +121,13 @@ class Loading {
           if (!ReadHeader(ByteReader(body, body_at))) return false;
           have_header = true;
           break;
+        case SectionKind::kFunctions:
+          if (functions_seen_ || db_ != nullptr) {
+            return Fail(pos, "a functions section out of place");
+          }
+          if (!ReadFunctions(ByteReader(body, body_at))) return false;
+          functions_seen_ = true;
+          break;
         case SectionKind::kDatabase:
           if (!CloseDatabase(pos) || !OpenDatabase(ByteReader(body, body_at))) return false;
           break;
@@ -161,6 +168,18 @@ class Loading {
       chain.append(data_.data() + check_at, snapshot::kSectionTail);
       pos = next;
     }
+  }
+
+  bool ReadFunctions(ByteReader reader) {
+    uint64_t count = 0;
+    if (!reader.Var(&count)) return Fail(reader.offset(), "malformed functions section");
+    for (uint64_t i = 0; i < count; ++i) {
+      std::string_view code;
+      if (!reader.LengthPrefixed(&code)) return Fail(reader.offset(), "malformed library code");
+      stats_->libraries.emplace_back(code);
+    }
+    if (!reader.done()) return Fail(reader.offset(), "bytes after the last library");
+    return true;
   }
 
   bool ReadHeader(ByteReader reader) {
@@ -308,6 +327,7 @@ class Loading {
   uint64_t databases_seen_ = 0;
   uint64_t keys_seen_ = 0;
   std::vector<bool> seen_db_;
+  bool functions_seen_ = false;
   Database* db_ = nullptr;
   std::vector<std::string> expired_;  // keys of db_ loaded past their deadline
   uint64_t db_at_ = 0;
@@ -322,6 +342,8 @@ const char* SectionKindName(uint8_t kind) {
   switch (static_cast<SectionKind>(kind)) {
     case SectionKind::kHeader:
       return "header";
+    case SectionKind::kFunctions:
+      return "functions";
     case SectionKind::kDatabase:
       return "db";
     case SectionKind::kKeys:

@@ -34,6 +34,7 @@ struct SnapshotLoadStats {
   uint64_t bytes = 0;
   int64_t created_ms = 0;
   std::string creator;
+  std::vector<std::string> libraries;  // the function libraries' code, in file order
 };
 
 class SnapshotLoader {

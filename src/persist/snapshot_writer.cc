@@ -106,7 +106,8 @@ void AppendKeyRecord(std::string* out, const KeyEntry* entry, std::string* scrat
 
 }  // namespace
 
-bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t now_ms,
+bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
+                       const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
                        SnapshotSaveStats* stats, std::string* error) {
   SectionSink sink(fd);
   auto fail = [&] {
@@ -127,6 +128,12 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t 
   AppendVar(&body, total_keys);
   AppendLengthPrefixed(&body, std::string("goblin-") + kGoblinVersion);
   if (!sink.Section(SectionKind::kHeader, body)) return fail();
+  if (!libraries.empty()) {
+    body.clear();
+    AppendVar(&body, libraries.size());
+    for (std::string_view code : libraries) AppendLengthPrefixed(&body, code);
+    if (!sink.Section(SectionKind::kFunctions, body)) return fail();
+  }
 
   std::string scratch;
   for (size_t index = 0; index < dbs.size(); ++index) {
@@ -167,7 +174,8 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t 
   return true;
 }
 
-bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::string& path,
+bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
+                       const std::vector<std::string_view>& libraries, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error) {
   const std::string temp = path + ".tmp-" + std::to_string(getpid());
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -175,7 +183,7 @@ bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::strin
     *error = "Failed opening " + temp + " for saving: " + std::strerror(errno);
     return false;
   }
-  bool ok = WriteSnapshotToFd(dbs, fd, now_ms, stats, error);
+  bool ok = WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, error);
   if (ok && fdatasync(fd) != 0) {
     *error = "fsync of " + temp + " failed: " + std::strerror(errno);
     ok = false;

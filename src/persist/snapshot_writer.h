@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace goblin {
@@ -19,14 +20,17 @@ struct SnapshotSaveStats {
   uint64_t bytes = 0;  // file size
 };
 
-// Writes the databases (index i of dbs is database i) to `path`. Returns false with a
-// message naming the file on any I/O error; the previous file at `path` is then untouched,
-// except when only the final directory fsync fails (the new file is in place by then).
-bool WriteSnapshotFile(const std::vector<const Database*>& dbs, const std::string& path,
+// Writes the function libraries (their code) and the databases (index i of dbs is database
+// i) to `path`. Returns false with a message naming the file on any I/O error; the previous
+// file at `path` is then untouched, except when only the final directory fsync fails (the new
+// file is in place by then).
+bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
+                       const std::vector<std::string_view>& libraries, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error);
 
 // The same into an already open file descriptor (the AOF base, tests); no rename, no fsync.
-bool WriteSnapshotToFd(const std::vector<const Database*>& dbs, int fd, int64_t now_ms,
+bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
+                       const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
                        SnapshotSaveStats* stats, std::string* error);
 
 }  // namespace goblin

@@ -50,7 +50,15 @@ bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command
 void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
   const Command* command = commands.Find(argv[0]);
   auto reject = [&](std::string_view error, const Command* counted) {
-    client.reply.Error(error);
+    if (counted != nullptr && counted->name == "exec" && client.in_multi) {
+      // A refused EXEC ends its transaction (Redis's execCommandAbort).
+      client.in_multi = client.multi_failed = false;
+      client.queued.clear();
+      UnwatchAll(client);
+      client.reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
+    } else {
+      client.reply.Error(error);
+    }
     CountError(error);
     if (counted != nullptr) ++counted->stats.rejected_calls;
     if (client.in_multi) client.multi_failed = true;

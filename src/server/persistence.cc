@@ -25,6 +25,7 @@
 #include "server/encoding_limits.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/script_runner.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -148,9 +149,33 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
       server_.config.key_load_delay, &stats, nullptr, missing, error);
   last_load_keys_loaded_ = stats.keys_read;
   last_load_keys_expired_ = stats.keys_expired;
+  if (ok && !LoadFunctionLibraries(stats.libraries, path, error)) {
+    server_.FlushAll();
+    return false;
+  }
   if (!ok) {
     server_.FlushAll();
     return false;
+  }
+  return true;
+}
+
+std::vector<std::string_view> Persistence::FunctionLibraries() const {
+  return server_.scripts->functions.Codes();
+}
+
+bool Persistence::LoadFunctionLibraries(const std::vector<std::string>& libraries,
+                                        const std::string& path, std::string* error) {
+  goblin::FunctionLibraries& functions = server_.scripts->functions;
+  functions.Flush();
+  for (const std::string& code : libraries) {
+    std::string name;
+    std::string load_error;
+    if (!functions.Load(code, false, &name, &load_error)) {
+      *error = path + ": a function library does not load: " + load_error;
+      functions.Flush();
+      return false;
+    }
   }
   return true;
 }
@@ -294,7 +319,7 @@ std::string Persistence::Save() {
   SnapshotSaveStats stats;
   std::string error;
   const int64_t start = server_.NowMs();
-  if (!WriteSnapshotFile(Databases(), SnapshotPath(), start, &stats, &error)) {
+  if (!WriteSnapshotFile(Databases(), FunctionLibraries(), SnapshotPath(), start, &stats, &error)) {
     LogWarning("Error saving DB on disk: " + error);
     last_bgsave_ok_ = false;
     return "ERR " + error;
@@ -369,7 +394,8 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     server_.CloseListenersInChild();
     SnapshotSaveStats stats;
     std::string child_error;
-    const bool ok = WriteSnapshotFile(Databases(), target, server_.NowMs(), &stats, &child_error);
+    const bool ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(),
+                                      &stats, &child_error);
     if (!ok) LogWarning("Background save error: " + child_error);
     const uint64_t cow = PrivateDirtyBytes();
     ssize_t ignored = write(fds[1], &cow, sizeof(cow));
@@ -502,7 +528,8 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
     // with appendonly yes Redis ignores the snapshot), written here in the foreground.
     const std::string base = manifest_.NextBaseName();
     SnapshotSaveStats stats;
-    if (!WriteSnapshotFile(Databases(), JoinPath(dir, base), server_.NowMs(), &stats, error)) {
+    if (!WriteSnapshotFile(Databases(), FunctionLibraries(), JoinPath(dir, base), server_.NowMs(),
+                           &stats, error)) {
       return false;
     }
     if (!manifest_.FinishRewrite(base, incr)) {

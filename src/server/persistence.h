@@ -95,6 +95,11 @@ class Persistence : public EffectConsumer {
   std::string SnapshotPath() const;
   std::string LogDirectory() const;
   std::vector<const class Database*> Databases() const;
+  // The function libraries' code, saved with the keyspace.
+  std::vector<std::string_view> FunctionLibraries() const;
+  // Replaces the function libraries with those a snapshot held.
+  bool LoadFunctionLibraries(const std::vector<std::string>& libraries, const std::string& path,
+                             std::string* error);
   bool LoadSnapshot(const std::string& path, bool* missing, std::string* error);
   bool LoadLog(bool* missing, std::string* error);
   bool ReplayLogFile(const std::string& path, bool last, std::string* error);

@@ -1,5 +1,7 @@
 #include "server/script_runner.h"
 
+#include <chrono>
+
 #include "core/ascii.h"
 #include "scripting/script_flags.h"
 #include "server/errors.h"
@@ -73,6 +75,9 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   killed_ = false;
   replication_ = 3;
   start_ms_ = server_.NowMs();
+  start_micros_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
   client_.db = caller.db;
   client_.reply.set_protocol(2);
   caller.running_script = true;
@@ -103,8 +108,12 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv) {
     return "ERR Wrong number of args calling Redis command from script";
   }
   if (command->flags & kCmdNoscript) return "ERR This Redis command is not allowed from script";
+  // PUBLISH reaches replicas (Redis's may-replicate flag): a read-only script may not send it.
+  const bool publishes = command->name == "publish" || command->name == "spublish";
+  if (read_only_ && ((command->flags & kCmdWrite) || publishes)) {
+    return "ERR Write commands are not allowed from read-only scripts.";
+  }
   if (!(command->flags & kCmdWrite)) return "";
-  if (read_only_) return "ERR Write commands are not allowed from read-only scripts.";
   // Once a script has written, refusing a later write would leave it half done.
   if (wrote_) return "";
   if (caller_->is_connection()) {

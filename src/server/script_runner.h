@@ -56,6 +56,10 @@ class ScriptRunner : private ScriptHost {
   std::string_view BusyError() const;
   // SCRIPT KILL (function false) / FUNCTION KILL: the reply text ("" for OK).
   std::string Kill(bool function);
+  // SHUTDOWN NOSAVE: the running script stops at its next check, written or not.
+  void Abort() { killed_ = running(); }
+  // The wall clock, in microseconds, when the running script started (TIME inside it).
+  int64_t start_micros() const { return start_micros_; }
   // The running script's name and milliseconds so far (FUNCTION STATS).
   std::string_view running_name() const { return name_; }
   std::span<const std::string_view> running_command() const { return command_; }
@@ -91,6 +95,7 @@ class ScriptRunner : private ScriptHost {
   bool killed_ = false;
   int replication_ = 3;
   int64_t start_ms_ = 0;
+  int64_t start_micros_ = 0;
 };
 
 }  // namespace goblin

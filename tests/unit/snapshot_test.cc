@@ -596,7 +596,7 @@ std::string Save(const std::vector<Database>& dbs, const TempFile& file,
                  SnapshotSaveStats* stats = nullptr) {
   SnapshotSaveStats local;
   std::string error;
-  EXPECT_TRUE(WriteSnapshotToFd(ConstPointers(dbs), file.fd(), kNowMs - 5, &local, &error))
+  EXPECT_TRUE(WriteSnapshotToFd(ConstPointers(dbs), {}, file.fd(), kNowMs - 5, &local, &error))
       << error;
   std::string bytes = file.Contents();
   EXPECT_EQ(local.bytes, bytes.size());
