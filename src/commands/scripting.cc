@@ -316,7 +316,7 @@ void FunctionDumpCommand(CommandContext& ctx) {
 void FunctionRestoreCommand(CommandContext& ctx) {
   FunctionLibraries::RestorePolicy policy = FunctionLibraries::RestorePolicy::kAppend;
   if (ctx.argc() > 4) {
-    ctx.reply.Error(errors::UnknownSubcommandOrArity("restore", "FUNCTION"));
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "FUNCTION"));
     return;
   }
   if (ctx.argc() == 4) {

@@ -40,6 +40,9 @@ int ReadNamedArguments(lua_State* lua, ScriptFunction* function) {
   bool have_callback = false;
   lua_pushnil(lua);
   while (lua_next(lua, 1) != 0) {
+    if (lua_type(lua, -2) == LUA_TNUMBER) {
+      return RegisterError(lua, "unknown argument given to redis.register_function");
+    }
     if (lua_type(lua, -2) != LUA_TSTRING) {
       return RegisterError(lua,
                            "named argument key given to redis.register_function is not a string");

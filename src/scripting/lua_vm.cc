@@ -112,11 +112,23 @@ int ErrorHandler(lua_State* lua) {
     found = lua_getstack(lua, 2, &frame) && lua_getinfo(lua, "Sl", &frame);
   }
   if (!lua_istable(lua, 1)) {
-    lua_getglobal(lua, "tostring");
-    lua_pushvalue(lua, 1);
-    lua_call(lua, 1, 1);
+    // tostring(error), without reading the globals (library code loads where there are none).
     lua_pushliteral(lua, "ERR ");
-    lua_insert(lua, -2);
+    switch (lua_type(lua, 1)) {
+      case LUA_TSTRING:
+      case LUA_TNUMBER:
+        lua_pushvalue(lua, 1);
+        break;
+      case LUA_TNIL:
+        lua_pushliteral(lua, "nil");
+        break;
+      case LUA_TBOOLEAN:
+        lua_pushstring(lua, lua_toboolean(lua, 1) ? "true" : "false");
+        break;
+      default:
+        lua_pushfstring(lua, "%s: %p", luaL_typename(lua, 1), lua_topointer(lua, 1));
+        break;
+    }
     lua_concat(lua, 2);
     lua_newtable(lua);
     lua_insert(lua, -2);
@@ -130,6 +142,48 @@ int ErrorHandler(lua_State* lua) {
     lua_setfield(lua, 1, "line");
   }
   lua_settop(lua, 1);
+  return 1;
+}
+
+// Read-only tables are proxies (the sandbox, point 2): next, pairs and rawget see through them
+// to the table behind, so that a script can still list a library. goblin.proxies maps each
+// proxy to its table.
+void PushUnproxied(lua_State* lua, int index) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.proxies");
+  lua_pushvalue(lua, index);
+  lua_rawget(lua, -2);
+  if (lua_isnil(lua, -1)) {
+    lua_pop(lua, 2);
+    lua_pushvalue(lua, index);
+    return;
+  }
+  lua_remove(lua, -2);
+}
+
+int NextFunction(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  lua_settop(lua, 2);
+  PushUnproxied(lua, 1);
+  lua_replace(lua, 1);
+  if (lua_next(lua, 1) != 0) return 2;
+  lua_pushnil(lua);
+  return 1;
+}
+
+int PairsFunction(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  lua_pushcfunction(lua, NextFunction);
+  PushUnproxied(lua, 1);
+  lua_pushnil(lua);
+  return 3;
+}
+
+int RawGetFunction(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  luaL_checkany(lua, 2);
+  PushUnproxied(lua, 1);
+  lua_pushvalue(lua, 2);
+  lua_rawget(lua, -2);
   return 1;
 }
 
@@ -220,7 +274,32 @@ void LuaVm::OpenLibraries() {
   lua_setglobal(lua_, "__redis__err__handler");
   lua_pushcfunction(lua_, ProtectedCallFunction);
   lua_setglobal(lua_, "pcall");
+  lua_pushcfunction(lua_, NextFunction);
+  lua_setglobal(lua_, "next");
+  lua_pushcfunction(lua_, PairsFunction);
+  lua_setglobal(lua_, "pairs");
+  lua_pushcfunction(lua_, RawGetFunction);
+  lua_setglobal(lua_, "rawget");
+  lua_newtable(lua_);  // goblin.proxies, weak: a dropped proxy does not keep its table
+  lua_newtable(lua_);
+  lua_pushliteral(lua_, "k");
+  lua_setfield(lua_, -2, "__mode");
+  lua_setmetatable(lua_, -2);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "goblin.proxies");
 }
+
+namespace {
+
+// Records that the proxy on top of the stack stands for the table just below it.
+void RegisterProxy(lua_State* lua) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.proxies");
+  lua_pushvalue(lua, -2);
+  lua_pushvalue(lua, -4);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 1);
+}
+
+}  // namespace
 
 void LuaVm::ProtectTableOnTop() {
   lua_newtable(lua_);  // the proxy
@@ -228,6 +307,7 @@ void LuaVm::ProtectTableOnTop() {
   lua_pushvalue(lua_, -3);
   lua_setfield(lua_, -2, "__index");
   lua_setmetatable(lua_, -2);
+  RegisterProxy(lua_);
   lua_replace(lua_, -2);
 }
 
@@ -238,6 +318,7 @@ void LuaVm::StrictTableOnTop() {
   lua_pushcclosure(lua_, StrictIndex, 1);
   lua_setfield(lua_, -2, "__index");
   lua_setmetatable(lua_, -2);
+  RegisterProxy(lua_);
   lua_replace(lua_, -2);
 }
 
@@ -262,6 +343,10 @@ void LuaVm::InstallGlobalsProxy() {
   lua_pushcclosure(lua_, GlobalIndex, 1);
   lua_setfield(lua_, -2, "__index");
   lua_setmetatable(lua_, -2);
+  lua_pushvalue(lua_, LUA_GLOBALSINDEX);
+  lua_insert(lua_, -2);
+  RegisterProxy(lua_);
+  lua_remove(lua_, -2);
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_GLOBALSINDEX, "_G");  // the backing table's _G names the proxy
   lua_replace(lua_, LUA_GLOBALSINDEX);
@@ -491,6 +576,9 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
     case '-': {
       std::string_view error = data.substr(*pos - line.size() - 3, line.size() + 1);
       PushErrorTable(lua, error);
+      // The command counted its own error: the script's failure is not counted again.
+      lua_pushboolean(lua, 1);
+      lua_setfield(lua, -2, "ignore_error_stats_update");
       return true;
     }
     case ':':
