@@ -29,6 +29,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdNoMulti, "no_multi"},
       {kCmdAllowBusy, "allow_busy"},
       {kCmdNoAsyncLoading, "no_async_loading"},
+      {kCmdNoMandatoryKeys, "no_mandatory_keys"},
       {kCmdMovableKeys, "movablekeys"}};
   std::vector<std::string_view> names;
   for (const auto& [flag, name] : kNames) {
@@ -50,8 +51,10 @@ std::vector<std::string> AclCategories(const Command& command) {
     categories.push_back("@slow");
     return categories;
   }
+  const bool scripting = command.group == "scripting";
   if (command.flags & kCmdWrite) categories.push_back("@write");
-  if (command.flags & kCmdReadonly) categories.push_back("@read");
+  // Scripts may write whatever their flags say: EVAL_RO is not @read (as in Redis).
+  if ((command.flags & kCmdReadonly) && !scripting) categories.push_back("@read");
   static const std::pair<const char*, const char*> kGroups[] = {{"string", "@string"},
                                                                 {"bitmap", "@bitmap"},
                                                                 {"generic", "@keyspace"},
@@ -75,6 +78,7 @@ std::vector<std::string> AclCategories(const Command& command) {
   }
   if (command.flags & kCmdBlocking) categories.push_back("@blocking");
   categories.push_back(command.flags & kCmdFast ? "@fast" : "@slow");
+  if (scripting) categories.push_back("@scripting");
   return categories;
 }
 
@@ -298,6 +302,11 @@ void CommandGetkeysCommand(CommandContext& ctx) {
   }
   const std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
   const std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
+  // Redis finds no keys, rather than an error, where a script's numkeys is out of range.
+  if ((!keys || keys->empty()) && (command->flags & kCmdNoMandatoryKeys)) {
+    ctx.reply.Array(0);
+    return;
+  }
   if (!keys || keys->empty()) {
     ctx.reply.Error(keys ? errors::kNoKeyArguments : "ERR Invalid arguments specified for command");
     return;

@@ -392,7 +392,8 @@ void FunctionHelpCommand(CommandContext& ctx) {
 
 void RegisterScriptingCommands(CommandTable* table) {
   CommandAdder add{table, "scripting"};
-  constexpr uint32_t kRun = kCmdNoscript | kCmdStale | kCmdSkipMonitor | kCmdMovableKeys;
+  constexpr uint32_t kRun =
+      kCmdNoscript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys;
   add.Counted(2, "eval", -3, kRun, 0, 0, 0, EvalCommand, "Executes a server-side Lua script.",
               "2.6.0", "Depends on the script that is executed.",
               "script numkeys [key [key ...]] [arg [arg ...]]");

@@ -29,7 +29,8 @@ std::optional<std::vector<size_t>> Command::KeyPositions(
   if (keynum_index > 0) {
     int64_t count;
     if (keynum_index >= argc || !ParseInt64(argv[static_cast<size_t>(keynum_index)], &count) ||
-        count <= 0 || count > argc - keynum_index - 1) {
+        count < 0 || (count == 0 && !(flags & kCmdNoMandatoryKeys)) ||
+        count > argc - keynum_index - 1) {
       return std::nullopt;
     }
     for (int64_t i = 1; i <= count; ++i) keys.push_back(static_cast<size_t>(keynum_index + i));

@@ -44,6 +44,8 @@ enum CommandFlag : uint32_t {
   // Goblin's own, not reported: looking keys up leaves them unused for the eviction clock
   // (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, OBJECT, MEMORY USAGE).
   kCmdNoTouch = 1 << 18,
+  // A call may name no key at all (EVAL with numkeys 0): COMMAND GETKEYS answers an empty list.
+  kCmdNoMandatoryKeys = 1 << 19,
 };
 
 struct CommandStats {
