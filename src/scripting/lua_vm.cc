@@ -453,16 +453,11 @@ void ReplyScriptError(lua_State* lua, std::string_view name, ReplyBuilder* reply
   lua_getfield(lua, -1, "err");
   lua_getfield(lua, -2, "source");
   lua_getfield(lua, -3, "line");
-  std::string message;
-  if (lua_isstring(lua, -3)) {
-    message = lua_tostring(lua, -3);
-    if (lua_isstring(lua, -2) && lua_isstring(lua, -1)) {
-      message += " script: " + std::string(name) + ", on " + lua_tostring(lua, -2) + ":" +
-                 lua_tostring(lua, -1) + ".";
-    }
-  } else {
-    // An error table without a message (error({})).
-    message = "ERR unknown error";
+  // An error table without a message (error({})) crashes Redis 7.2; Goblin names it.
+  std::string message = lua_isstring(lua, -3) ? lua_tostring(lua, -3) : "ERR unknown error";
+  if (lua_isstring(lua, -2) && lua_isstring(lua, -1)) {
+    message += " script: " + std::string(name) + ", on " + lua_tostring(lua, -2) + ":" +
+               lua_tostring(lua, -1) + ".";
   }
   lua_pop(lua, 4);
   reply->Error(message);
