@@ -55,7 +55,6 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
   std::span<const std::string_view> args;
   if (!ParseNumKeys(ctx, errors::kNotInteger, &keys, &args)) return;
   ScriptRunner& runner = *ctx.server.scripts;
-  std::string sha;
   const EvalScript* script = nullptr;
   if (by_sha) {
     script = runner.eval.Find(ctx.arg(1));
@@ -63,8 +62,8 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
       ctx.reply.Error(kNoScript);
       return;
     }
-    sha = AsciiLower(ctx.arg(1));
   } else {
+    std::string sha;
     std::string error;
     script = runner.eval.Add(ctx.arg(1), &sha, &error);
     if (script == nullptr) {
@@ -76,7 +75,7 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
   run.vm = &runner.eval.vm();
   run.handle = script->handle;
   run.flags = script->flags;
-  run.name = sha;
+  run.name = script->sha;
   run.keys = keys;
   run.args = args;
   run.read_only_command = read_only;

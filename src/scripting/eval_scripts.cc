@@ -19,6 +19,7 @@ const EvalScript* EvalScripts::Add(std::string_view script, std::string* sha, st
     *error = "ERR Error compiling script (new function): " + compile_error;
     return nullptr;
   }
+  entry.sha = *sha;
   entry.bytes = script.size();
   text_bytes_ += script.size();
   return &scripts_.emplace(*sha, entry).first->second;
@@ -26,7 +27,9 @@ const EvalScript* EvalScripts::Add(std::string_view script, std::string* sha, st
 
 const EvalScript* EvalScripts::Find(std::string_view sha) const {
   if (sha.size() != 40) return nullptr;
-  auto it = scripts_.find(AsciiLower(sha));
+  char lower[40];
+  for (size_t i = 0; i < 40; ++i) lower[i] = AsciiToLower(sha[i]);
+  auto it = scripts_.find(std::string_view(lower, sizeof(lower)));
   return it == scripts_.end() ? nullptr : &it->second;
 }
 

@@ -14,6 +14,7 @@
 namespace goblin {
 
 struct EvalScript {
+  std::string sha;     // its name: the SHA1 of its text, in lower case
   int handle = 0;      // the compiled function in the interpreter's registry
   uint32_t flags = 0;  // ScriptFlag bits from its shebang (kScriptCompatMode without one)
   size_t bytes = 0;    // the script's text
@@ -37,8 +38,12 @@ class EvalScripts {
   size_t CacheBytes() const;
 
  private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
   std::unique_ptr<LuaVm> vm_;
-  std::unordered_map<std::string, EvalScript> scripts_;
+  std::unordered_map<std::string, EvalScript, NameHash, std::equal_to<>> scripts_;
   size_t text_bytes_ = 0;
 };
 

@@ -20,6 +20,7 @@ void Server::RemoveMonitor(Client& client) {
 
 void Server::FeedMonitors(const Client& client, const Command& command,
                           const std::vector<std::string_view>& argv) {
+  if (monitors_.empty()) return;
   // Arguments that carry passwords never leave the server, as in Redis.
   std::vector<bool> redacted(argv.size(), false);
   if (command.name == "auth") {

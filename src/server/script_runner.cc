@@ -65,7 +65,7 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   }
   caller_ = &caller;
   function_ = script.function;
-  name_ = std::string(script.name);
+  name_ = script.name;
   command_ = ctx.argv;
   flags_ = script.flags;
   read_only_ = script.read_only_command || !writes;
@@ -74,10 +74,10 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   busy_ = false;
   killed_ = false;
   replication_ = 3;
-  start_ms_ = server_.NowMs();
   start_micros_ = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
+  start_ms_ = start_micros_ / 1000;
   client_.db = caller.db;
   client_.reply.set_protocol(2);
   caller.running_script = true;
@@ -98,11 +98,12 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   server_.effects.set_muted(false);
 }
 
-std::string ScriptRunner::Refusal(std::span<const std::string_view> argv) {
+std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const Command** found) {
   const Command* command = server_.commands.Find(argv[0]);
   if (command != nullptr && command->HasSubcommands() && argv.size() >= 2) {
     command = command->FindSubcommand(argv[1]);
   }
+  *found = command;
   if (command == nullptr) return "ERR Unknown Redis command called from script";
   if (!command->ArityOk(argv.size())) {
     return "ERR Wrong number of args calling Redis command from script";
@@ -126,11 +127,11 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv) {
 }
 
 void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::string* reply) {
-  if (std::string refusal = Refusal(argv); !refusal.empty()) {
+  const Command* command = nullptr;
+  if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
     AppendError(reply, refusal);
     return;
   }
-  const Command* command = server_.commands.Find(argv[0]);
   if (command->flags & kCmdWrite) wrote_ = true;
   argv_.assign(argv.begin(), argv.end());
   client_.reply.set_protocol(resp);
@@ -154,7 +155,7 @@ bool ScriptRunner::Interrupted(std::string* error) {
                std::to_string(server_.NowMs() - start_ms_) +
                " milliseconds. You can try killing the script using the " +
                (function_ ? "FUNCTION KILL" : "SCRIPT KILL") +
-               " command. Script name is: " + name_ + ".");
+               " command. Script name is: " + std::string(name_) + ".");
   }
   if (busy_ && !killed_) server_.ServeWhileScriptRuns();
   if (!killed_) return false;

@@ -21,6 +21,7 @@
 #include "scripting/function_libraries.h"
 #include "scripting/lua_vm.h"
 #include "server/client.h"
+#include "server/command_table.h"
 
 namespace goblin {
 
@@ -76,8 +77,9 @@ class ScriptRunner : private ScriptHost {
   bool Interrupted(std::string* error) override;
   bool KnownCommand(std::string_view name) override;
   void SetReplication(int flags) override;
-  // The script-specific refusal of a command redis.call was given ("" when it may run).
-  std::string Refusal(std::span<const std::string_view> argv);
+  // The script-specific refusal of a command redis.call was given ("" when it may run);
+  // *command is its row.
+  std::string Refusal(std::span<const std::string_view> argv, const Command** command);
 
   Server& server_;
   Client client_;
@@ -85,7 +87,7 @@ class ScriptRunner : private ScriptHost {
   // The running call.
   Client* caller_ = nullptr;
   bool function_ = false;
-  std::string name_;
+  std::string_view name_;                      // valid while the script runs
   std::span<const std::string_view> command_;  // the EVAL or FCALL being run
   uint32_t flags_ = 0;
   bool read_only_ = false;
