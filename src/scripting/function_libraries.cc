@@ -1,5 +1,7 @@
 #include "scripting/function_libraries.h"
 
+#include <chrono>
+
 #include "core/ascii.h"
 #include "persist/rdb_string.h"
 #include "scripting/lua_api.h"
@@ -27,6 +29,19 @@ struct LibraryLoad {
 namespace {
 
 LibraryLoad* g_load = nullptr;
+
+// Library code runs once, at load, and must finish quickly: nothing else is served meanwhile.
+constexpr auto kLoadTimeLimit = std::chrono::milliseconds(500);
+constexpr int kLoadHookInstructions = 100000;
+std::chrono::steady_clock::time_point g_load_deadline;
+
+void LoadHook(lua_State* lua, lua_Debug*) {
+  if (std::chrono::steady_clock::now() < g_load_deadline) return;
+  // Every line raises once late, so that a pcall loop cannot go on.
+  lua_sethook(lua, LoadHook, LUA_MASKLINE, 0);
+  PushErrorTable(lua, "FUNCTION LOAD timeout");
+  lua_error(lua);
+}
 
 int RegisterError(lua_State* lua, const char* message) {
   PushErrorTable(lua, message);
@@ -200,7 +215,10 @@ std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(
   LibraryLoad load{library.get(), {}};
   g_load = &load;
   lua_rawgeti(lua, LUA_REGISTRYINDEX, chunk);
+  g_load_deadline = std::chrono::steady_clock::now() + kLoadTimeLimit;
+  lua_sethook(lua, LoadHook, LUA_MASKCOUNT, kLoadHookInstructions);
   int status = lua_pcall(lua, 0, 0, 1);
+  lua_sethook(lua, nullptr, 0, 0);
   g_load = nullptr;
   vm_->RestoreGlobals();
   vm_->Release(chunk);

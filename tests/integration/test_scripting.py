@@ -452,6 +452,21 @@ def test_runaway_scripts_get_errors_and_the_server_keeps_serving(server, r):
     assert r.ping()
 
 
+def test_a_library_that_loops_at_load_times_out(r):
+    with pytest.raises(redis.exceptions.ResponseError) as info:
+        r.execute_command("FUNCTION", "LOAD", "#!lua name=spin\nlocal i = 0 while true do i = i + 1 end")
+    assert str(info.value) == "Error registering functions: ERR FUNCTION LOAD timeout"
+    assert r.execute_command("FUNCTION", "LIST") == [] and r.ping()
+
+
+def test_scripts_inside_transactions(r):
+    pipe = r.pipeline(transaction=True)
+    pipe.eval("return redis.call('INCR', KEYS[1])", 1, "t")
+    pipe.eval("return redis.call('BLPOP', 'empty', 0)", 0)   # no blocking inside EXEC
+    pipe.incr("t")
+    assert pipe.execute() == [1, None, 2]
+
+
 def test_scripts_under_maxmemory(r):
     r.set("filler", "x" * 200_000)
     used = r.info("memory")["used_memory"]
