@@ -178,6 +178,45 @@ int PairsFunction(lua_State* lua) {
   return 3;
 }
 
+bool IsProxy(lua_State* lua, int index) {
+  lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.proxies");
+  lua_pushvalue(lua, index);
+  lua_rawget(lua, -2);
+  const bool proxy = !lua_isnil(lua, -1);
+  lua_pop(lua, 2);
+  return proxy;
+}
+
+// rawset and setmetatable refuse the read-only tables, as Redis's read-only flag makes them
+// (Redis's message carries no script position here).
+int ReadonlyRefusal(lua_State* lua) {
+  lua_pushliteral(lua, "Attempt to modify a readonly table");
+  return lua_error(lua);
+}
+
+int RawSetFunction(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  luaL_checkany(lua, 2);
+  luaL_checkany(lua, 3);
+  if (IsProxy(lua, 1)) return ReadonlyRefusal(lua);
+  lua_settop(lua, 3);
+  lua_rawset(lua, 1);
+  return 1;
+}
+
+int SetMetatableFunction(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TTABLE);
+  const int type = lua_type(lua, 2);
+  luaL_argcheck(lua, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table expected");
+  if (IsProxy(lua, 1)) return ReadonlyRefusal(lua);
+  if (luaL_getmetafield(lua, 1, "__metatable")) {
+    return luaL_error(lua, "cannot change a protected metatable");
+  }
+  lua_settop(lua, 2);
+  lua_setmetatable(lua, 1);
+  return 1;
+}
+
 int RawGetFunction(lua_State* lua) {
   luaL_checktype(lua, 1, LUA_TTABLE);
   luaL_checkany(lua, 2);
@@ -280,6 +319,10 @@ void LuaVm::OpenLibraries() {
   lua_setglobal(lua_, "pairs");
   lua_pushcfunction(lua_, RawGetFunction);
   lua_setglobal(lua_, "rawget");
+  lua_pushcfunction(lua_, RawSetFunction);
+  lua_setglobal(lua_, "rawset");
+  lua_pushcfunction(lua_, SetMetatableFunction);
+  lua_setglobal(lua_, "setmetatable");
   lua_newtable(lua_);  // goblin.proxies, weak: a dropped proxy does not keep its table
   lua_newtable(lua_);
   lua_pushliteral(lua_, "k");

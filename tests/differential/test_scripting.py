@@ -150,7 +150,10 @@ ERRORS = [
     "return redis.call()", "return redis.call({})", "return redis.call('get', nil)", "return redis.call('get', true)",
     "return redis.call('subscribe', 'x')", "return redis.call('eval', 'return 1', 0)", "return redis.call('multi')",
     "return redis.call('script', 'flush')", "return redis.call('function', 'flush')",
-    "return x.y", "a = 1", "_G.a = 1", "redis = 1", "redis.call = 1", "string.x = 1", "return print",
+    "return x.y", "a = 1", "_G.a = 1", "rawset(_G, 'a', 5)", "setmetatable(_G, nil)", "rawset(string, 'x', 1)",
+    "local t = setmetatable({}, {__index = function() return 7 end}) return t.x", "return rawset({}, 'a', 1).a",
+    "return {setmetatable({}, {__metatable = 'locked'}) ~= nil, pcall(setmetatable, "
+    "setmetatable({}, {__metatable = 1}), {})}", "redis = 1", "redis.call = 1", "string.x = 1", "return print",
     "return os", "return debug", "return require", "return loadfile", "return dofile", "return io",
     "error('boom')", "error('x', 0)", "error(1)", "error()", "error(nil)", "error({err = 'boom'})",
     "error({err = 'CODE msg'})", "error(redis.error_reply('msg'))", "error('a\\nb')", "error({err = 1})",
