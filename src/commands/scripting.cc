@@ -71,15 +71,13 @@ void EvalGeneric(CommandContext& ctx, bool by_sha, bool read_only) {
       return;
     }
   }
-  ScriptRunner::Script run;
-  run.vm = &runner.eval.vm();
-  run.handle = script->handle;
-  run.flags = script->flags;
-  run.name = script->sha;
-  run.keys = keys;
-  run.args = args;
-  run.read_only_command = read_only;
-  runner.Run(ctx, run);
+  runner.Run(ctx, {.vm = &runner.eval.vm(),
+                   .handle = script->handle,
+                   .flags = script->flags,
+                   .name = script->sha,
+                   .keys = keys,
+                   .args = args,
+                   .read_only_command = read_only});
 }
 
 void EvalCommand(CommandContext& ctx) { EvalGeneric(ctx, false, false); }
@@ -98,16 +96,14 @@ void FcallGeneric(CommandContext& ctx, bool read_only) {
   std::span<const std::string_view> keys;
   std::span<const std::string_view> args;
   if (!ParseNumKeys(ctx, "ERR Bad number of keys provided", &keys, &args)) return;
-  ScriptRunner::Script run;
-  run.vm = &runner.functions.vm();
-  run.handle = function->handle;
-  run.flags = function->flags;
-  run.name = function->name;
-  run.keys = keys;
-  run.args = args;
-  run.function = true;
-  run.read_only_command = read_only;
-  runner.Run(ctx, run);
+  runner.Run(ctx, {.vm = &runner.functions.vm(),
+                   .handle = function->handle,
+                   .flags = function->flags,
+                   .name = function->name,
+                   .keys = keys,
+                   .args = args,
+                   .function = true,
+                   .read_only_command = read_only});
 }
 
 void FcallCommand(CommandContext& ctx) { FcallGeneric(ctx, false); }

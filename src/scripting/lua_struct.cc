@@ -165,6 +165,17 @@ void ReverseIfForeign(unsigned char* bytes, size_t size, Endian endian) {
   }
 }
 
+// A float or double stored at bytes in the given byte order.
+template <typename Floating>
+Floating ReadFloating(const unsigned char* bytes, Endian endian) {
+  unsigned char raw[sizeof(Floating)];
+  std::memcpy(raw, bytes, sizeof(raw));
+  ReverseIfForeign(raw, sizeof(raw), endian);
+  Floating value;
+  std::memcpy(&value, raw, sizeof(value));
+  return value;
+}
+
 void PutInteger(lua_State* L, luaL_Buffer* b, int arg, Endian endian, int size) {
   lua_Number n = luaL_checknumber(L, arg);
   uint64_t value = n < 0 ? CastNegativeToUint64(n) : CastToUint64(n);
@@ -296,26 +307,14 @@ int Unpack(lua_State* L) {
       }
       case 'x':
         break;
-      case 'f': {
-        unsigned char raw[sizeof(float)];
-        std::memcpy(raw, bytes + pos, sizeof(raw));
-        ReverseIfForeign(raw, sizeof(raw), h.endian);
-        float f;
-        std::memcpy(&f, raw, sizeof(f));
-        lua_pushnumber(L, f);
+      case 'f':
+        lua_pushnumber(L, ReadFloating<float>(bytes + pos, h.endian));
         ++results;
         break;
-      }
-      case 'd': {
-        unsigned char raw[sizeof(double)];
-        std::memcpy(raw, bytes + pos, sizeof(raw));
-        ReverseIfForeign(raw, sizeof(raw), h.endian);
-        double d;
-        std::memcpy(&d, raw, sizeof(d));
-        lua_pushnumber(L, d);
+      case 'd':
+        lua_pushnumber(L, ReadFloating<double>(bytes + pos, h.endian));
         ++results;
         break;
-      }
       case 'c': {
         if (size == 0) {
           // The length is the previous result (any number-convertible value), which is
