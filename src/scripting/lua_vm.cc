@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -264,7 +265,26 @@ void Hook(lua_State* lua, lua_Debug*) {
 
 // --- The VM ---------------------------------------------------------------------------------
 
-LuaVm::LuaVm(Purpose purpose) : lua_(luaL_newstate()), purpose_(purpose) {
+// Lua's allocator, counting the interpreter's bytes and refusing to grow past the limit: a
+// script that allocates without end gets "not enough memory" instead of taking the server's.
+void* LuaVm::Allocate(void* self, void* block, size_t old_size, size_t new_size) {
+  auto* vm = static_cast<LuaVm*>(self);
+  if (new_size == 0) {
+    std::free(block);
+    vm->bytes_ -= old_size;
+    return nullptr;
+  }
+  if (new_size > old_size && vm->memory_limit_ > 0 &&
+      vm->bytes_ + (new_size - old_size) > vm->memory_limit_) {
+    return nullptr;
+  }
+  void* grown = std::realloc(block, new_size);
+  if (grown == nullptr) return nullptr;
+  vm->bytes_ = vm->bytes_ - old_size + new_size;
+  return grown;
+}
+
+LuaVm::LuaVm(Purpose purpose) : lua_(lua_newstate(&LuaVm::Allocate, this)), purpose_(purpose) {
   lua_pushlightuserdata(lua_, this);
   lua_setfield(lua_, LUA_REGISTRYINDEX, "goblin.vm");
   OpenLibraries();
@@ -460,7 +480,9 @@ void LuaVm::Run(const Invocation& invocation) {
   host_ = invocation.host;
   resp_ = 2;
   lua_sethook(lua, Hook, LUA_MASKCOUNT, kHookInstructions);
+  memory_limit_ = invocation.memory_limit;
   int status = lua_pcall(lua, nargs, 1, 1);
+  memory_limit_ = 0;
   lua_sethook(lua, nullptr, 0, 0);
   if (status == 0) {
     ReplyFromLua(lua, -1, resp_, invocation.reply);
@@ -469,7 +491,10 @@ void LuaVm::Run(const Invocation& invocation) {
   }
   host_ = nullptr;
   lua_settop(lua, 0);
-  if (++calls_ == kGcPeriod) {
+  if (status == LUA_ERRMEM) {
+    lua_gc(lua, LUA_GCCOLLECT, 0);  // what the script piled up goes now, not at the next steps
+    calls_ = 0;
+  } else if (++calls_ == kGcPeriod) {
     lua_gc(lua, LUA_GCSTEP, static_cast<int>(kGcPeriod));
     calls_ = 0;
   }
@@ -477,10 +502,7 @@ void LuaVm::Run(const Invocation& invocation) {
 
 bool LuaVm::CheckInterrupt() { return host_ != nullptr && host_->Interrupted(&interrupt_error_); }
 
-size_t LuaVm::MemoryBytes() const {
-  return static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNT, 0)) * 1024 +
-         static_cast<size_t>(lua_gc(lua_, LUA_GCCOUNTB, 0));
-}
+size_t LuaVm::MemoryBytes() const { return bytes_; }
 
 // The reply for an error that ended a call: the error table's message, with where the script
 // raised it.

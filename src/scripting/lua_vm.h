@@ -81,6 +81,9 @@ class LuaVm {
     std::string_view name;  // shown in error replies: the script's SHA1 or the function name
     ScriptHost* host = nullptr;
     ReplyBuilder* reply = nullptr;
+    // While it runs the interpreter may not grow past this many bytes (0: no limit); an
+    // allocation beyond it fails and the script gets Lua's "not enough memory".
+    size_t memory_limit = 0;
   };
   // Runs one call and appends its reply (or error reply) to invocation.reply.
   void Run(const Invocation& invocation);
@@ -115,6 +118,11 @@ class LuaVm {
   void InstallGlobalsProxy();
   int current_globals_slot();
 
+  static void* Allocate(void* self, void* block, size_t old_size, size_t new_size);
+
+  // Declared before lua_: the allocator counts from the first allocation of lua_newstate.
+  size_t bytes_ = 0;
+  size_t memory_limit_ = 0;
   lua_State* lua_;
   Purpose purpose_;
   int globals_ref_ = 0;  // the usual backing table

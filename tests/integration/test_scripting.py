@@ -487,3 +487,15 @@ def test_scripts_under_maxmemory(r):
         assert r.eval("#!lua flags=no-writes\nreturn redis.call('GET', 'e')", 0) == b"f"
     finally:
         r.config_set("maxmemory", 0)
+
+
+def test_a_script_that_allocates_without_end_gets_an_error(r):
+    # The interpreter's heap may grow to maxmemory; past it allocations fail inside Lua.
+    r.config_set("maxmemory", 64 * 1024 * 1024)
+    try:
+        with pytest.raises(redis.exceptions.ResponseError, match="not enough memory"):
+            r.eval("local t = {} for i = 1, 1e9 do t[i] = {i, i + 1, i + 2, i + 3} end", 0)
+        assert r.eval("return #string.rep('y', 1000)", 0) == 1000   # and the next script runs
+        assert r.info("memory")["used_memory_vm_eval"] < 64 * 1024 * 1024
+    finally:
+        r.config_set("maxmemory", 0)
