@@ -25,9 +25,9 @@ constexpr uint32_t kGcPeriod = 50;
 
 // --- rand48: the generator Redis gives math.random ---------------------------------------
 
-// One generator for the whole process, seeded with 0 at startup and never reseeded between
-// scripts (Redis 7): every server draws the same sequence from its start.
-uint64_t g_rand48 = 0x330E;
+// One generator for the whole process, never reseeded between scripts (Redis 7): it starts from
+// rand48's default state, so every server draws the same sequence from its start.
+uint64_t g_rand48 = 0x1234ABCD330EULL;
 
 void Rand48Seed(int32_t seed) {
   g_rand48 =

@@ -29,7 +29,6 @@ void AppendError(std::string* reply, std::string_view text) {
 
 ScriptRunner::ScriptRunner(Server& server) : server_(server), client_(0, -1, ClientKind::kScript) {
   client_.authenticated = true;
-  client_.name = "";
 }
 
 std::string_view ScriptRunner::BusyError() const { return function_ ? kBusyFunction : kBusyEval; }
@@ -68,7 +67,6 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   function_ = script.function;
   name_ = script.name;
   command_ = ctx.argv;
-  flags_ = script.flags;
   read_only_ = script.read_only_command || !writes;
   out_of_memory_ = out_of_memory && !(script.flags & kScriptAllowOom);
   wrote_ = false;

@@ -89,7 +89,6 @@ class ScriptRunner : private ScriptHost {
   bool function_ = false;
   std::string_view name_;                      // valid while the script runs
   std::span<const std::string_view> command_;  // the EVAL or FCALL being run
-  uint32_t flags_ = 0;
   bool read_only_ = false;
   bool out_of_memory_ = false;  // at the start: a compatibility-mode script's first write fails
   bool wrote_ = false;

@@ -362,6 +362,16 @@ def test_blocking_commands_answer_at_once_inside_scripts(r):
     assert r.eval("return redis.call('BLMOVE', 'q', 'done', 'LEFT', 'RIGHT', 0)", 0) == b"job"
 
 
+def test_math_random_draws_redis_sequence_from_startup(make_server):
+    # One generator per process, seeded once at startup and never per script (Redis 7): the
+    # first scripts after a start draw what redis-server 7.0.15 draws after its start.
+    client = make_server().client()
+    assert client.eval("return {math.random(1000), math.random(1000)}", 0) == [397, 841]
+    assert client.eval("return math.random(1000)", 0) == 354
+    assert client.eval("math.randomseed(7) return {math.random(1000), math.random(1, 5)}", 0) == \
+        client.eval("math.randomseed(7) return {math.random(1000), math.random(1, 5)}", 0)
+
+
 def test_time_stands_still_inside_a_script(r):
     first, second = r.eval("local a = redis.call('TIME') local x = 0 for i = 1, 3000000 do x = x + i end "
                            "local b = redis.call('TIME') return {a[1] .. '.' .. a[2], b[1] .. '.' .. b[2]}", 0)
