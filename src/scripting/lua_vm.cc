@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/string_number.h"
 #include "resp/reply_builder.h"
 #include "scripting/lua_api.h"
 #include "scripting/sha1.h"
@@ -571,13 +572,10 @@ bool ReadLine(std::string_view data, size_t* pos, char* type, std::string_view* 
 }
 
 bool ParseCount(std::string_view text, long long* value) {
-  if (text.empty() || text.size() > 20) return false;
-  char buf[24];
-  std::memcpy(buf, text.data(), text.size());
-  buf[text.size()] = '\0';
-  char* end = nullptr;
-  *value = std::strtoll(buf, &end, 10);
-  return end == buf + text.size();
+  int64_t parsed = 0;
+  if (!ParseInt64(text, &parsed)) return false;
+  *value = parsed;
+  return true;
 }
 
 bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth);

@@ -1,9 +1,11 @@
 // The `redis` library scripts call: redis.call and friends, with Redis's argument checks and
 // error texts. Errors raised here are error tables ({err = "ERR ..."}); the VM's error
 // handler adds where the script raised them.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "core/string_number.h"
 #include "core/version.h"
 #include "scripting/lua_api.h"
 #include "scripting/lua_vm.h"
@@ -30,9 +32,18 @@ bool CollectArguments(lua_State* lua, LuaVm* vm, int argc) {
   for (int i = 1; i <= argc; ++i) {
     int type = lua_type(lua, i);
     if (type == LUA_TNUMBER) {
+      const lua_Number number = lua_tonumber(lua, i);
       char text[32];
-      int length = std::snprintf(text, sizeof(text), "%.17g", lua_tonumber(lua, i));
-      vm->call_numbers.emplace_back(text, static_cast<size_t>(length));
+      size_t length = 0;
+      // "%.17g" prints an integer below 1e17 as its digits: the common case, without printf
+      // (negative integers too; -0.0 is left to printf, which keeps its sign).
+      if (number == std::floor(number) && std::fabs(number) < 1e17 &&
+          !(number == 0 && std::signbit(number))) {
+        length = FormatInt64(static_cast<int64_t>(number), text);
+      } else {
+        length = static_cast<size_t>(std::snprintf(text, sizeof(text), "%.17g", number));
+      }
+      vm->call_numbers.emplace_back(text, length);
     } else if (type != LUA_TSTRING) {
       return false;
     }
