@@ -58,6 +58,7 @@ bench: deps-test build
 	bench/throughput.sh $(BUILD_DIR)/goblin-server
 	bench/eviction.sh $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server
+	bench/scripting.py --server $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
 
 clean:

@@ -10,6 +10,9 @@ Load time (a Python client on its own CPU, the median of ROUNDS timed batches):
   script-load    SCRIPT LOAD of a 10 KB script, a different one each time (no cache hit)
   function-load  FUNCTION LOAD REPLACE of a library registering 10 functions
 
+Memory: SCRIPT LOAD of 10,000 distinct rate-limiter scripts (about 150 bytes each); bytes per
+script from INFO memory (used_memory_vm_eval + used_memory_scripts_eval), against an empty cache.
+
 Runs alternate A B, B A, ... per workload; medians per server and goblin/redis are reported.
 
     bench/scripting.py --server build/goblin-server [--redis /usr/bin/redis-server]
@@ -134,6 +137,25 @@ def time_loads(conn, kind, count, offset):
     return count / elapsed
 
 
+def info_memory(conn):
+    conn.send("INFO", "memory")
+    text = conn.reply().decode()
+    return {k: int(v) for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)
+            if v.isdigit()}
+
+
+def cache_bytes_per_script(conn, count=10000):
+    conn.call("SCRIPT", "FLUSH")
+    before = info_memory(conn)
+    for i in range(count):
+        conn.send("SCRIPT", "LOAD", SCRIPTS["ratelimit"] + f" -- {i}")
+    for _ in range(count):
+        conn.reply()
+    after = info_memory(conn)
+    fields = ("used_memory_vm_eval", "used_memory_scripts_eval")
+    return sum(after[f] - before[f] for f in fields) / count
+
+
 def benchmark(sock, cpu, sha, call, requests):
     out = subprocess.run(["taskset", "-c", str(cpu), "redis-benchmark", "-s", sock, "-c", "1", "-P", "16",
                           "-n", str(requests), "-r", "1000000", "-q", "EVALSHA", sha, *call],
@@ -179,6 +201,7 @@ def main():
                         rate = time_loads(conn, workload, count, round_index * 1000)
                     results.setdefault((workload, name), []).append(rate)
                     print(f"{workload} {name} round {round_index}: {rate:,.0f}/s", file=sys.stderr)
+        memory = {name: cache_bytes_per_script(conn) for name, (_, _, conn) in servers.items()}
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         unit = {"script-load": "loads/s", "function-load": "loads/s"}
         if args.markdown:
@@ -193,6 +216,11 @@ def main():
                 print(f"| {workload} | {g:,.0f} {what} | {r:,.0f} {what} | {g / r:.2f}x |")
             else:
                 print(f"{workload:14} goblin {g:12,.0f}  redis {r:12,.0f}  {what}  ratio {g / r:.2f}")
+        g, r = memory["goblin"], memory["redis"]
+        if args.markdown:
+            print(f"| cached script | {g:,.0f} B | {r:,.0f} B | {g / r:.2f}x |")
+        else:
+            print(f"{'cached script':14} goblin {g:12,.0f}  redis {r:12,.0f}  bytes  ratio {g / r:.2f}")
     finally:
         for proc, _, _ in servers.values():
             proc.kill()
