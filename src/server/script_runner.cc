@@ -171,12 +171,8 @@ std::string ScriptRunner::Kill(bool function) {
            "You can either wait the script termination or kill the server in a hard way using "
            "the SHUTDOWN NOSAVE command.";
   }
-  if (function != function_) {
-    return function_ ? "BUSY Redis is busy running a function. You can only call FUNCTION KILL "
-                       "or SHUTDOWN NOSAVE."
-                     : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
-                       "SHUTDOWN NOSAVE.";
-  }
+  // The other kind of KILL gets the -BUSY reply of the script that runs.
+  if (function != function_) return std::string(BusyError());
   killed_ = true;
   return "";
 }

@@ -237,7 +237,8 @@ def test_slow_function_is_killed_with_function_kill(server):
         assert "FUNCTION KILL" in text
         stats = admin.execute_command("FUNCTION", "STATS")
         assert stats[1][1] == b"spin" and stats[1][3] == [b"FCALL", b"spin", b"0"]
-        with pytest.raises(redis.exceptions.ResponseError, match="busy running a function"):
+        with pytest.raises(redis.exceptions.ResponseError,
+                           match="^BUSY Redis is busy running a script. You can only call FUNCTION KILL"):
             admin.execute_command("SCRIPT", "KILL")
         assert admin.execute_command("FUNCTION", "KILL") == b"OK"
         thread.join(10)
@@ -354,6 +355,7 @@ def test_function_dump_restores_into_another_server_and_into_redis(server, make_
 
 # ---- Redis 7.2 where the reference differs ---------------------------------------------------------
 
+@pytest.mark.redis72
 def test_blocking_commands_answer_at_once_inside_scripts(r):
     # 7.2 lets scripts call blocking commands; they never block there (7.0 refused them).
     assert r.eval("return redis.call('BLPOP', 'empty', 0)", 0) is None
@@ -372,12 +374,14 @@ def test_math_random_draws_redis_sequence_from_startup(make_server):
         client.eval("math.randomseed(7) return {math.random(1000), math.random(1, 5)}", 0)
 
 
+@pytest.mark.redis72
 def test_time_stands_still_inside_a_script(r):
     first, second = r.eval("local a = redis.call('TIME') local x = 0 for i = 1, 3000000 do x = x + i end "
                            "local b = redis.call('TIME') return {a[1] .. '.' .. a[2], b[1] .. '.' .. b[2]}", 0)
     assert first == second
 
 
+@pytest.mark.redis72
 def test_a_bad_function_name_is_reported_as_a_function_name(r):
     with pytest.raises(redis.exceptions.ResponseError) as info:
         r.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('bad name', function() end)")
@@ -385,6 +389,7 @@ def test_a_bad_function_name_is_reported_as_a_function_name(r):
                                "numbers, or underscores(_) and must be at least one character long")
 
 
+@pytest.mark.goblin
 def test_script_debug_answers_as_a_server_without_the_debugger(raw):
     assert raw.call("SCRIPT", "DEBUG", "NO").raw == b"+OK\r\n"
     assert raw.call("SCRIPT", "DEBUG", "YES").raw.startswith(b"-ERR SCRIPT DEBUG is not supported")
@@ -469,6 +474,7 @@ def test_a_library_that_loops_at_load_times_out(r):
     assert r.execute_command("FUNCTION", "LIST") == [] and r.ping()
 
 
+@pytest.mark.redis72
 def test_scripts_inside_transactions(r):
     pipe = r.pipeline(transaction=True)
     pipe.eval("return redis.call('INCR', KEYS[1])", 1, "t")
@@ -499,6 +505,7 @@ def test_scripts_under_maxmemory(r):
         r.config_set("maxmemory", 0)
 
 
+@pytest.mark.goblin
 def test_a_script_that_allocates_without_end_gets_an_error(r):
     # The interpreter's heap may grow to maxmemory; past it allocations fail inside Lua.
     r.config_set("maxmemory", 64 * 1024 * 1024)
