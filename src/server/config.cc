@@ -407,6 +407,8 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
   table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
+  table.Memory("stream-node-max-bytes", &c.stream_node_max_bytes, 0, kMaxLong, kMutable);
+  table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);
   table.Alias("lua-time-limit");
 }
 

@@ -92,6 +92,9 @@ struct Config {
   int64_t set_max_listpack_value = 64;
   int64_t list_max_listpack_size = -2;
   int64_t list_compress_depth = 0;
+  // A stream node closes at this many bytes or entries (0: no limit), as in Redis.
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   // Diagnostics.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
