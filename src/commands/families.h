@@ -26,5 +26,6 @@ void RegisterPersistenceCommands(CommandTable* table);
 void RegisterPubsubCommands(CommandTable* table);
 void RegisterBitmapCommands(CommandTable* table);
 void RegisterScriptingCommands(CommandTable* table);
+void RegisterStreamCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -62,6 +62,7 @@ std::vector<std::string> AclCategories(const Command& command) {
                                                                 {"set", "@set"},
                                                                 {"sorted-set", "@sortedset"},
                                                                 {"list", "@list"},
+                                                                {"stream", "@stream"},
                                                                 {"connection", "@connection"},
                                                                 {"transactions", "@transaction"}};
   // An acl naming data-type categories itself (SORT: @set @sortedset @list) stands for the

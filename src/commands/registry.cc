@@ -20,6 +20,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterPubsubCommands(table);
   RegisterBitmapCommands(table);
   RegisterScriptingCommands(table);
+  RegisterStreamCommands(table);
 }
 
 }  // namespace goblin

@@ -26,7 +26,14 @@ class ValueDigest;
 
 // The types a key can hold. The numbers are the KeyEntry header bits, an in-memory detail:
 // the snapshot stores each type's own registry tag, so renumbering here changes no file.
-enum class ValueType : uint8_t { kString = 0, kList = 1, kSet = 2, kZSet = 3, kHash = 4 };
+enum class ValueType : uint8_t {
+  kString = 0,
+  kList = 1,
+  kSet = 2,
+  kZSet = 3,
+  kHash = 4,
+  kStream = 5
+};
 
 // One field of GOBLIN.STATS: a name and an integer, a double or a (static) text.
 struct StatField {

@@ -6,6 +6,7 @@
 #include "core/hash_object.h"
 #include "core/list_object.h"
 #include "core/set_object.h"
+#include "core/stream_object.h"
 #include "core/zset_object.h"
 
 namespace goblin {
@@ -19,6 +20,7 @@ constexpr ValueTypeInfo kValueTypes[] = {
     {ValueType::kSet, "set", 2, &SetObject::DecodeSnapshot},
     {ValueType::kZSet, "zset", 3, &ZsetObject::DecodeSnapshot},
     {ValueType::kHash, "hash", 4, &HashObject::DecodeSnapshot},
+    {ValueType::kStream, "stream", 5, &StreamObject::DecodeSnapshot},
 };
 
 }  // namespace

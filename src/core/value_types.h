@@ -20,17 +20,19 @@
 #include "core/packed_list.h"
 #include "core/packed_set.h"
 #include "core/sorted_set.h"
+#include "core/stream.h"
 
 namespace goblin {
 
 // The configured small-encoding thresholds (zset-max-listpack-*, hash-max-listpack-*,
-// set-max-*, list-max-listpack-size) that decoders apply, so a loaded value takes the form a
-// command would give it.
+// set-max-*, list-max-listpack-size, stream-node-max-*) that decoders apply, so a loaded value
+// takes the form a command would give it.
 struct EncodingLimits {
   ZsetLimits zset;
   HashLimits hash;
   SetLimits set;
   ListLimits list;
+  Stream::Limits stream;
 };
 
 struct ValueTypeInfo {

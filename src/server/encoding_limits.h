@@ -34,6 +34,11 @@ inline ListLimits ListLimitsOf(const Config& c) {
   return {c.list_max_listpack_size, c.list_compress_depth};
 }
 
+inline Stream::Limits StreamLimitsOf(const Config& c) {
+  using encoding_limits_internal::Size;
+  return {Size(c.stream_node_max_bytes), Size(c.stream_node_max_entries)};
+}
+
 inline SetLimits SetLimitsOf(const Config& c) {
   using encoding_limits_internal::Size;
   return {Size(c.set_max_intset_entries), Size(c.set_max_listpack_entries),

@@ -58,7 +58,7 @@ uint64_t FileSize(const std::string& path) {
 }
 
 EncodingLimits LimitsOf(const Config& c) {
-  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c), ListLimitsOf(c)};
+  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c), ListLimitsOf(c), StreamLimitsOf(c)};
 }
 
 }  // namespace

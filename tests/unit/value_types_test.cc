@@ -27,7 +27,8 @@ TEST(ValueTypesTest, SnapshotTagsAndNamesAreFixed) {
       {ValueType::kList, {"list", 1}},
       {ValueType::kSet, {"set", 2}},
       {ValueType::kZSet, {"zset", 3}},
-      {ValueType::kHash, {"hash", 4}}};
+      {ValueType::kHash, {"hash", 4}},
+      {ValueType::kStream, {"stream", 5}}};
   ASSERT_EQ(ValueTypes().size(), expected.size());
   for (const auto& [type, row] : expected) {
     const ValueTypeInfo& info = InfoOf(type);
