@@ -1,4 +1,4 @@
-// Stream commands: XADD XLEN XRANGE XREVRANGE XDEL XTRIM.
+// Stream commands: XADD XLEN XRANGE XREVRANGE XDEL XTRIM XREAD XSETID.
 //
 // Every command works on the Stream inside the key's StreamObject (core/stream_object.h).
 // Arguments are checked in Redis's order, so a command with several faults reports the one
@@ -413,6 +413,185 @@ void XdelCommand(CommandContext& ctx) {
   ctx.reply.Integer(deleted);
 }
 
+// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]. A client that
+// blocks waits with `$` resolved to each stream's last id at the time it blocked (its argv is
+// rewritten for the retry), so entries added meanwhile are what it gets.
+void XreadCommand(CommandContext& ctx) {
+  int64_t count = 0;
+  std::optional<int64_t> block_ms;
+  size_t streams_at = 0;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    const bool more = i + 1 < ctx.argc();
+    std::string_view option = ctx.arg(i);
+    if (EqualsIgnoreCase(option, "block") && more) {
+      if (ctx.client.kind == ClientKind::kScript) {
+        ctx.reply.Error("ERR XREAD command is not allowed with BLOCK option from scripts");
+        return;
+      }
+      int64_t timeout = 0;
+      if (!ParseInt64(ctx.arg(++i), &timeout)) {
+        ctx.reply.Error(errors::kTimeoutNotInteger);
+        return;
+      }
+      if (timeout < 0) {
+        ctx.reply.Error(errors::kTimeoutNegative);
+        return;
+      }
+      block_ms = timeout;
+    } else if (EqualsIgnoreCase(option, "count") && more) {
+      if (!ParseInt64(ctx.arg(++i), &count)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      if (count < 0) count = 0;
+    } else if (EqualsIgnoreCase(option, "streams") && more) {
+      streams_at = i + 1;
+      break;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (streams_at == 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if ((ctx.argc() - streams_at) % 2 != 0) {
+    ctx.reply.Error(
+        "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be "
+        "specified.");
+    return;
+  }
+  const size_t streams = (ctx.argc() - streams_at) / 2;
+  std::vector<StreamId> after(streams);
+  std::vector<Stream*> found(streams, nullptr);
+  bool resolved_last = false;
+  for (size_t i = 0; i < streams; ++i) {
+    std::string_view key = ctx.arg(streams_at + i);
+    std::string_view id = ctx.arg(streams_at + streams + i);
+    if (!LookupStream(ctx, key, &found[i], true)) return;
+    if (id == "$") {
+      after[i] = found[i] != nullptr ? found[i]->last_id() : StreamId::Min();
+      resolved_last = true;
+      continue;
+    }
+    if (id == ">") {
+      ctx.reply.Error(
+          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+          "<consumer> option.");
+      return;
+    }
+    if (!ParseIdOrReply(ctx, id, &after[i], 0, true)) return;
+  }
+  // Served at once when any stream holds an entry after its id.
+  struct Served {
+    size_t stream;
+    std::vector<StreamEntryView> entries;
+  };
+  std::vector<Served> served;
+  for (size_t i = 0; i < streams; ++i) {
+    Stream* stream = found[i];
+    if (stream == nullptr || stream->empty() || stream->last_live_id() <= after[i]) continue;
+    Served part{i, {}};
+    stream->Range(after[i].Next(), StreamId::Max(), false, static_cast<size_t>(count),
+                  [&](const StreamEntryView& entry) {
+                    part.entries.push_back(entry);
+                    return true;
+                  });
+    served.push_back(std::move(part));
+  }
+  if (!served.empty()) {
+    if (ctx.reply.resp3()) {
+      ctx.reply.Map(served.size());
+    } else {
+      ctx.reply.Array(served.size());
+    }
+    for (const Served& part : served) {
+      if (!ctx.reply.resp3()) ctx.reply.Array(2);
+      ctx.reply.Bulk(ctx.arg(streams_at + part.stream));
+      ctx.reply.Array(part.entries.size());
+      for (const StreamEntryView& entry : part.entries) ReplyEntry(ctx.reply, entry);
+    }
+    return;
+  }
+  if (!block_ms || !ctx.client.may_block()) {
+    ctx.reply.NullArray();
+    return;
+  }
+  const int64_t deadline = *block_ms == 0 ? 0 : ctx.now_ms + *block_ms;
+  std::vector<std::string_view> keys(
+      ctx.argv.begin() + static_cast<std::ptrdiff_t>(streams_at),
+      ctx.argv.begin() + static_cast<std::ptrdiff_t>(streams_at + streams));
+  if (!resolved_last) {
+    ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream);
+    return;
+  }
+  std::vector<std::string> texts;
+  texts.reserve(streams);
+  for (size_t i = 0; i < streams; ++i) texts.push_back(after[i].ToString());
+  std::vector<std::string_view> retry(ctx.argv.begin(), ctx.argv.end());
+  for (size_t i = 0; i < streams; ++i) retry[streams_at + streams + i] = texts[i];
+  ctx.server.BlockClient(ctx.client, retry, keys, deadline, ValueType::kStream);
+}
+
+void XsetidCommand(CommandContext& ctx) {
+  StreamId id;
+  if (!ParseIdOrReply(ctx, ctx.arg(2), &id, 0, true)) return;
+  std::optional<uint64_t> entries_added;
+  StreamId max_deleted;
+  for (size_t i = 3; i < ctx.argc(); i += 2) {
+    const bool more = i + 1 < ctx.argc();
+    if (EqualsIgnoreCase(ctx.arg(i), "entriesadded") && more) {
+      int64_t value = 0;
+      if (!ParseInt64(ctx.arg(i + 1), &value)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      if (value < 0) {
+        ctx.reply.Error("ERR entries_added must be positive");
+        return;
+      }
+      entries_added = static_cast<uint64_t>(value);
+    } else if (EqualsIgnoreCase(ctx.arg(i), "maxdeletedid") && more) {
+      if (!ParseIdOrReply(ctx, ctx.arg(i + 1), &max_deleted, 0, true)) return;
+      if (id < max_deleted) {
+        ctx.reply.Error(
+            "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
+        return;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  Stream* stream;
+  if (!LookupStream(ctx, ctx.arg(1), &stream, false)) return;
+  if (stream == nullptr) {
+    ctx.reply.Error(errors::kNoSuchKey);
+    return;
+  }
+  if (id < stream->max_deleted_id()) {
+    ctx.reply.Error("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id");
+    return;
+  }
+  if (!stream->empty()) {
+    if (id < stream->last_live_id()) {
+      ctx.reply.Error("ERR The ID specified in XSETID is smaller than the target stream top item");
+      return;
+    }
+    if (entries_added && stream->size() > *entries_added) {
+      ctx.reply.Error(
+          "ERR The entries_added specified in XSETID is smaller than the target stream length");
+      return;
+    }
+  }
+  stream->SetLastId(id, entries_added,
+                    max_deleted == StreamId::Min() ? std::nullopt : std::optional(max_deleted));
+  ctx.db().Touch(ctx.arg(1));
+  MarkDirty(ctx);
+  ctx.reply.Ok();
+}
+
 }  // namespace
 
 void RegisterStreamCommands(CommandTable* table) {
@@ -445,6 +624,18 @@ void RegisterStreamCommands(CommandTable* table) {
       "since entries are organized in macro nodes containing multiple entries that can be "
       "released with a single deallocation.",
       "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]");
+  add.Counted(0, "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
+              "Returns messages from multiple streams with IDs greater than the ones requested. "
+              "Blocks until a message is available otherwise.",
+              "5.0.0",
+              "For each stream mentioned: O(N) with N being the number of elements being returned, "
+              "it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option "
+              "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
+              "stream getting new data.",
+              "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
+  add("xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, XsetidCommand,
+      "An internal command for replicating stream values.", "5.0.0", "O(1)",
+      "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]");
 }
 
 }  // namespace goblin

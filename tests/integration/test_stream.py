@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 
+import pytest
 import redis
+
+from support.server import wait_for
 
 
 def test_automatic_ids_increase_and_follow_the_clock(r):
@@ -47,8 +51,14 @@ def test_generic_commands_on_a_stream(r):
     assert r.execute_command("DEBUG", "DIGEST-VALUE", "s") != r.execute_command("DEBUG", "DIGEST-VALUE", "copy")
     r.rename("copy", "moved")
     assert r.xlen("moved") == 301 and r.exists("copy") == 0
+
+
+@pytest.mark.goblin
+def test_memory_usage_counts_the_packed_entries(r):
+    for i in range(3000):
+        r.xadd("s", {"f": "v" * 16}, id=f"{i // 4 + 1}-{i % 4}")
     usage = r.memory_usage("s")
-    assert 300 * 18 < usage < 300 * 40      # the packed entries, not per-entry objects
+    assert 3000 * 20 < usage < 3000 * 24    # 20 bytes an entry and the nodes around them
 
 
 def test_a_stream_survives_save_and_restart(make_server):
@@ -91,6 +101,40 @@ def test_the_aof_logs_chosen_ids_and_exact_trims(make_server):
     client = srv.client()
     assert client.xrange("log") == entries
     assert client.execute_command("DEBUG", "DIGEST") == before
+
+
+@pytest.mark.redis72
+def test_xsetid_refuses_an_id_below_the_highest_deleted(r):
+    r.xadd("s", {"f": 1}, id="1-0")
+    r.xadd("s", {"f": 2}, id="1-1")
+    r.xdel("s", "1-1")
+    with pytest.raises(redis.exceptions.ResponseError,
+                       match="The ID specified in XSETID is smaller than current max_deleted_entry_id"):
+        r.execute_command("XSETID", "s", "1-0")
+    assert r.execute_command("XSETID", "s", "1-1") == b"OK"
+
+
+def test_blocked_xread_gets_what_arrives_after_it_blocked(server, r):
+    r.xadd("s", {"old": 1}, id="1-0")
+    readers = [server.client() for _ in range(3)]
+    results = [None] * 3
+
+    def read(i):
+        results[i] = readers[i].xread({"s": "$", "other": "$"}, block=10000)
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    wait_for(lambda: r.info("clients")["blocked_clients"] == 3, what="three blocked readers")
+    r.xadd("s", {"new": 1}, id="2-0")
+    for t in threads:
+        t.join(10)
+    assert all(result == [[b"s", [(b"2-0", {b"new": b"1"})]]] for result in results), results
+    # A timeout answers a null reply; inside MULTI XREAD never blocks.
+    assert r.xread({"s": "$"}, block=50) == []
+    pipe = r.pipeline(transaction=True)
+    pipe.xread({"s": "$"}, block=0)
+    assert pipe.execute() == [[]]
 
 
 def test_redis_benchmark_xadd(server):
