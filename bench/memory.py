@@ -26,17 +26,19 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("zset", "hash", "set", "string", "list")
+WORKLOADS = ("zset", "hash", "set", "string", "list", "stream")
 # The "online users" pattern: integer user ids 10000001.. and integer unix timestamps, as a
 # hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
 ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
 ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
 ONLINE_BASE_TS = 1679800725
-RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28, "list": 16,
+RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28, "list": 16, "stream": 17,
              "online-hash": 18, "online-set": 8, "online-zset": 18}
 LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET", "list": "RPUSH",
+                "stream": "XADD",
                 "online-hash": "HSET", "online-set": "SADD", "online-zset": "ZADD"}
 KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set", "list": b"bench:list",
+       "stream": b"bench:stream",
        "online-hash": b"h:online:main", "online-zset": b"z:online:main"}
 
 
@@ -62,10 +64,13 @@ def generate(workload, n, batch, seed=SEED):
     set:    members user:%08d (permuted)
     string: n keys key:%08d (permuted), 16-byte values (random hex)
     list:   RPUSH of n random 16-byte values (random hex) into one key
+    stream: XADD of n entries into one key, explicit ids four per millisecond in order, one
+            field "f" with a random 16-byte value (hex)
     """
     rng = random.Random(seed)
     order = list(range(n))
     rng.shuffle(order)
+    added = 0  # stream entries generated so far (their ids must increase)
     cmds = []
     for start in range(0, n, batch):
         chunk = order[start:start + batch]
@@ -99,6 +104,13 @@ def generate(workload, n, batch, seed=SEED):
                 by_slot.setdefault(i % ONLINE_TIMESTAMPS, []).append(b"%d" % (10000001 + i))
             # Each element of the load is one command (one reply is read per element).
             cmds.extend(resp([b"SADD", online_set_key(slot)] + ids) for slot, ids in sorted(by_slot.items()))
+            continue
+        elif workload == "stream":
+            # One XADD per entry, explicit ids four per millisecond, one field "f", 16 bytes.
+            for _ in chunk:
+                entry_id = b"%d-%d" % (1 + added // 4, added % 4)
+                added += 1
+                cmds.append(resp([b"XADD", KEY["stream"], entry_id, b"f", b"%016x" % rng.getrandbits(64)]))
             continue
         elif workload == "list":
             parts = [b"*%d\r\n$5\r\nRPUSH\r\n$%d\r\n%s\r\n" % (2 + len(chunk), len(KEY["list"]), KEY["list"])]
@@ -306,7 +318,8 @@ def measure(binary, workload, n, cmds, cpu, optimize):
             check = (b"ZCARD", KEY.get(workload)) if workload in ("zset", "online-zset") else \
                     (b"HLEN", KEY.get(workload)) if workload in ("hash", "online-hash") else \
                     (b"SCARD", KEY.get(workload)) if workload == "set" else \
-                    (b"LLEN", KEY.get(workload)) if workload == "list" else (b"DBSIZE",)
+                    (b"LLEN", KEY.get(workload)) if workload == "list" else \
+                    (b"XLEN", KEY.get(workload)) if workload == "stream" else (b"DBSIZE",)
             count = ctl.call(*check)
         if count != b":%d" % n:
             raise RuntimeError("%s holds %r elements after loading %s, expected %d" % (binary, count, workload, n))
