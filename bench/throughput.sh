@@ -21,13 +21,15 @@
 #                     key: __rand_int__'s zero padding is not a valid bit offset),
 #                     PUBLISH (a channel nobody listens to), LPUSH,RPUSH,LPOP,RPOP,LRANGE_100
 #                     (one list preloaded with 1M elements; give pushes before pops, so the
-#                     pops never drain it)
+#                     pops never drain it), XADD (auto ids), XRANGE_10 (COUNT 10 from the middle
+#                     of one stream preloaded with 1M entries)
 #   --modes LIST      comma-separated CxP, e.g. 1x16,50x1 (MODES, default that)
 #   --requests N      requests per run with pipelining (N_PIPE, default 1000000);
 #                     runs without pipelining use N_CONC (default 200000)
 #   --cpu C           the CPU for servers and client (CPU, default 1)
 #   --markdown        print a markdown table for docs/BENCHMARKS.md
 set -euo pipefail
+set -f  # commands are split into words unquoted (XADD ... * ...): no filename globbing
 
 ROUNDS=${ROUNDS:-4}
 COMMANDS=${COMMANDS:-PING,SET,GET,INCR,ZADD,ZSCORE,ZRANK,HSET,HGET,SADD,SISMEMBER}
@@ -90,16 +92,22 @@ CMD[RPUSH]="RPUSH bench:list $V16"
 CMD[LPOP]="LPOP bench:list"
 CMD[RPOP]="RPOP bench:list"
 CMD[LRANGE_100]="LRANGE bench:list 0 99"
+CMD[XADD]="XADD bench:stream * f $V16"
+CMD[XRANGE_10]="XRANGE bench:stream 500000 + COUNT 10"
 # The preload each command reads (the writes run over it too, as updates).
 declare -A NEEDS=([GET]=string [SET]=string [ZADD]=zset [ZSCORE]=zset [ZRANK]=zset
                   [HSET]=hash [HGET]=hash [SADD]=set [SISMEMBER]=set
-                  [LPUSH]=list [RPUSH]=list [LPOP]=list [RPOP]=list [LRANGE_100]=list)
+                  [LPUSH]=list [RPUSH]=list [LPOP]=list [RPOP]=list [LRANGE_100]=list
+                  [XADD]=stream [XRANGE_10]=stream)
 
 IFS=, read -r -a CMDS <<<"$COMMANDS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
 for c in "${CMDS[@]}"; do
   [ -n "${CMD[$c]:-}" ] || { echo "unknown command $c (known: ${!CMD[*]})" >&2; exit 2; }
 done
+# Only the collections the chosen commands read are preloaded.
+KINDS=$(for c in "${CMDS[@]}"; do [ -n "${NEEDS[$c]:-}" ] && echo "${NEEDS[$c]}"; done | sort -u | paste -sd,)
+KINDS=${KINDS:-string}
 
 WORK=$(mktemp -d /tmp/goblin-throughput.XXXXXX)
 PIDS=()
@@ -138,14 +146,21 @@ def gen(kind):
         elif kind == "list":
             yield b"*%d\r\n$5\r\nRPUSH\r\n$10\r\nbench:list\r\n" % (2 + len(r)) + b"".join(
                 b"$16\r\nvvvvvvvvvvvvvvvv\r\n" for i in r)
+        elif kind == "stream":  # one XADD per entry (one reply each), ids 1-0 .. n-0
+            for i in r:
+                entry_id = b"%d-0" % (i + 1)
+                yield b"*5\r\n$4\r\nXADD\r\n$12\r\nbench:stream\r\n" + bulk(entry_id) + \
+                    b"$1\r\nf\r\n$16\r\nvvvvvvvvvvvvvvvv\r\n"
 COUNT = {"string": b"DBSIZE", "zset": b"ZCARD bench:zset", "hash": b"HLEN bench:hash", "set": b"SCARD bench:set",
-         "list": b"LLEN bench:list"}
+         "list": b"LLEN bench:list", "stream": b"XLEN bench:stream"}
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)
 buf = b""
+in_bulk = False  # the next line is a bulk reply's payload (XADD's id)
 def replies(k):
-    """Read k replies, each one line (:n, +OK or -ERR); return the error lines."""
-    global buf
+    """Read k replies, each one line (:n, +OK or -ERR) or a short bulk string; return the
+    error lines."""
+    global buf, in_bulk
     errs = []
     while k > 0:
         if b"\r\n" not in buf:
@@ -156,8 +171,15 @@ def replies(k):
             continue
         parts = buf.split(b"\r\n")
         buf = parts.pop()
-        errs += [x for x in parts if x.startswith(b"-")]
-        k -= len(parts)
+        for x in parts:
+            if in_bulk:
+                in_bulk = False
+                continue
+            if x.startswith(b"-"):
+                errs.append(x)
+            elif x.startswith(b"$") and x != b"$-1":
+                in_bulk = True
+            k -= 1
     return errs
 def count(kind):
     global buf
@@ -220,7 +242,7 @@ for s in goblin redis; do
   t0=$SECONDS
   while read -r kind status rest; do
     if [ "$status" = ok ]; then HAVE[$s|$kind]=1; else log "# $s: preload $kind n/a: $rest"; fi
-  done < <(taskset -c "$CPU" "$PY" "$WORK/preload.py" "$WORK/$s.sock" $KEYSPACE string,zset,hash,set,list)
+  done < <(taskset -c "$CPU" "$PY" "$WORK/preload.py" "$WORK/$s.sock" $KEYSPACE "$KINDS")
   log "# $s ($bin, $(server_version $s)): preloaded in $((SECONDS - t0)) s"
   for c in "${CMDS[@]}"; do
     # shellcheck disable=SC2086  # word splitting of the command is intended
