@@ -297,7 +297,8 @@ void CommandGetkeysCommand(CommandContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  if (command->first_key <= 0 && command->keynum_index <= 0) {
+  if (command->first_key <= 0 && command->keynum_index <= 0 &&
+      command->keys_after_keyword.empty()) {
     ctx.reply.Error(errors::kNoKeyArguments);
     return;
   }

@@ -624,15 +624,17 @@ void RegisterStreamCommands(CommandTable* table) {
       "since entries are organized in macro nodes containing multiple entries that can be "
       "released with a single deallocation.",
       "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]");
-  add.Counted(0, "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
-              "Returns messages from multiple streams with IDs greater than the ones requested. "
-              "Blocks until a message is available otherwise.",
-              "5.0.0",
-              "For each stream mentioned: O(N) with N being the number of elements being returned, "
-              "it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option "
-              "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
-              "stream getting new data.",
-              "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
+  Command* xread = add.Counted(
+      0, "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
+      "Returns messages from multiple streams with IDs greater than the ones requested. "
+      "Blocks until a message is available otherwise.",
+      "5.0.0",
+      "For each stream mentioned: O(N) with N being the number of elements being returned, "
+      "it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option "
+      "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
+      "stream getting new data.",
+      "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
+  xread->keys_after_keyword = "streams";
   add("xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, XsetidCommand,
       "An internal command for replicating stream values.", "5.0.0", "O(1)",
       "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]");

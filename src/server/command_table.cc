@@ -35,6 +35,15 @@ std::optional<std::vector<size_t>> Command::KeyPositions(
     }
     for (int64_t i = 1; i <= count; ++i) keys.push_back(static_cast<size_t>(keynum_index + i));
   }
+  if (!keys_after_keyword.empty()) {
+    for (size_t i = 1; i < argv.size(); ++i) {
+      if (!EqualsIgnoreCase(argv[i], keys_after_keyword)) continue;
+      const size_t rest = argv.size() - i - 1;
+      if (rest == 0 || rest % 2 != 0) return std::nullopt;
+      for (size_t k = 0; k < rest / 2; ++k) keys.push_back(i + 1 + k);
+      break;
+    }
+  }
   return keys;
 }
 

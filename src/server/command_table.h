@@ -65,6 +65,9 @@ struct Command {
   // Movable keys counted by an argument (ZUNION numkeys key ...): its index, the keys follow
   // it; 0 for none. COMMAND INFO reports only first_key..last_key, as Redis does.
   int keynum_index = 0;
+  // Movable keys after a keyword (XREAD ... STREAMS key [key ...] id [id ...]): the first half
+  // of the arguments after it; empty for none.
+  std::string_view keys_after_keyword;
   CommandHandler handler = nullptr;
   std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;
