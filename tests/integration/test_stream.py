@@ -137,6 +137,22 @@ def test_blocked_xread_gets_what_arrives_after_it_blocked(server, r):
     assert pipe.execute() == [[]]
 
 
+def test_streams_from_scripts(make_server):
+    # A script's XADD with `*` reaches the log with the id it chose; XREAD BLOCK is refused.
+    srv = make_server(options={"appendonly": "yes"})
+    client = srv.client()
+    ids = client.eval("local a = redis.call('XADD', KEYS[1], '*', 'f', '1') "
+                      "local b = redis.call('XADD', KEYS[1], 'MAXLEN', '~', '1', '*', 'f', '2') "
+                      "return {a, b, redis.call('XLEN', KEYS[1])}", 1, "s")
+    assert ids[2] == 2 and ids[0] < ids[1]
+    with pytest.raises(redis.exceptions.ResponseError,
+                       match="XREAD command is not allowed with BLOCK option from scripts"):
+        client.eval("return redis.call('XREAD', 'BLOCK', '0', 'STREAMS', KEYS[1], '$')", 1, "s")
+    entries = client.xrange("s")
+    srv.restart()
+    assert srv.client().xrange("s") == entries
+
+
 def test_redis_benchmark_xadd(server):
     out = subprocess.run(["redis-benchmark", "-p", str(server.port), "-n", "20000", "-P", "16", "-q",
                           "XADD", "bench", "*", "f", "__rand_int__"],
