@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/alloc_size.h"
+#include "core/bytes.h"
 #include "core/varint.h"
 
 namespace goblin {
@@ -28,52 +29,6 @@ size_t MapNodeBytes() {
 size_t StringHeapBytes(const std::string& s) {
   return s.capacity() > 15 ? AllocatedSize(s.data()) : 0;
 }
-
-void AppendVarint(std::string* out, uint64_t v) {
-  uint8_t buf[kMaxVarintBytes];
-  const uint8_t* end = PutVarint(buf, v);
-  out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(end - buf));
-}
-
-uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
-
-void AppendString(std::string* out, std::string_view s) {
-  AppendVarint(out, s.size());
-  out->append(s);
-}
-
-// Reads untrusted dump bytes; every method returns false past the end.
-class DumpReader {
- public:
-  explicit DumpReader(std::string_view data)
-      : p_(reinterpret_cast<const uint8_t*>(data.data())), end_(p_ + data.size()) {}
-  bool Varint(uint64_t* v) {
-    const uint8_t* next = GetVarintChecked(p_, end_, v);
-    if (next == nullptr) return false;
-    p_ = next;
-    return true;
-  }
-  bool String(std::string_view* s) {
-    uint64_t n;
-    if (!Varint(&n) || n > static_cast<uint64_t>(end_ - p_)) return false;
-    *s = std::string_view(reinterpret_cast<const char*>(p_), n);
-    p_ += n;
-    return true;
-  }
-  bool Byte(uint8_t* b) {
-    if (p_ == end_) return false;
-    *b = *p_++;
-    return true;
-  }
-  bool AtEnd() const { return p_ == end_; }
-
- private:
-  const uint8_t* p_;
-  const uint8_t* end_;
-};
 
 }  // namespace
 
@@ -629,40 +584,40 @@ bool StreamGroups::CheckInvariants() const {
 
 void StreamGroups::Dump(std::string* out) const {
   out->push_back(1);
-  AppendVarint(out, groups_.size());
+  AppendVar(out, groups_.size());
   for (const auto& [name, group] : groups_) {
-    AppendString(out, name);
-    AppendVarint(out, group->last_delivered_id_.ms);
-    AppendVarint(out, group->last_delivered_id_.seq);
-    AppendVarint(out, static_cast<uint64_t>(group->entries_read_) + 1);  // -1 writes 0
-    AppendVarint(out, group->consumers_.size());
+    AppendLengthPrefixed(out, name);
+    AppendVar(out, group->last_delivered_id_.ms);
+    AppendVar(out, group->last_delivered_id_.seq);
+    AppendVar(out, static_cast<uint64_t>(group->entries_read_) + 1);  // -1 writes 0
+    AppendVar(out, group->consumers_.size());
     // Ordinals follow the name order the consumers are written in.
     std::vector<uint32_t> ordinal(group->slots_.size(), 0);
     uint32_t next = 0;
     for (const auto& [consumer, slot] : group->consumers_) {
       ordinal[slot] = next++;
       const auto& s = group->slots_[slot];
-      AppendString(out, consumer);
-      AppendVarint(out, ZigZag(s.seen_time_ms));
-      AppendVarint(out, ZigZag(s.active_time_ms));
+      AppendLengthPrefixed(out, consumer);
+      AppendVar(out, ZigZag(s.seen_time_ms));
+      AppendVar(out, ZigZag(s.active_time_ms));
     }
-    AppendVarint(out, group->pending_);
+    AppendVar(out, group->pending_);
     bool first = true;
     StreamId previous;
     int64_t previous_time = 0;
     for (const auto& leaf : group->leaves_) {
       for (const auto& r : leaf.records) {
         if (first) {
-          AppendVarint(out, r.ms);
-          AppendVarint(out, r.seq);
+          AppendVar(out, r.ms);
+          AppendVar(out, r.seq);
         } else {
-          AppendVarint(out, r.ms - previous.ms);
-          AppendVarint(out, r.ms == previous.ms ? r.seq - previous.seq - 1 : r.seq);
+          AppendVar(out, r.ms - previous.ms);
+          AppendVar(out, r.ms == previous.ms ? r.seq - previous.seq - 1 : r.seq);
         }
-        AppendVarint(out, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(r.delivery_time_ms) -
-                                                      static_cast<uint64_t>(previous_time))));
-        AppendVarint(out, r.delivery_count);
-        AppendVarint(out, ordinal[r.consumer]);
+        AppendVar(out, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(r.delivery_time_ms) -
+                                                   static_cast<uint64_t>(previous_time))));
+        AppendVar(out, r.delivery_count);
+        AppendVar(out, ordinal[r.consumer]);
         first = false;
         previous = r.id();
         previous_time = r.delivery_time_ms;
@@ -672,20 +627,20 @@ void StreamGroups::Dump(std::string* out) const {
 }
 
 bool StreamGroups::Restore(std::string_view data, StreamGroups* out) {
-  DumpReader in(data);
+  ByteReader in(data);
   uint8_t version;
   uint64_t group_count;
-  if (!in.Byte(&version) || version != 1 || !in.Varint(&group_count)) return false;
+  if (!in.U8(&version) || version != 1 || !in.Var(&group_count)) return false;
   StreamGroups restored(out->leaf_capacity_);
   std::string_view previous_name;
   for (uint64_t g = 0; g < group_count; ++g) {
     std::string_view name;
     uint64_t ms, seq, entries_read_plus_one, consumer_count;
-    if (!in.String(&name) || (g > 0 && name <= previous_name)) return false;
+    if (!in.LengthPrefixed(&name) || (g > 0 && name <= previous_name)) return false;
     previous_name = name;
-    if (!in.Varint(&ms) || !in.Varint(&seq) || !in.Varint(&entries_read_plus_one) ||
+    if (!in.Var(&ms) || !in.Var(&seq) || !in.Var(&entries_read_plus_one) ||
         entries_read_plus_one > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1 ||
-        !in.Varint(&consumer_count)) {
+        !in.Var(&consumer_count)) {
       return false;
     }
     ConsumerGroup* group =
@@ -694,8 +649,8 @@ bool StreamGroups::Restore(std::string_view data, StreamGroups* out) {
     for (uint64_t c = 0; c < consumer_count; ++c) {
       std::string_view consumer;
       uint64_t seen, active;
-      if (!in.String(&consumer) || (c > 0 && consumer <= previous_consumer) || !in.Varint(&seen) ||
-          !in.Varint(&active)) {
+      if (!in.LengthPrefixed(&consumer) || (c > 0 && consumer <= previous_consumer) ||
+          !in.Var(&seen) || !in.Var(&active)) {
         return false;
       }
       previous_consumer = consumer;
@@ -704,13 +659,13 @@ bool StreamGroups::Restore(std::string_view data, StreamGroups* out) {
       group->slots_[c].active_time_ms = UnZigZag(active);
     }
     uint64_t pending_count;
-    if (!in.Varint(&pending_count)) return false;
+    if (!in.Var(&pending_count)) return false;
     StreamId previous;
     uint64_t previous_time = 0;
     for (uint64_t p = 0; p < pending_count; ++p) {
       uint64_t a, b, time_delta, delivery_count, ordinal;
-      if (!in.Varint(&a) || !in.Varint(&b) || !in.Varint(&time_delta) ||
-          !in.Varint(&delivery_count) || !in.Varint(&ordinal)) {
+      if (!in.Var(&a) || !in.Var(&b) || !in.Var(&time_delta) || !in.Var(&delivery_count) ||
+          !in.Var(&ordinal)) {
         return false;
       }
       StreamId id;
@@ -734,7 +689,7 @@ bool StreamGroups::Restore(std::string_view data, StreamGroups* out) {
       previous = id;
     }
   }
-  if (!in.AtEnd()) return false;
+  if (!in.done()) return false;
   out->groups_.swap(restored.groups_);
   return true;
 }

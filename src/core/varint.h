@@ -57,4 +57,12 @@ inline const uint8_t* GetVarintChecked(const uint8_t* p, const uint8_t* end, uin
   return nullptr;
 }
 
+// Signed integers as varints: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
+inline uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
 }  // namespace goblin

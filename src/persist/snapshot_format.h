@@ -45,6 +45,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/varint.h"
+
 namespace goblin::snapshot {
 
 inline constexpr std::string_view kMagic = "GOBLNSNP";
@@ -72,12 +74,8 @@ inline constexpr uint8_t kTagTypeMask = 0x07;
 inline constexpr uint8_t kTagIntegerString = 0x08;
 inline constexpr uint8_t kTagHasExpire = 0x80;
 
-inline uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-inline int64_t UnZigZag(uint64_t v) {
-  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
-}
+using goblin::UnZigZag;
+using goblin::ZigZag;
 
 const char* SectionKindName(uint8_t kind);
 

@@ -19,12 +19,6 @@ constexpr std::string_view kBusyEval =
 constexpr std::string_view kBusyFunction =
     "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
 
-void AppendError(std::string* reply, std::string_view text) {
-  reply->push_back('-');
-  reply->append(text);
-  reply->append("\r\n");
-}
-
 }  // namespace
 
 ScriptRunner::ScriptRunner(Server& server) : server_(server), client_(0, -1, ClientKind::kScript) {
@@ -130,7 +124,7 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
 void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::string* reply) {
   const Command* command = nullptr;
   if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
-    AppendError(reply, refusal);
+    ReplyBuilder(reply).Error(refusal);
     return;
   }
   if (command->flags & kCmdWrite) wrote_ = true;
