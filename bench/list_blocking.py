@@ -18,29 +18,10 @@ import os
 import selectors
 import shutil
 import socket
-import subprocess
 import tempfile
 import time
 
-
-def start(binary, cpu, workdir):
-    sock = os.path.join(workdir, "s.sock")
-    proc = subprocess.Popen(["taskset", "-c", str(cpu), binary, "--port", "0", "--unixsocket", sock,
-                             "--save", "", "--appendonly", "no", "--dir", workdir, "--maxclients", "10000"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.connect(sock)
-            s.sendall(b"PING\r\n")
-            if s.recv(64).startswith(b"+PONG"):
-                s.close()
-                return proc, sock
-        except OSError:
-            time.sleep(0.02)
-    proc.kill()
-    raise RuntimeError(binary + " did not start")
+from pinned_server import start
 
 
 def brpop(key):
@@ -72,7 +53,7 @@ def parse_replies(buf):
 
 def measure(binary, clients, keys, elements, server_cpu):
     workdir = tempfile.mkdtemp(prefix="goblin-blocking.")
-    proc, path = start(binary, server_cpu, workdir)
+    proc, path, _ = start(binary, server_cpu, workdir, "--maxclients", "10000")
     try:
         key_names = [b"q:%d" % k for k in range(keys)]
         sel = selectors.DefaultSelector()

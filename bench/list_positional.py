@@ -13,67 +13,12 @@ Goblin finds the node through its index). Wall-clock rates are printed beside it
 
 import argparse
 import datetime
-import os
 import random
 import shutil
-import socket
-import subprocess
 import tempfile
 import time
 
-
-class Conn:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            data = self.sock.recv(1 << 20)
-            if not data:
-                raise ConnectionError("server closed the connection")
-            self.buf += data
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def reply(self):
-        line = self._line()
-        if line[:1] == b"$":
-            n = int(line[1:])
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self.buf += self.sock.recv(1 << 20)
-            value, self.buf = self.buf[:n], self.buf[n + 2:]
-            return value
-        if line[:1] == b"-":
-            raise RuntimeError(line.decode())
-        return line
-
-    def pipeline(self, commands):
-        out = b"".join(b"*%d\r\n" % len(c) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in c)
-                       for c in commands)
-        self.sock.sendall(out)
-        return [self.reply() for _ in commands]
-
-
-def start(binary, cpu, workdir):
-    sock = os.path.join(workdir, "s.sock")
-    proc = subprocess.Popen(["taskset", "-c", str(cpu), binary, "--port", "0", "--unixsocket", sock,
-                             "--save", "", "--appendonly", "no", "--dir", workdir],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(400):
-        if os.path.exists(sock):
-            try:
-                conn = Conn(sock)
-                conn.pipeline([[b"PING"]])
-                return proc, conn
-            except OSError:
-                pass
-        time.sleep(0.025)
-    proc.kill()
-    raise RuntimeError(binary + " did not start")
+from pinned_server import start
 
 
 def commandstats(conn, name):
@@ -87,7 +32,7 @@ def commandstats(conn, name):
 
 def measure(binary, n, k, cpu, seed):
     workdir = tempfile.mkdtemp(prefix="goblin-positional.")
-    proc, conn = start(binary, cpu, workdir)
+    proc, _, conn = start(binary, cpu, workdir)
     try:
         rng = random.Random(seed)
         batch = 1000

@@ -24,12 +24,13 @@ import datetime
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from pinned_server import start
 
 SCRIPTS = {
     "incr": "return redis.call('INCR', KEYS[1])",
@@ -44,61 +45,6 @@ CALLS = {
     "ratelimit": ["1", "rate:__rand_int__"],
     "leaderboard": ["1", "board", "__rand_int__", "player:__rand_int__"],
 }
-
-
-def start(binary, cpu, workdir):
-    sock = os.path.join(workdir, "s.sock")
-    proc = subprocess.Popen(["taskset", "-c", str(cpu), binary, "--port", "0", "--unixsocket", sock,
-                             "--save", "", "--appendonly", "no", "--dir", workdir],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            conn = Connection(sock)
-            if conn.call("PING") == b"+PONG":
-                return proc, sock, conn
-        except OSError:
-            time.sleep(0.02)
-    proc.kill()
-    raise RuntimeError(binary + " did not start")
-
-
-class Connection:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def send(self, *args):
-        parts = [b"*%d\r\n" % len(args)]
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
-        self.sock.sendall(b"".join(parts))
-
-    def line(self):
-        while b"\r\n" not in self.buf:
-            data = self.sock.recv(1 << 16)
-            if not data:
-                raise RuntimeError("connection closed")
-            self.buf += data
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def reply(self):
-        """The first line of a reply, with a bulk string's body (enough for these commands)."""
-        line = self.line()
-        if line.startswith(b"$") and line != b"$-1":
-            n = int(line[1:])
-            while len(self.buf) < n + 2:
-                self.buf += self.sock.recv(1 << 16)
-            body, self.buf = self.buf[:n], self.buf[n + 2:]
-            return body
-        return line
-
-    def call(self, *args):
-        self.send(*args)
-        return self.reply()
 
 
 def ten_kb_script(i):

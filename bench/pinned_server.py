@@ -1,0 +1,76 @@
+"""A server under benchmark, pinned to one CPU and listening on a Unix socket with persistence
+off, and the small RESP client the Python benchmarks drive it with (list_positional.py,
+list_blocking.py, scripting.py)."""
+
+import os
+import socket
+import subprocess
+import time
+
+
+class Conn:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def send(self, *args):
+        parts = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.sock.sendall(b"".join(parts))
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            data = self.sock.recv(1 << 20)
+            if not data:
+                raise ConnectionError("server closed the connection")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def reply(self, raise_errors=False):
+        """A bulk string's bytes (None for a null one), else the reply's first line (an error
+        starts with b"-", or raises with raise_errors): enough for the benchmarks' commands."""
+        line = self._line()
+        if raise_errors and line[:1] == b"-":
+            raise RuntimeError(line.decode())
+        if line[:1] == b"$":
+            n = int(line[1:])
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self.buf += self.sock.recv(1 << 20)
+            value, self.buf = self.buf[:n], self.buf[n + 2:]
+            return value
+        return line
+
+    def call(self, *args):
+        self.send(*args)
+        return self.reply()
+
+    def pipeline(self, commands):
+        """Sends every command at once; raises on the first error reply."""
+        out = b"".join(b"*%d\r\n" % len(c) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in c)
+                       for c in commands)
+        self.sock.sendall(out)
+        return [self.reply(raise_errors=True) for _ in commands]
+
+
+def start(binary, cpu, workdir, *extra_args):
+    """Starts binary in workdir; returns (process, socket path, a connection to it)."""
+    sock = os.path.join(workdir, "s.sock")
+    proc = subprocess.Popen(["taskset", "-c", str(cpu), binary, "--port", "0", "--unixsocket", sock,
+                             "--save", "", "--appendonly", "no", "--dir", workdir, *extra_args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            conn = Conn(sock)
+            if conn.call("PING") == b"+PONG":
+                return proc, sock, conn
+        except OSError:
+            time.sleep(0.02)
+    proc.kill()
+    raise RuntimeError(binary + " did not start")
