@@ -131,7 +131,7 @@ void PubsubHelpCommand(CommandContext& ctx) {
 
 void RegisterPubsubCommands(CommandTable* table) {
   constexpr uint32_t kSub = kCmdPubsub | kCmdNoscript | kCmdLoading | kCmdStale;
-  constexpr uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast;
+  constexpr uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate;
   constexpr uint32_t kInfo = kCmdPubsub | kCmdLoading | kCmdStale;
   CommandAdder add{table, "pubsub"};
   add("subscribe", -2, kSub, 0, 0, 0, SubscribeCommand,

@@ -46,6 +46,9 @@ enum CommandFlag : uint32_t {
   kCmdNoTouch = 1 << 18,
   // A call may name no key at all (EVAL with numkeys 0): COMMAND GETKEYS answers an empty list.
   kCmdNoMandatoryKeys = 1 << 19,
+  // Reaches replicas though it is not a write (PUBLISH): a read-only script may not run it.
+  // Redis's may-replicate, which COMMAND INFO does not show.
+  kCmdMayReplicate = 1 << 20,
 };
 
 struct CommandStats {

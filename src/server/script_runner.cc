@@ -104,9 +104,7 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
     return "ERR Wrong number of args calling Redis command from script";
   }
   if (command->flags & kCmdNoscript) return "ERR This Redis command is not allowed from script";
-  // PUBLISH reaches replicas (Redis's may-replicate flag): a read-only script may not send it.
-  const bool publishes = command->name == "publish" || command->name == "spublish";
-  if (read_only_ && ((command->flags & kCmdWrite) || publishes)) {
+  if (read_only_ && (command->flags & (kCmdWrite | kCmdMayReplicate))) {
     return "ERR Write commands are not allowed from read-only scripts.";
   }
   if (!(command->flags & kCmdWrite)) return "";
