@@ -571,30 +571,22 @@ bool ReadLine(std::string_view data, size_t* pos, char* type, std::string_view* 
   return true;
 }
 
-bool ParseCount(std::string_view text, long long* value) {
-  int64_t parsed = 0;
-  if (!ParseInt64(text, &parsed)) return false;
-  *value = parsed;
-  return true;
-}
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos);
 
-bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth);
-
-bool PushBulkBody(std::string_view data, size_t* pos, long long length, std::string_view* body) {
+bool PushBulkBody(std::string_view data, size_t* pos, int64_t length, std::string_view* body) {
   if (length < 0 || static_cast<size_t>(length) + 2 > data.size() - *pos) return false;
   *body = data.substr(*pos, static_cast<size_t>(length));
   *pos += static_cast<size_t>(length) + 2;
   return true;
 }
 
-bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, long long count,
-                   int depth) {
+bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, int64_t count) {
   if (type == '%') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min(count, 1LL << 20)));
-    for (long long i = 0; i < count; ++i) {
-      if (!PushElement(lua, data, pos, depth + 1)) return false;
-      if (!PushElement(lua, data, pos, depth + 1)) return false;
+    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    for (int64_t i = 0; i < count; ++i) {
+      if (!PushElement(lua, data, pos)) return false;
+      if (!PushElement(lua, data, pos)) return false;
       lua_settable(lua, -3);
     }
     lua_setfield(lua, -2, "map");
@@ -602,29 +594,29 @@ bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type
   }
   if (type == '~') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min(count, 1LL << 20)));
-    for (long long i = 0; i < count; ++i) {
-      if (!PushElement(lua, data, pos, depth + 1)) return false;
+    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    for (int64_t i = 0; i < count; ++i) {
+      if (!PushElement(lua, data, pos)) return false;
       lua_pushboolean(lua, 1);
       lua_settable(lua, -3);
     }
     lua_setfield(lua, -2, "set");
     return true;
   }
-  lua_createtable(lua, static_cast<int>(std::min(count, 1LL << 20)), 0);
-  for (long long i = 0; i < count; ++i) {
-    if (!PushElement(lua, data, pos, depth + 1)) return false;
+  lua_createtable(lua, static_cast<int>(std::min<int64_t>(count, 1 << 20)), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    if (!PushElement(lua, data, pos)) return false;
     lua_rawseti(lua, -2, static_cast<int>(i + 1));
   }
   return true;
 }
 
-bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) {
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos) {
   if (!lua_checkstack(lua, 4)) return false;
   char type;
   std::string_view line;
   if (!ReadLine(data, pos, &type, &line)) return false;
-  long long count = 0;
+  int64_t count = 0;
   switch (type) {
     case '+':
       lua_createtable(lua, 0, 1);
@@ -640,11 +632,11 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
       return true;
     }
     case ':':
-      if (!ParseCount(line, &count)) return false;
+      if (!ParseInt64(line, &count)) return false;
       lua_pushnumber(lua, static_cast<lua_Number>(count));
       return true;
     case '$': {
-      if (!ParseCount(line, &count)) return false;
+      if (!ParseInt64(line, &count)) return false;
       if (count < 0) {
         lua_pushboolean(lua, 0);
         return true;
@@ -656,7 +648,7 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
     }
     case '=': {
       std::string_view body;
-      if (!ParseCount(line, &count) || !PushBulkBody(data, pos, count, &body) || body.size() < 4) {
+      if (!ParseInt64(line, &count) || !PushBulkBody(data, pos, count, &body) || body.size() < 4) {
         return false;
       }
       lua_createtable(lua, 0, 1);
@@ -672,12 +664,12 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
     case '%':
     case '~':
     case '>':
-      if (!ParseCount(line, &count)) return false;
+      if (!ParseInt64(line, &count)) return false;
       if (count < 0) {
         lua_pushboolean(lua, 0);
         return true;
       }
-      return PushAggregate(lua, data, pos, type, count, depth);
+      return PushAggregate(lua, data, pos, type, count);
     case '_':
       lua_pushnil(lua);
       return true;
@@ -698,12 +690,12 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
       return true;
     case '|':
       // Attributes annotate the reply that follows; scripts see only that reply.
-      if (!ParseCount(line, &count)) return false;
-      for (long long i = 0; i < 2 * count; ++i) {
-        if (!PushElement(lua, data, pos, depth + 1)) return false;
+      if (!ParseInt64(line, &count)) return false;
+      for (int64_t i = 0; i < 2 * count; ++i) {
+        if (!PushElement(lua, data, pos)) return false;
         lua_pop(lua, 1);
       }
-      return PushElement(lua, data, pos, depth);
+      return PushElement(lua, data, pos);
     default:
       return false;
   }
@@ -714,7 +706,7 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) 
 size_t PushRespAsLua(lua_State* lua, std::string_view resp) {
   int top = lua_gettop(lua);
   size_t pos = 0;
-  if (!PushElement(lua, resp, &pos, 0)) {
+  if (!PushElement(lua, resp, &pos)) {
     lua_settop(lua, top);
     return 0;
   }
