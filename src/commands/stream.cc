@@ -1,4 +1,5 @@
-// Stream commands: XADD XLEN XRANGE XREVRANGE XDEL XTRIM XREAD XSETID.
+// Stream commands on entries: XADD XLEN XRANGE XREVRANGE XDEL XTRIM XSETID, and the helpers the
+// other stream files share (stream_family.h).
 //
 // Every command works on the Stream inside the key's StreamObject (core/stream_object.h).
 // Arguments are checked in Redis's order, so a command with several faults reports the one
@@ -14,6 +15,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "commands/stream_family.h"
 #include "core/ascii.h"
 #include "core/stream_object.h"
 #include "core/string_number.h"
@@ -21,14 +23,8 @@
 #include "server/errors.h"
 
 namespace goblin {
-namespace {
 
-constexpr std::string_view kInvalidId =
-    "ERR Invalid stream ID specified as stream command argument";
-
-// Redis's string2ull: a decimal that string2ll reads as non-negative, or else what strtoull
-// accepts whole (which admits a leading '+' or spaces, as Redis does).
-bool ParseUint64(std::string_view text, uint64_t* value) {
+bool ParseStreamUint64(std::string_view text, uint64_t* value) {
   int64_t signed_value = 0;
   if (ParseInt64(text, &signed_value)) {
     if (signed_value < 0) return false;
@@ -43,10 +39,8 @@ bool ParseUint64(std::string_view text, uint64_t* value) {
   return errno != EINVAL && errno != ERANGE && end == copy.c_str() + copy.size();
 }
 
-// An id argument. "-" and "+" are the extremes unless strict; a missing seq is missing_seq;
-// "<ms>-*" is allowed only where seq_auto is given (XADD), which it then sets.
-bool ParseId(std::string_view text, StreamId* id, uint64_t missing_seq, bool strict,
-             bool* seq_auto = nullptr) {
+bool ParseStreamId(std::string_view text, StreamId* id, uint64_t missing_seq, bool strict,
+                   bool* seq_auto) {
   if (seq_auto != nullptr) *seq_auto = false;
   if (!strict && text == "-") {
     *id = StreamId::Min();
@@ -59,40 +53,35 @@ bool ParseId(std::string_view text, StreamId* id, uint64_t missing_seq, bool str
   size_t dash = text.find('-');
   if (dash == std::string_view::npos) {
     id->seq = missing_seq;
-    return ParseUint64(text, &id->ms);
+    return ParseStreamUint64(text, &id->ms);
   }
-  if (!ParseUint64(text.substr(0, dash), &id->ms)) return false;
+  if (!ParseStreamUint64(text.substr(0, dash), &id->ms)) return false;
   std::string_view seq = text.substr(dash + 1);
   if (seq_auto != nullptr && seq == "*") {
     *seq_auto = true;
     id->seq = 0;
     return true;
   }
-  return ParseUint64(seq, &id->seq);
+  return ParseStreamUint64(seq, &id->seq);
 }
 
-bool ParseIdOrReply(CommandContext& ctx, std::string_view text, StreamId* id, uint64_t missing_seq,
-                    bool strict, bool* seq_auto = nullptr) {
-  if (ParseId(text, id, missing_seq, strict, seq_auto)) return true;
-  ctx.reply.Error(kInvalidId);
+bool ParseStreamIdOrReply(CommandContext& ctx, std::string_view text, StreamId* id,
+                          uint64_t missing_seq, bool strict, bool* seq_auto) {
+  if (ParseStreamId(text, id, missing_seq, strict, seq_auto)) return true;
+  ctx.reply.Error(kInvalidStreamId);
   return false;
 }
 
-// The stream at key. Returns false after replying WRONGTYPE; *stream is nullptr when the key
-// is missing.
-bool LookupStream(CommandContext& ctx, std::string_view key, Stream** stream, bool for_read) {
+bool LookupStreamObject(CommandContext& ctx, std::string_view key, StreamObject** object,
+                        bool for_read) {
   KeyEntry* entry;
-  *stream = nullptr;
+  *object = nullptr;
   if (!LookupTyped(ctx, key, ValueType::kStream, &entry, for_read)) return false;
-  if (entry != nullptr) *stream = &static_cast<StreamObject*>(entry->object())->stream();
+  if (entry != nullptr) *object = static_cast<StreamObject*>(entry->object());
   return true;
 }
 
-Stream::Limits StreamLimitsOf(const CommandContext& ctx) {
-  return StreamLimitsOf(ctx.server.config);
-}
-
-void ReplyEntry(ReplyBuilder& reply, const StreamEntryView& entry) {
+void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry) {
   reply.Array(2);
   reply.Bulk(entry.id.ToString());
   reply.Array(entry.fields.size() * 2);
@@ -100,6 +89,40 @@ void ReplyEntry(ReplyBuilder& reply, const StreamEntryView& entry) {
     reply.Bulk(field);
     reply.Bulk(value);
   }
+}
+
+bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end,
+                            StreamId* id) {
+  const bool exclusive = text.starts_with('(');
+  if (exclusive) text.remove_prefix(1);
+  // After "(" an id is strict: "(-" and "(+" are invalid.
+  if (!ParseStreamIdOrReply(ctx, text, id, is_end ? UINT64_MAX : 0, exclusive)) return false;
+  if (!exclusive) return true;
+  if (!is_end) {
+    if (*id == StreamId::Max()) {
+      ctx.reply.Error("ERR invalid start ID for the interval");
+      return false;
+    }
+    *id = id->Next();
+  } else {
+    if (*id == StreamId::Min()) {
+      ctx.reply.Error("ERR invalid end ID for the interval");
+      return false;
+    }
+    *id = id->Previous();
+  }
+  return true;
+}
+
+void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv) {
+  std::vector<std::string_view> views(argv.begin(), argv.end());
+  ctx.Propagate(views);
+}
+
+namespace {
+
+Stream::Limits StreamLimitsOf(const CommandContext& ctx) {
+  return StreamLimitsOf(ctx.server.config);
 }
 
 // --- XADD and XTRIM's trimming options --------------------------------------------------------
@@ -149,7 +172,7 @@ size_t ParseAddOrTrimArgs(CommandContext& ctx, bool xadd, AddTrimArgs* args) {
           ctx.reply.Error("ERR The MAXLEN argument must be >= 0.");
           return 0;
         }
-      } else if (!ParseIdOrReply(ctx, ctx.arg(i + 1), &args->min_id, 0, true)) {
+      } else if (!ParseStreamIdOrReply(ctx, ctx.arg(i + 1), &args->min_id, 0, true)) {
         return 0;
       }
       ++i;
@@ -168,7 +191,7 @@ size_t ParseAddOrTrimArgs(CommandContext& ctx, bool xadd, AddTrimArgs* args) {
     } else if (xadd && EqualsIgnoreCase(option, "nomkstream")) {
       args->no_mkstream = true;
     } else if (xadd) {
-      if (!ParseIdOrReply(ctx, option, &args->id, 0, true, &args->seq_auto)) return 0;
+      if (!ParseStreamIdOrReply(ctx, option, &args->id, 0, true, &args->seq_auto)) return 0;
       args->id_given = true;
       break;
     } else {
@@ -221,11 +244,6 @@ void AppendExactTrim(const Stream& stream, const AddTrimArgs& args,
                                                      : last.Next();
     argv->insert(argv->end(), {"MINID", "=", first.ToString()});
   }
-}
-
-void Propagate(CommandContext& ctx, const std::vector<std::string>& argv) {
-  std::vector<std::string_view> views(argv.begin(), argv.end());
-  ctx.Propagate(views);
 }
 
 void XaddCommand(CommandContext& ctx) {
@@ -293,7 +311,7 @@ void XaddCommand(CommandContext& ctx) {
     argv.push_back(id_text);
     argv.insert(argv.end(), ctx.argv.begin() + static_cast<std::ptrdiff_t>(field_index),
                 ctx.argv.end());
-    Propagate(ctx, argv);
+    PropagateStrings(ctx, argv);
   }
 }
 
@@ -313,7 +331,7 @@ void XtrimCommand(CommandContext& ctx) {
     if (ctx.propagating() && args.approx) {
       std::vector<std::string> argv = {std::string(ctx.arg(0)), std::string(ctx.arg(1))};
       AppendExactTrim(*stream, args, &argv);
-      Propagate(ctx, argv);
+      PropagateStrings(ctx, argv);
     }
   }
   ctx.reply.Integer(static_cast<int64_t>(removed));
@@ -327,30 +345,11 @@ void XlenCommand(CommandContext& ctx) {
 
 // XRANGE key start end [COUNT n] / XREVRANGE key end start [COUNT n].
 void RangeGeneric(CommandContext& ctx, bool reverse) {
-  std::string_view start_text = ctx.arg(reverse ? 3 : 2);
-  std::string_view end_text = ctx.arg(reverse ? 2 : 3);
-  const bool start_exclusive = start_text.starts_with('(');
-  const bool end_exclusive = end_text.starts_with('(');
-  if (start_exclusive) start_text.remove_prefix(1);
-  if (end_exclusive) end_text.remove_prefix(1);
   StreamId start;
   StreamId end;
-  // After "(" an id is strict: "(-" and "(+" are invalid.
-  if (!ParseIdOrReply(ctx, start_text, &start, 0, start_exclusive)) return;
-  if (start_exclusive) {
-    if (start == StreamId::Max()) {
-      ctx.reply.Error("ERR invalid start ID for the interval");
-      return;
-    }
-    start = start.Next();
-  }
-  if (!ParseIdOrReply(ctx, end_text, &end, UINT64_MAX, end_exclusive)) return;
-  if (end_exclusive) {
-    if (end == StreamId::Min()) {
-      ctx.reply.Error("ERR invalid end ID for the interval");
-      return;
-    }
-    end = end.Previous();
+  if (!ParseRangeBoundOrReply(ctx, ctx.arg(reverse ? 3 : 2), false, &start) ||
+      !ParseRangeBoundOrReply(ctx, ctx.arg(reverse ? 2 : 3), true, &end)) {
+    return;
   }
   int64_t count = -1;
   for (size_t i = 4; i < ctx.argc(); ++i) {
@@ -387,7 +386,7 @@ void RangeGeneric(CommandContext& ctx, bool reverse) {
                   return true;
                 });
   ctx.reply.Array(entries.size());
-  for (const StreamEntryView& entry : entries) ReplyEntry(ctx.reply, entry);
+  for (const StreamEntryView& entry : entries) ReplyStreamEntry(ctx.reply, entry);
 }
 
 void XrangeCommand(CommandContext& ctx) { RangeGeneric(ctx, false); }
@@ -402,7 +401,7 @@ void XdelCommand(CommandContext& ctx) {
   }
   std::vector<StreamId> ids(ctx.argc() - 2);
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    if (!ParseIdOrReply(ctx, ctx.arg(i), &ids[i - 2], 0, true)) return;
+    if (!ParseStreamIdOrReply(ctx, ctx.arg(i), &ids[i - 2], 0, true)) return;
   }
   int64_t deleted = 0;
   for (const StreamId& id : ids) deleted += stream->Delete(id) ? 1 : 0;
@@ -413,130 +412,9 @@ void XdelCommand(CommandContext& ctx) {
   ctx.reply.Integer(deleted);
 }
 
-// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]. A client that
-// blocks waits with `$` resolved to each stream's last id at the time it blocked (its argv is
-// rewritten for the retry), so entries added meanwhile are what it gets.
-void XreadCommand(CommandContext& ctx) {
-  int64_t count = 0;
-  std::optional<int64_t> block_ms;
-  size_t streams_at = 0;
-  for (size_t i = 1; i < ctx.argc(); ++i) {
-    const bool more = i + 1 < ctx.argc();
-    std::string_view option = ctx.arg(i);
-    if (EqualsIgnoreCase(option, "block") && more) {
-      if (ctx.client.kind == ClientKind::kScript) {
-        ctx.reply.Error("ERR XREAD command is not allowed with BLOCK option from scripts");
-        return;
-      }
-      int64_t timeout = 0;
-      if (!ParseInt64(ctx.arg(++i), &timeout)) {
-        ctx.reply.Error(errors::kTimeoutNotInteger);
-        return;
-      }
-      if (timeout < 0) {
-        ctx.reply.Error(errors::kTimeoutNegative);
-        return;
-      }
-      block_ms = timeout;
-    } else if (EqualsIgnoreCase(option, "count") && more) {
-      if (!ParseInt64(ctx.arg(++i), &count)) {
-        ctx.reply.Error(errors::kNotInteger);
-        return;
-      }
-      if (count < 0) count = 0;
-    } else if (EqualsIgnoreCase(option, "streams") && more) {
-      streams_at = i + 1;
-      break;
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
-  if (streams_at == 0) {
-    ctx.reply.Error(errors::kSyntax);
-    return;
-  }
-  if ((ctx.argc() - streams_at) % 2 != 0) {
-    ctx.reply.Error(
-        "ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be "
-        "specified.");
-    return;
-  }
-  const size_t streams = (ctx.argc() - streams_at) / 2;
-  std::vector<StreamId> after(streams);
-  std::vector<Stream*> found(streams, nullptr);
-  bool resolved_last = false;
-  for (size_t i = 0; i < streams; ++i) {
-    std::string_view key = ctx.arg(streams_at + i);
-    std::string_view id = ctx.arg(streams_at + streams + i);
-    if (!LookupStream(ctx, key, &found[i], true)) return;
-    if (id == "$") {
-      after[i] = found[i] != nullptr ? found[i]->last_id() : StreamId::Min();
-      resolved_last = true;
-      continue;
-    }
-    if (id == ">") {
-      ctx.reply.Error(
-          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
-          "<consumer> option.");
-      return;
-    }
-    if (!ParseIdOrReply(ctx, id, &after[i], 0, true)) return;
-  }
-  // Served at once when any stream holds an entry after its id.
-  struct Served {
-    size_t stream;
-    std::vector<StreamEntryView> entries;
-  };
-  std::vector<Served> served;
-  for (size_t i = 0; i < streams; ++i) {
-    Stream* stream = found[i];
-    if (stream == nullptr || stream->empty() || stream->last_live_id() <= after[i]) continue;
-    Served part{i, {}};
-    stream->Range(after[i].Next(), StreamId::Max(), false, static_cast<size_t>(count),
-                  [&](const StreamEntryView& entry) {
-                    part.entries.push_back(entry);
-                    return true;
-                  });
-    served.push_back(std::move(part));
-  }
-  if (!served.empty()) {
-    if (ctx.reply.resp3()) {
-      ctx.reply.Map(served.size());
-    } else {
-      ctx.reply.Array(served.size());
-    }
-    for (const Served& part : served) {
-      if (!ctx.reply.resp3()) ctx.reply.Array(2);
-      ctx.reply.Bulk(ctx.arg(streams_at + part.stream));
-      ctx.reply.Array(part.entries.size());
-      for (const StreamEntryView& entry : part.entries) ReplyEntry(ctx.reply, entry);
-    }
-    return;
-  }
-  if (!block_ms || !ctx.client.may_block()) {
-    ctx.reply.NullArray();
-    return;
-  }
-  const int64_t deadline = *block_ms == 0 ? 0 : ctx.now_ms + *block_ms;
-  std::vector<std::string_view> keys(
-      ctx.argv.begin() + static_cast<std::ptrdiff_t>(streams_at),
-      ctx.argv.begin() + static_cast<std::ptrdiff_t>(streams_at + streams));
-  if (!resolved_last) {
-    ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream);
-    return;
-  }
-  std::vector<std::string> texts;
-  texts.reserve(streams);
-  for (size_t i = 0; i < streams; ++i) texts.push_back(after[i].ToString());
-  std::vector<std::string_view> retry(ctx.argv.begin(), ctx.argv.end());
-  for (size_t i = 0; i < streams; ++i) retry[streams_at + streams + i] = texts[i];
-  ctx.server.BlockClient(ctx.client, retry, keys, deadline, ValueType::kStream);
-}
-
 void XsetidCommand(CommandContext& ctx) {
   StreamId id;
-  if (!ParseIdOrReply(ctx, ctx.arg(2), &id, 0, true)) return;
+  if (!ParseStreamIdOrReply(ctx, ctx.arg(2), &id, 0, true)) return;
   std::optional<uint64_t> entries_added;
   StreamId max_deleted;
   for (size_t i = 3; i < ctx.argc(); i += 2) {
@@ -553,7 +431,7 @@ void XsetidCommand(CommandContext& ctx) {
       }
       entries_added = static_cast<uint64_t>(value);
     } else if (EqualsIgnoreCase(ctx.arg(i), "maxdeletedid") && more) {
-      if (!ParseIdOrReply(ctx, ctx.arg(i + 1), &max_deleted, 0, true)) return;
+      if (!ParseStreamIdOrReply(ctx, ctx.arg(i + 1), &max_deleted, 0, true)) return;
       if (id < max_deleted) {
         ctx.reply.Error(
             "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id");
@@ -624,17 +502,9 @@ void RegisterStreamCommands(CommandTable* table) {
       "since entries are organized in macro nodes containing multiple entries that can be "
       "released with a single deallocation.",
       "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]");
-  Command* xread = add.Counted(
-      0, "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
-      "Returns messages from multiple streams with IDs greater than the ones requested. "
-      "Blocks until a message is available otherwise.",
-      "5.0.0",
-      "For each stream mentioned: O(N) with N being the number of elements being returned, "
-      "it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option "
-      "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
-      "stream getting new data.",
-      "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
-  xread->keys_after_keyword = "streams";
+  RegisterStreamReadCommands(table);
+  RegisterStreamGroupCommands(table);
+  RegisterStreamInfoCommand(table);
   add("xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, XsetidCommand,
       "An internal command for replicating stream values.", "5.0.0", "O(1)",
       "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]");

@@ -140,6 +140,14 @@ uint64_t Database::Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& f
 
 void Database::Clear() {
   TouchAllWatched();
+  // A client blocked on a key that goes may need to know (XREADGROUP is told the key is gone).
+  if (waiters_ != nullptr) {
+    std::vector<std::string> gone;
+    for (const auto& [key, clients] : waiters_->blocked) {
+      if (table_.Find(key) != nullptr) gone.push_back(key);
+    }
+    for (const std::string& key : gone) TouchWaiters(key);
+  }
   table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
   expires_ = 0;
   expire_cursor_ = 0;

@@ -59,6 +59,12 @@ class EffectStream {
   void Replace(int db, std::initializer_list<std::string_view> argv) {
     Replace(db, std::span<const std::string_view>(argv.begin(), argv.size()));
   }
+  // The command's own effect is what Replace records, nothing when it records nothing (a change
+  // a replay need not repeat: XREADGROUP's history reads count deliveries, as Redis does not
+  // propagate).
+  void ReplaceWithNothing() {
+    if (active() && depth_ > 0) frames_[depth_ - 1].replaced = true;
+  }
   // The command ends. With changed, its effect (the replacement, else argv as it arrived)
   // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
   // delivers the unit.

@@ -36,6 +36,8 @@ void CommandContext::Propagate(std::span<const std::string_view> words) {
   server.effects.Replace(client.db, words);
 }
 
+void CommandContext::PropagateOnlyRecorded() { server.effects.ReplaceWithNothing(); }
+
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
   config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
   dbs_.resize(static_cast<size_t>(config.databases));

@@ -64,6 +64,9 @@ struct CommandContext {
   // changed data.
   void Propagate(std::initializer_list<std::string_view> argv);
   void Propagate(std::span<const std::string_view> argv);
+  // Logs only what Propagate records, nothing if it records nothing, however the command
+  // changed data (effects.h: ReplaceWithNothing).
+  void PropagateOnlyRecorded();
 };
 
 struct SlowlogEntry {
@@ -126,10 +129,11 @@ class Server : private KeyspaceEvents {
   // nothing); the command is run again when one of keys changes, and the client gets a null
   // array at deadline_ms (0: never).
   // A key wakes the client only when it holds waits_for (Redis 7.2: a SET on a key a BLPOP
-  // waits on leaves the client blocked).
+  // waits on leaves the client blocked), unless fails_without_key: then a key deleted or
+  // holding another type ends the wait with -UNBLOCKED (XREADGROUP, whose group went with it).
   void BlockClient(Client& client, const std::vector<std::string_view>& argv,
                    const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                   ValueType waits_for);
+                   ValueType waits_for, bool fails_without_key = false);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 

@@ -57,6 +57,7 @@ REDIS_72_REPLY_TEXT = [
     (b"must be one of the following: debug, verbose, notice, warning\r\n",
      b"must be one of the following: debug, verbose, notice, warning, nothing\r\n"),  # loglevel "nothing"
     (b"-ERR Unbalanced XREAD list of streams", b"-ERR Unbalanced 'xread' list of streams"),  # 7.2 quotes the name
+    (b"-ERR Unbalanced XREADGROUP list of streams", b"-ERR Unbalanced 'xreadgroup' list of streams"),
 ]
 
 

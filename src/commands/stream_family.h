@@ -1,0 +1,61 @@
+// Pieces shared by the stream command files: stream.cc (entries: XADD XLEN XRANGE XREVRANGE
+// XDEL XTRIM XSETID), stream_read.cc (XREAD, XREADGROUP), stream_groups.cc (XGROUP XACK
+// XPENDING XCLAIM XAUTOCLAIM) and stream_info.cc (XINFO).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/command_util.h"
+#include "core/stream.h"
+#include "core/stream_object.h"
+#include "server/command_table.h"
+
+namespace goblin {
+
+inline constexpr std::string_view kInvalidStreamId =
+    "ERR Invalid stream ID specified as stream command argument";
+
+// Redis's string2ull: a decimal that string2ll reads as non-negative, or else what strtoull
+// accepts whole (which admits a leading '+' or spaces, as Redis does).
+bool ParseStreamUint64(std::string_view text, uint64_t* value);
+
+// An id argument. "-" and "+" are the extremes unless strict; a missing seq is missing_seq;
+// "<ms>-*" is allowed only where seq_auto is given (XADD), which it then sets.
+bool ParseStreamId(std::string_view text, StreamId* id, uint64_t missing_seq, bool strict,
+                   bool* seq_auto = nullptr);
+// The same, replying Redis's invalid-id error when the text is not an id.
+bool ParseStreamIdOrReply(CommandContext& ctx, std::string_view text, StreamId* id,
+                          uint64_t missing_seq, bool strict, bool* seq_auto = nullptr);
+
+// A range bound of XRANGE, XPENDING and XAUTOCLAIM's start: "(" makes it exclusive (and the id
+// strict); an incomplete id gets seq 0 as a start, UINT64_MAX as an end. Replies Redis's errors
+// ("invalid start/end ID for the interval" when "(" leaves no id).
+bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end,
+                            StreamId* id);
+
+// The stream object at key. Returns false after replying WRONGTYPE; *object is nullptr when
+// the key is missing.
+bool LookupStreamObject(CommandContext& ctx, std::string_view key, StreamObject** object,
+                        bool for_read);
+inline bool LookupStream(CommandContext& ctx, std::string_view key, Stream** stream,
+                         bool for_read) {
+  StreamObject* object;
+  if (!LookupStreamObject(ctx, key, &object, for_read)) return false;
+  *stream = object == nullptr ? nullptr : &object->stream();
+  return true;
+}
+
+// [id, [field, value, ...]].
+void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry);
+
+// Records argv as (one of) the command's effects.
+void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv);
+
+void RegisterStreamReadCommands(CommandTable* table);
+void RegisterStreamGroupCommands(CommandTable* table);
+void RegisterStreamInfoCommand(CommandTable* table);
+
+}  // namespace goblin

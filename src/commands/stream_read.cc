@@ -1,0 +1,375 @@
+// XREAD and XREADGROUP: one parser and one serving loop, as in Redis, since they differ only in
+// where a stream's read starts and in the group bookkeeping of what is served.
+//
+// XREADGROUP with `>` delivers the entries after the group's last delivered id: each advances
+// that id (and the group's read counter) and, unless NOACK, becomes a pending entry of the
+// consumer. With any other id it reads the consumer's own pending entries after that id (a
+// pending entry whose stream entry is gone is served as [id, nil]), and counts a delivery for
+// each entry served. A consumer named for the first time is created in the group.
+//
+// Blocking: a client waits only when nothing can be served and BLOCK was given (never in MULTI
+// or from a script). `$` (XREAD) is resolved to each stream's last id when the client blocks;
+// its argv is rewritten for the retry. A waiting XREADGROUP is told when its key goes or changes
+// type (-UNBLOCKED, server/blocking.cc) or its group goes (-NOGROUP, here on the retry).
+//
+// Effects, as Redis propagates them (the command itself never is): a consumer created is
+// `XGROUP CREATECONSUMER key group consumer`; each entry delivered without NOACK is
+// `XCLAIM key group consumer 0 id TIME <delivery ms> RETRYCOUNT <count> FORCE JUSTID LASTID
+// <last delivered id>`; a read that advanced the group ends with `XGROUP SETID key group <last
+// delivered id> ENTRIESREAD <read counter>`. History reads log nothing.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands/families.h"
+#include "commands/stream_family.h"
+#include "core/ascii.h"
+#include "core/string_number.h"
+#include "server/errors.h"
+
+namespace goblin {
+namespace {
+
+struct ReadArgs {
+  bool group_read = false;  // XREADGROUP
+  int64_t count = 0;        // 0: no limit
+  std::optional<int64_t> block_ms;
+  bool noack = false;
+  std::string_view group;
+  std::string_view consumer;
+  size_t streams_at = 0;  // argv index of the first key
+  size_t streams = 0;
+};
+
+// Redis's xreadCommand option loop. Returns false after replying an error.
+bool ParseReadArgs(CommandContext& ctx, ReadArgs* args) {
+  const std::string_view name = args->group_read ? "XREADGROUP" : "XREAD";
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    const size_t more = ctx.argc() - i - 1;
+    std::string_view option = ctx.arg(i);
+    if (EqualsIgnoreCase(option, "block") && more > 0) {
+      if (ctx.client.kind == ClientKind::kScript) {
+        ctx.reply.Error("ERR " + std::string(name) +
+                        " command is not allowed with BLOCK option from scripts");
+        return false;
+      }
+      int64_t timeout = 0;
+      if (!ParseInt64(ctx.arg(++i), &timeout)) {
+        ctx.reply.Error(errors::kTimeoutNotInteger);
+        return false;
+      }
+      if (timeout < 0) {
+        ctx.reply.Error(errors::kTimeoutNegative);
+        return false;
+      }
+      args->block_ms = timeout;
+    } else if (EqualsIgnoreCase(option, "count") && more > 0) {
+      if (!ParseInt64(ctx.arg(++i), &args->count)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return false;
+      }
+      if (args->count < 0) args->count = 0;
+    } else if (EqualsIgnoreCase(option, "streams") && more > 0) {
+      args->streams_at = i + 1;
+      if ((ctx.argc() - args->streams_at) % 2 != 0) {
+        ctx.reply.Error("ERR Unbalanced '" + AsciiLower(name) +
+                        "' list of streams: for each stream key an ID or '" +
+                        (args->group_read ? ">" : "$") + "' must be specified.");
+        return false;
+      }
+      args->streams = (ctx.argc() - args->streams_at) / 2;
+      break;
+    } else if (EqualsIgnoreCase(option, "group") && more >= 2) {
+      if (!args->group_read) {
+        ctx.reply.Error(
+            "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      args->group = ctx.arg(i + 1);
+      args->consumer = ctx.arg(i + 2);
+      i += 2;
+    } else if (EqualsIgnoreCase(option, "noack")) {
+      if (!args->group_read) {
+        ctx.reply.Error(
+            "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      args->noack = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (args->streams_at == 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  if (args->group_read && args->group.data() == nullptr) {
+    ctx.reply.Error("ERR Missing GROUP option for XREADGROUP");
+    return false;
+  }
+  return true;
+}
+
+// One stream of the call as parsed.
+struct ReadTarget {
+  std::string_view key;
+  StreamObject* object = nullptr;
+  ConsumerGroup* group = nullptr;
+  bool new_entries = false;  // `>`
+  StreamId after;            // serve ids above this (XREAD, history reads)
+};
+
+// The entries of one stream's part of the reply; a history entry gone from the stream has no
+// fields (served as [id, nil]).
+struct ServedPart {
+  std::string_view key;
+  std::vector<StreamEntryView> entries;
+  std::vector<bool> gone;
+};
+
+class GroupReader {
+ public:
+  GroupReader(CommandContext& ctx, const ReadArgs& args) : ctx_(ctx), args_(args) {}
+
+  // The consumer is seen (and created when new) in target's group.
+  void SeeConsumer(const ReadTarget& target) {
+    if (!target.group->SeeConsumer(args_.consumer, ctx_.now_ms)) return;
+    MarkDirty(ctx_);
+    Log({"XGROUP", "CREATECONSUMER", target.key, args_.group, args_.consumer});
+  }
+
+  // `>`: delivers what follows the group's last delivered id.
+  void ServeNew(const ReadTarget& target, ServedPart* part) {
+    const Stream& stream = target.object->stream();
+    ConsumerGroup& group = *target.group;
+    bool advanced = false;
+    stream.Range(group.last_delivered_id().Next(), StreamId::Max(), false, Count(),
+                 [&](const StreamEntryView& entry) {
+                   if (entry.id > group.last_delivered_id()) {
+                     group.AdvanceLastDelivered(stream, entry.id);
+                     advanced = true;
+                   }
+                   part->entries.push_back(entry);
+                   part->gone.push_back(false);
+                   if (!args_.noack) {
+                     group.Deliver(args_.consumer, entry.id, ctx_.now_ms);
+                     LogDelivery(target, entry.id, 1);
+                   }
+                   return true;
+                 });
+    if (advanced && ctx_.propagating()) {
+      const std::string last = group.last_delivered_id().ToString();
+      const std::string read = std::to_string(group.entries_read());
+      Log({"XGROUP", "SETID", target.key, args_.group, last, "ENTRIESREAD", read});
+    }
+  }
+
+  // Any other id: the consumer's pending entries after target.after.
+  void ServeHistory(const ReadTarget& target, ServedPart* part) {
+    const Stream& stream = target.object->stream();
+    ConsumerGroup& group = *target.group;
+    if (target.after == StreamId::Max()) return;
+    for (StreamId id : group.ConsumerPendingFrom(args_.consumer, target.after.Next(), Count())) {
+      std::optional<StreamEntryView> entry = stream.Find(id);
+      if (entry) {
+        group.Redeliver(id, ctx_.now_ms);
+        part->entries.push_back(std::move(*entry));
+        part->gone.push_back(false);
+      } else {
+        part->entries.push_back(StreamEntryView{id, {}});
+        part->gone.push_back(true);
+      }
+    }
+  }
+
+ private:
+  size_t Count() const { return static_cast<size_t>(args_.count); }
+
+  void LogDelivery(const ReadTarget& target, StreamId id, uint64_t count) {
+    if (!ctx_.propagating()) return;
+    const std::string id_text = id.ToString();
+    const std::string time = std::to_string(ctx_.now_ms);
+    const std::string retry = std::to_string(count);
+    const std::string last = target.group->last_delivered_id().ToString();
+    Log({"XCLAIM", target.key, args_.group, args_.consumer, "0", id_text, "TIME", time,
+         "RETRYCOUNT", retry, "FORCE", "JUSTID", "LASTID", last});
+  }
+  void Log(std::initializer_list<std::string_view> argv) {
+    if (ctx_.propagating()) ctx_.Propagate(argv);
+  }
+
+  CommandContext& ctx_;
+  const ReadArgs& args_;
+};
+
+void ReplyParts(CommandContext& ctx, const std::vector<ServedPart>& parts) {
+  if (ctx.reply.resp3()) {
+    ctx.reply.Map(parts.size());
+  } else {
+    ctx.reply.Array(parts.size());
+  }
+  for (const ServedPart& part : parts) {
+    if (!ctx.reply.resp3()) ctx.reply.Array(2);
+    ctx.reply.Bulk(part.key);
+    ctx.reply.Array(part.entries.size());
+    for (size_t i = 0; i < part.entries.size(); ++i) {
+      if (!part.gone[i]) {
+        ReplyStreamEntry(ctx.reply, part.entries[i]);
+        continue;
+      }
+      ctx.reply.Array(2);
+      ctx.reply.Bulk(part.entries[i].id.ToString());
+      ctx.reply.NullArray();
+    }
+  }
+}
+
+// Looks up every stream and parses its id, in Redis's order (key by key: its type, its group,
+// then its id). Returns false after replying an error.
+bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadTarget>* targets,
+                    bool* resolved_last) {
+  targets->resize(args.streams);
+  for (size_t i = 0; i < args.streams; ++i) {
+    ReadTarget& target = (*targets)[i];
+    target.key = ctx.arg(args.streams_at + i);
+    std::string_view id = ctx.arg(args.streams_at + args.streams + i);
+    if (!LookupStreamObject(ctx, target.key, &target.object, true)) return false;
+    if (args.group_read) {
+      if (target.object != nullptr) target.group = target.object->FindGroup(args.group);
+      if (target.group == nullptr) {
+        if (ctx.client.retrying_block) {
+          ctx.reply.Error("NOGROUP the consumer group this client was blocked on no longer exists");
+        } else {
+          ctx.reply.Error("NOGROUP No such key '" + std::string(target.key) +
+                          "' or consumer group '" + std::string(args.group) +
+                          "' in XREADGROUP with GROUP option");
+        }
+        return false;
+      }
+    }
+    if (id == "$") {
+      if (args.group_read) {
+        ctx.reply.Error(
+            "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the "
+            "history of this consumer by specifying a proper ID, or use the > ID to get new "
+            "messages. The $ ID would just return an empty result set.");
+        return false;
+      }
+      target.after = target.object != nullptr ? target.object->stream().last_id() : StreamId::Min();
+      *resolved_last = true;
+      continue;
+    }
+    if (id == ">") {
+      if (!args.group_read) {
+        ctx.reply.Error(
+            "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+            "<consumer> option.");
+        return false;
+      }
+      target.new_entries = true;
+      continue;
+    }
+    if (!ParseStreamIdOrReply(ctx, id, &target.after, 0, true)) return false;
+  }
+  return true;
+}
+
+void ReadGeneric(CommandContext& ctx, bool group_read) {
+  ReadArgs args;
+  args.group_read = group_read;
+  if (!ParseReadArgs(ctx, &args)) return;
+  std::vector<ReadTarget> targets;
+  bool resolved_last = false;
+  if (!ResolveTargets(ctx, args, &targets, &resolved_last)) return;
+  // The group bookkeeping is logged through the XCLAIM / XGROUP forms only.
+  if (group_read) ctx.PropagateOnlyRecorded();
+
+  GroupReader reader(ctx, args);
+  std::vector<ServedPart> parts;
+  for (const ReadTarget& target : targets) {
+    if (target.object == nullptr) continue;
+    const Stream& stream = target.object->stream();
+    if (!group_read) {
+      if (stream.empty() || stream.last_live_id() <= target.after) continue;
+      ServedPart part{target.key, {}, {}};
+      stream.Range(target.after.Next(), StreamId::Max(), false, static_cast<size_t>(args.count),
+                   [&](const StreamEntryView& entry) {
+                     part.entries.push_back(entry);
+                     part.gone.push_back(false);
+                     return true;
+                   });
+      parts.push_back(std::move(part));
+      continue;
+    }
+    // A history read is always served; `>` when the stream holds entries past the group's
+    // last delivered id. The consumer is seen either way.
+    const bool serve = !target.new_entries ||
+                       (!stream.empty() && stream.last_live_id() > target.group->last_delivered_id());
+    reader.SeeConsumer(target);
+    if (!serve) continue;
+    ServedPart part{target.key, {}, {}};
+    if (target.new_entries) {
+      reader.ServeNew(target, &part);
+    } else {
+      reader.ServeHistory(target, &part);
+    }
+    parts.push_back(std::move(part));
+    MarkDirty(ctx);
+  }
+  if (!parts.empty()) {
+    ReplyParts(ctx, parts);
+    return;
+  }
+  if (!args.block_ms || !ctx.client.may_block()) {
+    ctx.reply.NullArray();
+    return;
+  }
+  const int64_t deadline = *args.block_ms == 0 ? 0 : ctx.now_ms + *args.block_ms;
+  const auto first_key = ctx.argv.begin() + static_cast<std::ptrdiff_t>(args.streams_at);
+  std::vector<std::string_view> keys(first_key, first_key + static_cast<std::ptrdiff_t>(args.streams));
+  if (!resolved_last) {
+    ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream, group_read);
+    return;
+  }
+  std::vector<std::string> texts;
+  texts.reserve(args.streams);
+  for (const ReadTarget& target : targets) texts.push_back(target.after.ToString());
+  std::vector<std::string_view> retry(ctx.argv.begin(), ctx.argv.end());
+  for (size_t i = 0; i < args.streams; ++i) retry[args.streams_at + args.streams + i] = texts[i];
+  ctx.server.BlockClient(ctx.client, retry, keys, deadline, ValueType::kStream, group_read);
+}
+
+void XreadCommand(CommandContext& ctx) { ReadGeneric(ctx, false); }
+void XreadgroupCommand(CommandContext& ctx) { ReadGeneric(ctx, true); }
+
+}  // namespace
+
+void RegisterStreamReadCommands(CommandTable* table) {
+  CommandAdder add{table, "stream"};
+  Command* xread = add(
+      "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
+      "Returns messages from multiple streams with IDs greater than the ones requested. "
+      "Blocks until a message is available otherwise.",
+      "5.0.0",
+      "For each stream mentioned: O(N) with N being the number of elements being returned, "
+      "it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option "
+      "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
+      "stream getting new data.",
+      "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
+  xread->keys_after_keyword = "streams";
+  Command* xreadgroup = add(
+      "xreadgroup", -7, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadgroupCommand,
+      "Returns new or historical messages from a stream for a consumer in a group. Blocks "
+      "until a message is available otherwise.",
+      "5.0.0",
+      "For each stream mentioned: O(M) with M being the number of elements returned. If M is "
+      "constant (e.g. always asking for the first 10 elements with COUNT), you can consider it "
+      "O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to "
+      "serve the N clients blocked on the stream getting new data.",
+      "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] "
+      "id [id ...]");
+  xreadgroup->keys_after_keyword = "streams";
+}
+
+}  // namespace goblin
