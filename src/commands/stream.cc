@@ -119,6 +119,13 @@ void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv)
   ctx.Propagate(views);
 }
 
+void SeeConsumer(CommandContext& ctx, ConsumerGroup& group, std::string_view key,
+                 std::string_view group_name, std::string_view consumer) {
+  if (!group.SeeConsumer(consumer, ctx.now_ms)) return;
+  MarkDirty(ctx);
+  if (ctx.propagating()) ctx.Propagate({"XGROUP", "CREATECONSUMER", key, group_name, consumer});
+}
+
 namespace {
 
 Stream::Limits StreamLimitsOf(const CommandContext& ctx) {

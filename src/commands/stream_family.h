@@ -54,6 +54,13 @@ void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry);
 // Records argv as (one of) the command's effects.
 void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv);
 
+// XREADGROUP, XCLAIM and XAUTOCLAIM meeting a consumer: its seen time becomes now, and one met
+// for the first time is created (Redis 7.2 creates it even when nothing is then read or
+// claimed). A creation is a change, logged as XGROUP CREATECONSUMER: Redis 7.2 propagates it
+// only from NOACK reads, so its replicas can miss a consumer that a log here keeps.
+void SeeConsumer(CommandContext& ctx, ConsumerGroup& group, std::string_view key,
+                 std::string_view group_name, std::string_view consumer);
+
 void RegisterStreamReadCommands(CommandTable* table);
 void RegisterStreamGroupCommands(CommandTable* table);
 void RegisterStreamInfoCommand(CommandTable* table);

@@ -3,7 +3,9 @@
 // StreamObject (core/stream_groups.h holds the pending entries lists).
 //
 // Arguments are checked in Redis's order, so a command with several faults reports the one
-// Redis reports.
+// Redis reports. As in Redis, none of them counts as a change of the key for WATCH (only
+// XGROUP CREATE MKSTREAM making the key does), and only XGROUP DESTROY wakes blocked
+// readers (which then answer NOGROUP).
 //
 // Effects: XCLAIM and XAUTOCLAIM are logged entry by entry, as Redis propagates them: a claimed
 // entry as `XCLAIM key group consumer 0 id TIME <delivery ms> RETRYCOUNT <count> FORCE JUSTID
@@ -144,7 +146,6 @@ void XgroupCommand(CommandContext& ctx) {
       ctx.reply.Error("BUSYGROUP Consumer Group name already exists");
       return;
     }
-    ctx.db().Touch(key);
     MarkDirty(ctx);
     ctx.reply.Ok();
   } else if (subcommand == "setid" && (ctx.argc() == 5 || ctx.argc() == 7)) {
@@ -155,7 +156,6 @@ void XgroupCommand(CommandContext& ctx) {
       return;
     }
     group->SetId(id, entries_read);
-    ctx.db().Touch(key);
     MarkDirty(ctx);
     ctx.reply.Ok();
   } else if (subcommand == "destroy" && ctx.argc() == 4) {
@@ -164,20 +164,18 @@ void XgroupCommand(CommandContext& ctx) {
       return;
     }
     object->groups()->Destroy(name);
-    ctx.db().Touch(key);  // wakes its XREADGROUP waiters, who get -NOGROUP
+    ctx.db().WakeBlocked(key);  // its XREADGROUP waiters run again and get NOGROUP
     MarkDirty(ctx);
     ctx.reply.Integer(1);
   } else if (subcommand == "createconsumer" && ctx.argc() == 5) {
     const bool created = group->CreateConsumer(ctx.arg(4), ctx.now_ms);
     if (created) {
-      ctx.db().Touch(key);
       MarkDirty(ctx);
     }
     ctx.reply.Integer(created ? 1 : 0);
   } else if (subcommand == "delconsumer" && ctx.argc() == 5) {
     const std::optional<uint64_t> pending = group->DeleteConsumer(ctx.arg(4));
     if (pending) {
-      ctx.db().Touch(key);
       MarkDirty(ctx);
     }
     ctx.reply.Integer(static_cast<int64_t>(pending.value_or(0)));
@@ -202,10 +200,7 @@ void XackCommand(CommandContext& ctx) {
     if (!ParseStreamIdOrReply(ctx, ctx.arg(i), &ids[i - 3], 0, true)) return;
   }
   const size_t acknowledged = group->Ack(ids);
-  if (acknowledged > 0) {
-    ctx.db().Touch(ctx.arg(1));
-    MarkDirty(ctx, acknowledged);
-  }
+  MarkDirty(ctx, acknowledged);
   ctx.reply.Integer(static_cast<int64_t>(acknowledged));
 }
 
@@ -375,6 +370,7 @@ void XclaimCommand(CommandContext& ctx) {
   if (!delivery_time || *delivery_time < 0 || *delivery_time > now) delivery_time = now;
 
   ctx.PropagateOnlyRecorded();
+  SeeConsumer(ctx, *group, ctx.arg(1), ctx.arg(2), ctx.arg(3));
   const Stream& stream = object->stream();
   ClaimOptions options;
   options.now_ms = now;
@@ -409,7 +405,6 @@ void XclaimCommand(CommandContext& ctx) {
       ctx.Propagate({"XGROUP", "SETID", ctx.arg(1), ctx.arg(2), last, "ENTRIESREAD", read});
     }
   }
-  if (!claimed.empty() || log_last_id) ctx.db().Touch(ctx.arg(1));
   ctx.reply.Array(claimed.size());
   for (const StreamId& id : claimed) ReplyClaimed(ctx, stream, id, justid);
 }
@@ -445,6 +440,7 @@ void XautoclaimCommand(CommandContext& ctx) {
   ConsumerGroup* group;
   if (!LookupGroupOrReply(ctx, &object, &group)) return;
   ctx.PropagateOnlyRecorded();
+  SeeConsumer(ctx, *group, ctx.arg(1), ctx.arg(2), ctx.arg(3));
   const Stream& stream = object->stream();
   const AutoClaimResult result = group->AutoClaim(
       ctx.arg(3), start, static_cast<size_t>(count), std::max<int64_t>(min_idle, 0), ctx.now_ms,
@@ -452,10 +448,7 @@ void XautoclaimCommand(CommandContext& ctx) {
   for (const StreamId& id : result.claimed) LogClaimed(ctx, *group, id);
   for (const StreamId& id : result.deleted) LogDropped(ctx, id);
   const size_t changes = result.claimed.size() + result.deleted.size();
-  if (changes > 0) {
-    ctx.db().Touch(ctx.arg(1));
-    MarkDirty(ctx, changes);
-  }
+  MarkDirty(ctx, changes);
   ctx.reply.Array(3);
   ctx.reply.Bulk(result.next.ToString());
   ctx.reply.Array(result.claimed.size());

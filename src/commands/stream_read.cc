@@ -9,14 +9,18 @@
 //
 // Blocking: a client waits only when nothing can be served and BLOCK was given (never in MULTI
 // or from a script). `$` (XREAD) is resolved to each stream's last id when the client blocks;
-// its argv is rewritten for the retry. A waiting XREADGROUP is told when its key goes or changes
-// type (-UNBLOCKED, server/blocking.cc) or its group goes (-NOGROUP, here on the retry).
+// its argv is rewritten for the retry. A waiting XREADGROUP runs again, as in Redis 7.2, when
+// an entry arrives, its group is destroyed, or its key goes or changes type, and answers what
+// that run answers (entries, NOGROUP, WRONGTYPE); with nothing to serve it waits on, keeping
+// its place and its deadline (Redis 7.2.0-7.2.4 restart the timeout there, 7.4 keeps it).
 //
 // Effects, as Redis propagates them (the command itself never is): a consumer created is
-// `XGROUP CREATECONSUMER key group consumer`; each entry delivered without NOACK is
-// `XCLAIM key group consumer 0 id TIME <delivery ms> RETRYCOUNT <count> FORCE JUSTID LASTID
-// <last delivered id>`; a read that advanced the group ends with `XGROUP SETID key group <last
-// delivered id> ENTRIESREAD <read counter>`. History reads log nothing.
+// `XGROUP CREATECONSUMER key group consumer` (stream_family.h: SeeConsumer); each entry
+// delivered without NOACK is `XCLAIM key group consumer 0 id TIME <delivery ms> RETRYCOUNT
+// <count> FORCE JUSTID LASTID <last delivered id>`; a read that advanced the group ends with
+// `XGROUP SETID key group <last delivered id> ENTRIESREAD <read counter>` (Redis 7.4 and later;
+// 7.2 logs it after NOACK reads only, so its replicas' read counters can drift). History reads
+// log nothing.
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,11 +136,8 @@ class GroupReader {
  public:
   GroupReader(CommandContext& ctx, const ReadArgs& args) : ctx_(ctx), args_(args) {}
 
-  // The consumer is seen (and created when new) in target's group.
-  void SeeConsumer(const ReadTarget& target) {
-    if (!target.group->SeeConsumer(args_.consumer, ctx_.now_ms)) return;
-    MarkDirty(ctx_);
-    Log({"XGROUP", "CREATECONSUMER", target.key, args_.group, args_.consumer});
+  void See(const ReadTarget& target) {
+    SeeConsumer(ctx_, *target.group, target.key, args_.group, args_.consumer);
   }
 
   // `>`: delivers what follows the group's last delivered id.
@@ -238,13 +239,9 @@ bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadT
     if (args.group_read) {
       if (target.object != nullptr) target.group = target.object->FindGroup(args.group);
       if (target.group == nullptr) {
-        if (ctx.client.retrying_block) {
-          ctx.reply.Error("NOGROUP the consumer group this client was blocked on no longer exists");
-        } else {
-          ctx.reply.Error("NOGROUP No such key '" + std::string(target.key) +
-                          "' or consumer group '" + std::string(args.group) +
-                          "' in XREADGROUP with GROUP option");
-        }
+        ctx.reply.Error("NOGROUP No such key '" + std::string(target.key) +
+                        "' or consumer group '" + std::string(args.group) +
+                        "' in XREADGROUP with GROUP option");
         return false;
       }
     }
@@ -306,7 +303,7 @@ void ReadGeneric(CommandContext& ctx, bool group_read) {
     // last delivered id. The consumer is seen either way.
     const bool serve = !target.new_entries ||
                        (!stream.empty() && stream.last_live_id() > target.group->last_delivered_id());
-    reader.SeeConsumer(target);
+    reader.See(target);
     if (!serve) continue;
     ServedPart part{target.key, {}, {}};
     if (target.new_entries) {

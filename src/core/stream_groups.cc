@@ -426,13 +426,13 @@ ClaimResult ConsumerGroup::Claim(StreamId id, std::string_view consumer,
     pos = Locate(id);
   } else {
     const PendingRecord& record = leaves_[pos->leaf].records[pos->index];
-    if (options.min_idle_ms > 0 &&
-        Idle(options.now_ms, record.delivery_time_ms) < options.min_idle_ms) {
-      return ClaimResult::kTooRecent;
-    }
     if (!in_stream) {
       Erase(*pos);
       return ClaimResult::kRemoved;
+    }
+    if (options.min_idle_ms > 0 &&
+        Idle(options.now_ms, record.delivery_time_ms) < options.min_idle_ms) {
+      return ClaimResult::kTooRecent;
     }
     slot = EnsureConsumer(consumer, options.now_ms, &created);
   }

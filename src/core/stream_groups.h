@@ -200,8 +200,8 @@ class ConsumerGroup {
                                          int64_t min_idle_ms, int64_t now_ms) const;
 
   // XCLAIM of one id, in Redis 7.2's order: not pending and options.force and in_stream ->
-  // created (count 1 before the update below, min idle ignored); pending and idle too short ->
-  // kTooRecent; pending and !in_stream -> removed; else moved to consumer (created if missing)
+  // created (count 1 before the update below, min idle ignored); pending and !in_stream ->
+  // removed, however recent; pending and idle too short -> kTooRecent; else moved to consumer (created if missing)
   // with time = options.delivery_time_ms and count = retry_count, or count + 1 when
   // increment_count. A claim sets the consumer's active time to options.now_ms.
   ClaimResult Claim(StreamId id, std::string_view consumer, const ClaimOptions& options,

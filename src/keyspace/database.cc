@@ -39,11 +39,19 @@ void Database::TouchWaiters(std::string_view key) {
   if (auto it = waiters_->watched.find(name); it != waiters_->watched.end()) {
     for (bool* flag : it->second) *flag = true;
   }
-  if (waiters_->blocked.count(name)) {
-    std::vector<std::string>& ready = waiters_->ready;
-    if (std::find(ready.begin(), ready.end(), name) == ready.end()) ready.push_back(name);
-    *waiters_->any_ready = true;
-  }
+  if (waiters_->blocked.count(name)) MarkReady(std::move(name));
+}
+
+void Database::WakeBlocked(std::string_view key) {
+  if (waiters_ == nullptr || waiters_->blocked.empty()) return;
+  std::string name(key);
+  if (waiters_->blocked.count(name)) MarkReady(std::move(name));
+}
+
+void Database::MarkReady(std::string name) {
+  std::vector<std::string>& ready = waiters_->ready;
+  if (std::find(ready.begin(), ready.end(), name) == ready.end()) ready.push_back(std::move(name));
+  *waiters_->any_ready = true;
 }
 
 void Database::TouchAllWatched() {

@@ -141,12 +141,17 @@ class Database {
   }
   // Marks every watched key that exists here as changed (FLUSHDB, SWAPDB).
   void TouchAllWatched();
+  // Tells the clients blocked on key to look again, without counting a change of the key
+  // (XGROUP DESTROY: its XREADGROUP waiters learn the group is gone; WATCH does not see it).
+  void WakeBlocked(std::string_view key);
 
  private:
   void Insert(KeyEntry* entry);
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
   void TouchWaiters(std::string_view key);
+  // Queues a key some client is blocked on for the server's next retry of its waiters.
+  void MarkReady(std::string name);
   // Deletes an expired key: waiters see the change, the events listener the expiry.
   void DeleteExpired(std::string_view key);
 

@@ -8,7 +8,7 @@ namespace goblin {
 
 void Server::BlockClient(Client& client, const std::vector<std::string_view>& argv,
                          const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                         ValueType waits_for, bool fails_without_key) {
+                         ValueType waits_for, bool retries_without_key) {
   if (client.retrying_block) {  // still nothing to serve: keep its place
     client.block_requested = true;
     return;
@@ -18,7 +18,7 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
   block.db = client.db;
   block.deadline_ms = deadline_ms;
   block.waits_for = waits_for;
-  block.fails_without_key = fails_without_key;
+  block.retries_without_key = retries_without_key;
   block.argv.assign(argv.begin(), argv.end());
   block.keys.clear();
   KeyWaiters& waiters = waiters_[static_cast<size_t>(client.db)];
@@ -70,11 +70,8 @@ void Server::HandleReadyKeys() {
           if (client == nullptr || !client->blocked) continue;
           // A key that does not hold what the client waits for leaves it blocked.
           const KeyEntry* entry = dbs_[index].Find(key, now_ms_);
-          if (entry == nullptr || entry->type() != client->block.waits_for) {
-            if (!client->block.fails_without_key) continue;
-            UnblockClient(*client);
-            client->reply.Error("UNBLOCKED the stream key no longer exists");
-            ResumeClient(*client);
+          if ((entry == nullptr || entry->type() != client->block.waits_for) &&
+              !client->block.retries_without_key) {
             continue;
           }
           // block.argv stays put during the run: only UnblockClient, after it, resets it.

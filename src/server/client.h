@@ -32,8 +32,9 @@ struct BlockState {
   int db = 0;
   int64_t deadline_ms = 0;                 // 0: wait forever
   ValueType waits_for = ValueType::kList;  // the type a key must hold to wake the client
-  // XREADGROUP: a key that goes or changes type ends the wait with an error.
-  bool fails_without_key = false;
+  // XREADGROUP: the command runs again when a key goes or changes type too (and answers the
+  // NOGROUP or WRONGTYPE that a fresh run gives).
+  bool retries_without_key = false;
   std::vector<std::string> argv;           // the command, run again when a key changes
   std::vector<std::string> keys;
 };

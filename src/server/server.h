@@ -129,11 +129,12 @@ class Server : private KeyspaceEvents {
   // nothing); the command is run again when one of keys changes, and the client gets a null
   // array at deadline_ms (0: never).
   // A key wakes the client only when it holds waits_for (Redis 7.2: a SET on a key a BLPOP
-  // waits on leaves the client blocked), unless fails_without_key: then a key deleted or
-  // holding another type ends the wait with -UNBLOCKED (XREADGROUP, whose group went with it).
+  // waits on leaves the client blocked), unless retries_without_key: then a key deleted or
+  // holding another type runs the command again too (XREADGROUP, whose group went with the
+  // key: Redis 7.2 answers what a fresh run answers, NOGROUP or WRONGTYPE).
   void BlockClient(Client& client, const std::vector<std::string_view>& argv,
                    const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                   ValueType waits_for, bool fails_without_key = false);
+                   ValueType waits_for, bool retries_without_key = false);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 

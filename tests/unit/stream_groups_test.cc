@@ -269,11 +269,11 @@ TEST_P(StreamGroupsModelTest, MatchesModel) {
             expected = ClaimResult::kClaimed;
             update = true;
           }
-        } else if (options.min_idle_ms > 0 && now - p->second.time < options.min_idle_ms) {
-          expected = ClaimResult::kTooRecent;
         } else if (!exists) {
           mg.Erase(id);
           expected = ClaimResult::kRemoved;
+        } else if (options.min_idle_ms > 0 && now - p->second.time < options.min_idle_ms) {
+          expected = ClaimResult::kTooRecent;
         } else {
           mg.Ensure(cname, now);
           mg.Move(id, cname);
@@ -481,7 +481,7 @@ TEST(StreamGroupsTest, RedisDeliveryRules) {
   EXPECT_EQ(g->FindPending(StreamId{2, 0})->delivery_count, 2u);
   EXPECT_EQ(g->Claim(StreamId{3, 0}, "carol", force, false), ClaimResult::kNotPending);
   EXPECT_EQ(g->Claim(StreamId{2, 0}, "dave", force, true), ClaimResult::kTooRecent);
-  force.min_idle_ms = 0;
+  // An entry gone from the stream leaves the PEL however recently it was delivered.
   EXPECT_EQ(g->Claim(StreamId{2, 0}, "dave", force, false), ClaimResult::kRemoved);
   EXPECT_FALSE(g->FindConsumer("dave"));  // nothing claimed, nobody created
 
