@@ -26,25 +26,41 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("zset", "hash", "set", "string", "list", "stream")
+WORKLOADS = ("zset", "hash", "set", "string", "list", "stream", "stream-pel")
 # The "online users" pattern: integer user ids 10000001.. and integer unix timestamps, as a
 # hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
 ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
 ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
 ONLINE_BASE_TS = 1679800725
 RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28, "list": 16, "stream": 17,
+             "stream-pel": 16,
              "online-hash": 18, "online-set": 8, "online-zset": 18}
 LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET", "list": "RPUSH",
-                "stream": "XADD",
+                "stream": "XADD", "stream-pel": "XREADGROUP",
                 "online-hash": "HSET", "online-set": "SADD", "online-zset": "ZADD"}
 KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set", "list": b"bench:list",
-       "stream": b"bench:stream",
+       "stream": b"bench:stream", "stream-pel": b"bench:stream",
        "online-hash": b"h:online:main", "online-zset": b"z:online:main"}
 
 
 def online_set_key(slot):
     return b"s:online:main:%d" % (ONLINE_BASE_TS + slot)
 SEED = 20240229
+
+
+def setup(workload, n, batch, seed=SEED):
+    """Commands loaded before the 'before' measurement, so a workload measures only its own bytes.
+
+    stream-pel: the stream workload's n entries and XGROUP CREATE key g 0 (the group's pending
+    entries are what is measured, not the entries).
+    """
+    if workload == "stream-pel":
+        return generate("stream", n, batch, seed) + [resp([b"XGROUP", b"CREATE", KEY["stream"], b"g", b"0"])]
+    return []
+
+
+# Workloads whose replies are more than one line (read in full, not counted by lines).
+MULTILINE_REPLIES = ("stream", "stream-pel")
 
 
 def resp(args):
@@ -66,6 +82,8 @@ def generate(workload, n, batch, seed=SEED):
     list:   RPUSH of n random 16-byte values (random hex) into one key
     stream: XADD of n entries into one key, explicit ids four per millisecond in order, one
             field "f" with a random 16-byte value (hex)
+    stream-pel: XREADGROUP GROUP g c COUNT batch STREAMS key > until all n entries are pending
+            (the stream workload's entries and XGROUP CREATE are the setup; see SETUP)
     """
     rng = random.Random(seed)
     order = list(range(n))
@@ -111,6 +129,10 @@ def generate(workload, n, batch, seed=SEED):
                 entry_id = b"%d-%d" % (1 + added // 4, added % 4)
                 added += 1
                 cmds.append(resp([b"XADD", KEY["stream"], entry_id, b"f", b"%016x" % rng.getrandbits(64)]))
+            continue
+        elif workload == "stream-pel":
+            cmds.append(resp([b"XREADGROUP", b"GROUP", b"g", b"c", b"COUNT", b"%d" % len(chunk),
+                              b"STREAMS", KEY["stream-pel"], b">"]))
             continue
         elif workload == "list":
             parts = [b"*%d\r\n$5\r\nRPUSH\r\n$%d\r\n%s\r\n" % (2 + len(chunk), len(KEY["list"]), KEY["list"])]
@@ -176,6 +198,18 @@ class Conn:
         self.sock.sendall(resp([a if isinstance(a, bytes) else str(a).encode() for a in args]))
         return self.reply()
 
+    def stream_replies(self, cmds):
+        """Like stream, for replies of any shape (each parsed in full); return the error lines."""
+        errors = []
+        t = threading.Thread(target=lambda: [self.sock.sendall(c) for c in cmds], daemon=True)
+        t.start()
+        for _ in cmds:
+            r = self.reply()
+            if isinstance(r, bytes) and r.startswith(b"-"):
+                errors.append(r.decode(errors="replace"))
+        t.join()
+        return errors
+
     def stream(self, cmds):
         """Send cmds pipelined (a writer thread) while counting replies; return the error lines."""
         errors = []
@@ -195,7 +229,7 @@ class Conn:
         while got < want:
             if b"\r\n" not in self.buf:
                 self._fill()
-            # every load reply is one line (:n, +OK or -ERR ...)
+            # every load reply is one line (:n, +OK or -ERR ...); see MULTILINE_REPLIES
             lines = self.buf.split(b"\r\n")
             self.buf = lines.pop()
             for ln in lines:
@@ -290,14 +324,18 @@ def version(conn):
     return "?"
 
 
-def measure(binary, workload, n, cmds, cpu, optimize):
-    """Load cmds into a fresh server; return a result dict (or one with 'skip')."""
+def measure(binary, workload, n, cmds, cpu, optimize, setup_cmds=()):
+    """Load setup_cmds, then cmds into a fresh server; return a result dict (or one with 'skip')."""
     srv = Server(binary, cpu)
     try:
         ctl = Conn(srv.sock)
         ver = version(ctl)
-        before = memory(ctl, srv.proc.pid)
         load = Conn(srv.sock)
+        if setup_cmds:
+            errors = load.stream_replies(setup_cmds)
+            if errors:
+                raise RuntimeError("%s replied %d errors in the setup of %s, first: %s" % (binary, len(errors), workload, errors[0]))
+        before = memory(ctl, srv.proc.pid)
         load.sock.sendall(cmds[0])  # the first command goes alone, so an unknown one is seen cleanly
         r = load.reply()
         if is_unknown_command(r):
@@ -306,7 +344,7 @@ def measure(binary, workload, n, cmds, cpu, optimize):
             return {"skip": "%s: %s" % (LOAD_COMMAND[workload], why), "version": ver}
         errors = [r.decode(errors="replace")] if isinstance(r, bytes) and r.startswith(b"-") else []
         t0 = time.time()
-        errors += load.stream(cmds[1:])
+        errors += (load.stream_replies if workload in MULTILINE_REPLIES else load.stream)(cmds[1:])
         load_s = time.time() - t0
         load.close()
         if errors:
@@ -319,8 +357,11 @@ def measure(binary, workload, n, cmds, cpu, optimize):
                     (b"HLEN", KEY.get(workload)) if workload in ("hash", "online-hash") else \
                     (b"SCARD", KEY.get(workload)) if workload == "set" else \
                     (b"LLEN", KEY.get(workload)) if workload == "list" else \
-                    (b"XLEN", KEY.get(workload)) if workload == "stream" else (b"DBSIZE",)
+                    (b"XLEN", KEY.get(workload)) if workload == "stream" else \
+                    (b"XPENDING", KEY.get(workload), b"g") if workload == "stream-pel" else (b"DBSIZE",)
             count = ctl.call(*check)
+            if workload == "stream-pel":
+                count = count[0]  # the summary's pending count
         if count != b":%d" % n:
             raise RuntimeError("%s holds %r elements after loading %s, expected %d" % (binary, count, workload, n))
         after = memory(ctl, srv.proc.pid)
@@ -391,10 +432,11 @@ def main():
         for n in sizes:
             t0 = time.time()
             cmds = generate(w, n, args.batch, args.seed)
+            before_cmds = setup(w, n, args.batch, args.seed)
             gen_s = time.time() - t0
-            red = measure(args.redis, w, n, cmds, cpu, False)
-            gob = measure(args.server, w, n, cmds, cpu, args.goblin_optimize)
-            del cmds
+            red = measure(args.redis, w, n, cmds, cpu, False, before_cmds)
+            gob = measure(args.server, w, n, cmds, cpu, args.goblin_optimize, before_cmds)
+            del cmds, before_cmds
             versions["redis"] = red.get("version", "?")
             versions["goblin"] = gob.get("version", "?")
             row = {"w": w, "n": n, "red": red, "gob": gob}
