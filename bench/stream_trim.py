@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""A capped stream's memory over time: XADD bench:capped MAXLEN ~ 1000 * f <16 bytes>, run by
+redis-benchmark (-c 1 -P 16) in CHUNKS chunks of REQUESTS each, on goblin-server and on
+redis-server (pinned to one CPU, Unix socket, persistence off). After every chunk the stream's
+length and INFO used_memory are printed; a trim that works keeps both flat.
+
+    bench/stream_trim.py --server build/goblin-server [--redis /usr/bin/redis-server]
+                         [--chunks 5] [--requests 1000000] [--cpu 1] [--markdown]
+"""
+
+import argparse
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from pinned_server import start
+
+KEY = "bench:capped"
+
+
+def used_memory(conn):
+    conn.send("INFO", "memory")
+    return int(re.search(r"^used_memory:(\d+)", conn.reply().decode(), re.M).group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", required=True)
+    parser.add_argument("--redis", default="/usr/bin/redis-server")
+    parser.add_argument("--chunks", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=1000000)
+    parser.add_argument("--cpu", type=int, default=1)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="goblin-stream-trim-")
+    rows = {}
+    try:
+        for name, binary in (("goblin", args.server), ("redis", args.redis)):
+            os.makedirs(os.path.join(work, name))
+            proc, sock, conn = start(binary, args.cpu, os.path.join(work, name))
+            try:
+                base = used_memory(conn)
+                for chunk in range(1, args.chunks + 1):
+                    subprocess.run(["taskset", "-c", str(args.cpu), "redis-benchmark", "-s", sock, "-c", "1",
+                                    "-P", "16", "-n", str(args.requests), "-q",
+                                    "XADD", KEY, "MAXLEN", "~", "1000", "*", "f", "v" * 16],
+                                   capture_output=True, check=True)
+                    length = int(conn.call("XLEN", KEY)[1:])
+                    rows.setdefault(chunk, {})[name] = (length, used_memory(conn) - base)
+            finally:
+                proc.kill()
+                proc.wait()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if args.markdown:
+        print(f"`bench/stream_trim.py --server {args.server} --chunks {args.chunks} --requests {args.requests}` "
+              f"({stamp}, CPU {args.cpu})\n")
+        print("| XADDs | goblin XLEN | goblin used bytes | redis XLEN | redis used bytes |")
+        print("|---:|---:|---:|---:|---:|")
+    for chunk, by in sorted(rows.items()):
+        (gl, gm), (rl, rm) = by["goblin"], by["redis"]
+        if args.markdown:
+            print(f"| {chunk * args.requests:,} | {gl:,} | {gm:,} | {rl:,} | {rm:,} |")
+        else:
+            print(f"{chunk * args.requests:>12,} XADDs: goblin len {gl:,} used +{gm:,} B; "
+                  f"redis len {rl:,} used +{rm:,} B")
+
+
+if __name__ == "__main__":
+    main()
