@@ -59,6 +59,8 @@ bench: deps-test build
 	bench/eviction.sh $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server
 	bench/scripting.py --server $(BUILD_DIR)/goblin-server
+	bench/stream_groups.py --server $(BUILD_DIR)/goblin-server
+	bench/stream_trim.py --server $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
 
 clean:
