@@ -1,8 +1,9 @@
 """A server under benchmark, pinned to one CPU and listening on a Unix socket with persistence
-off, and the small RESP client the Python benchmarks drive it with (list_positional.py,
-list_blocking.py, scripting.py)."""
+off, the small RESP client the Python benchmarks drive it with, and redis-benchmark run against
+it (list_positional.py, list_blocking.py, scripting.py, stream_groups.py, stream_trim.py)."""
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -74,3 +75,23 @@ def start(binary, cpu, workdir, *extra_args):
             time.sleep(0.02)
     proc.kill()
     raise RuntimeError(binary + " did not start")
+
+
+def info_memory(conn):
+    """INFO memory's integer fields."""
+    conn.send("INFO", "memory")
+    text = conn.reply().decode()
+    return {k: int(v) for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)
+            if v.isdigit()}
+
+
+def redis_benchmark(sock, cpu, command, requests, keyspace=1000000):
+    """requests/s of redis-benchmark -c 1 -P 16 running command (a list of words, __rand_int__
+    drawn below keyspace) on the server at sock, pinned to cpu."""
+    out = subprocess.run(["taskset", "-c", str(cpu), "redis-benchmark", "-s", sock, "-c", "1", "-P", "16",
+                          "-n", str(requests), "-r", str(keyspace), "-q", *command],
+                         capture_output=True, text=True, check=True).stdout
+    match = re.findall(r"([0-9.]+) requests per second", out)
+    if not match:
+        raise RuntimeError("redis-benchmark said: " + out[-300:])
+    return float(match[-1])

@@ -22,15 +22,13 @@ Runs alternate A B, B A, ... per workload; medians per server and goblin/redis a
 import argparse
 import datetime
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from pinned_server import start
+from pinned_server import info_memory, redis_benchmark, start
 
 SCRIPTS = {
     "incr": "return redis.call('INCR', KEYS[1])",
@@ -83,13 +81,6 @@ def time_loads(conn, kind, count, offset):
     return count / elapsed
 
 
-def info_memory(conn):
-    conn.send("INFO", "memory")
-    text = conn.reply().decode()
-    return {k: int(v) for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)
-            if v.isdigit()}
-
-
 def cache_bytes_per_script(conn, count=10000):
     conn.call("SCRIPT", "FLUSH")
     before = info_memory(conn)
@@ -100,16 +91,6 @@ def cache_bytes_per_script(conn, count=10000):
     after = info_memory(conn)
     fields = ("used_memory_vm_eval", "used_memory_scripts_eval")
     return sum(after[f] - before[f] for f in fields) / count
-
-
-def benchmark(sock, cpu, sha, call, requests):
-    out = subprocess.run(["taskset", "-c", str(cpu), "redis-benchmark", "-s", sock, "-c", "1", "-P", "16",
-                          "-n", str(requests), "-r", "1000000", "-q", "EVALSHA", sha, *call],
-                         capture_output=True, text=True, check=True).stdout
-    match = re.findall(r"([0-9.]+) requests per second", out)
-    if not match:
-        raise RuntimeError("redis-benchmark said: " + out[-300:])
-    return float(match[-1])
 
 
 def main():
@@ -140,7 +121,8 @@ def main():
                 for name in order if round_index % 2 == 0 else order[::-1]:
                     proc, sock, conn = servers[name]
                     if workload in SCRIPTS:
-                        rate = benchmark(sock, args.cpu, shas[workload], CALLS[workload], args.requests)
+                        rate = redis_benchmark(sock, args.cpu, ["EVALSHA", shas[workload], *CALLS[workload]],
+                                              args.requests)
                     else:
                         os.sched_setaffinity(0, {args.client_cpu})
                         count = 200 if workload == "script-load" else 2000

@@ -24,14 +24,12 @@ around the first xreadgroup_10 run).
 import argparse
 import datetime
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from pinned_server import start
+from pinned_server import info_memory, redis_benchmark, start
 
 KEY = "bench:stream"
 BATCHES = 100000  # ms parts of the ids; ten entries each
@@ -47,22 +45,6 @@ def preload(conn):
     length = conn.call("XLEN", KEY)
     if length != b":%d" % (BATCHES * 10):
         raise RuntimeError(f"XLEN after the preload: {length!r}")
-
-
-def used_memory(conn):
-    conn.send("INFO", "memory")
-    text = conn.reply().decode()
-    return int(re.search(r"^used_memory:(\d+)", text, re.M).group(1))
-
-
-def benchmark(sock, cpu, command, requests):
-    out = subprocess.run(["taskset", "-c", str(cpu), "redis-benchmark", "-s", sock, "-c", "1", "-P", "16",
-                          "-n", str(requests), "-r", str(BATCHES), "-q", *command],
-                         capture_output=True, text=True, check=True).stdout
-    match = re.findall(r"([0-9.]+) requests per second", out)
-    if not match:
-        raise RuntimeError("redis-benchmark said: " + out[-300:])
-    return float(match[-1])
 
 
 def main():
@@ -89,12 +71,12 @@ def main():
                 _, sock, conn = servers[name]
                 conn.call("XGROUP", "DESTROY", KEY, "g")
                 conn.call("XGROUP", "CREATE", KEY, "g", "0")
-                before = used_memory(conn)
-                rate = benchmark(sock, args.cpu, READ, BATCHES)
+                before = info_memory(conn)["used_memory"]
+                rate = redis_benchmark(sock, args.cpu, READ, BATCHES, BATCHES)
                 if name not in pel_bytes:
-                    pel_bytes[name] = (used_memory(conn) - before) / (BATCHES * 10)
+                    pel_bytes[name] = (info_memory(conn)["used_memory"] - before) / (BATCHES * 10)
                 results.setdefault(("xreadgroup_10", name), []).append(rate)
-                results.setdefault(("xack_10", name), []).append(benchmark(sock, args.cpu, ACK, BATCHES))
+                results.setdefault(("xack_10", name), []).append(redis_benchmark(sock, args.cpu, ACK, BATCHES, BATCHES))
                 print(f"round {round_index} {name}: read {rate:,.0f}/s, ack "
                       f"{results[('xack_10', name)][-1]:,.0f}/s", file=sys.stderr)
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -11,19 +11,12 @@ length and INFO used_memory are printed; a trim that works keeps both flat.
 import argparse
 import datetime
 import os
-import re
 import shutil
-import subprocess
 import tempfile
 
-from pinned_server import start
+from pinned_server import info_memory, redis_benchmark, start
 
 KEY = "bench:capped"
-
-
-def used_memory(conn):
-    conn.send("INFO", "memory")
-    return int(re.search(r"^used_memory:(\d+)", conn.reply().decode(), re.M).group(1))
 
 
 def main():
@@ -43,14 +36,12 @@ def main():
             os.makedirs(os.path.join(work, name))
             proc, sock, conn = start(binary, args.cpu, os.path.join(work, name))
             try:
-                base = used_memory(conn)
+                base = info_memory(conn)["used_memory"]
                 for chunk in range(1, args.chunks + 1):
-                    subprocess.run(["taskset", "-c", str(args.cpu), "redis-benchmark", "-s", sock, "-c", "1",
-                                    "-P", "16", "-n", str(args.requests), "-q",
-                                    "XADD", KEY, "MAXLEN", "~", "1000", "*", "f", "v" * 16],
-                                   capture_output=True, check=True)
+                    redis_benchmark(sock, args.cpu, ["XADD", KEY, "MAXLEN", "~", "1000", "*", "f", "v" * 16],
+                                    args.requests)
                     length = int(conn.call("XLEN", KEY)[1:])
-                    rows.setdefault(chunk, {})[name] = (length, used_memory(conn) - base)
+                    rows.setdefault(chunk, {})[name] = (length, info_memory(conn)["used_memory"] - base)
             finally:
                 proc.kill()
                 proc.wait()
