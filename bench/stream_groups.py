@@ -39,9 +39,9 @@ ACK = ["XACK", KEY, "g"] + [f"__rand_int__-{s}" for s in range(10)]
 
 def preload(conn):
     value = b"v" * 16
-    for start in range(1, BATCHES + 1, 1000):
+    for first in range(1, BATCHES + 1, 1000):
         conn.pipeline([[b"XADD", KEY.encode(), b"%d-%d" % (k, s), b"f", value]
-                       for k in range(start, min(start + 1000, BATCHES + 1)) for s in range(10)])
+                       for k in range(first, min(first + 1000, BATCHES + 1)) for s in range(10)])
     length = conn.call("XLEN", KEY)
     if length != b":%d" % (BATCHES * 10):
         raise RuntimeError(f"XLEN after the preload: {length!r}")
