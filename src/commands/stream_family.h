@@ -12,11 +12,26 @@
 #include "core/stream.h"
 #include "core/stream_object.h"
 #include "server/command_table.h"
+#include "server/errors.h"
 
 namespace goblin {
 
 inline constexpr std::string_view kInvalidStreamId =
     "ERR Invalid stream ID specified as stream command argument";
+
+// Redis's three NOGROUP texts (names shown up to a NUL, as its "%s" shows them): XGROUP's and
+// XINFO CONSUMERS'; XPENDING's, XCLAIM's and XAUTOCLAIM's; XREADGROUP's.
+inline std::string NoSuchGroupError(std::string_view key, std::string_view group) {
+  return "NOGROUP No such consumer group '" + errors::Quote(group) + "' for key name '" +
+         errors::Quote(key) + "'";
+}
+inline std::string NoSuchKeyOrGroupError(std::string_view key, std::string_view group) {
+  return "NOGROUP No such key '" + errors::Quote(key) + "' or consumer group '" +
+         errors::Quote(group) + "'";
+}
+inline std::string NoSuchKeyOrGroupForReadError(std::string_view key, std::string_view group) {
+  return NoSuchKeyOrGroupError(key, group) + " in XREADGROUP with GROUP option";
+}
 
 // Redis's string2ull: a decimal that string2ll reads as non-negative, or else what strtoull
 // accepts whole (which admits a leading '+' or spaces, as Redis does).

@@ -26,18 +26,13 @@
 namespace goblin {
 namespace {
 
-std::string NoGroupError(std::string_view key, std::string_view group) {
-  return "NOGROUP No such key '" + std::string(key) + "' or consumer group '" +
-         std::string(group) + "'";
-}
-
 // The stream object and group named by argv[1] and argv[2], for XCLAIM / XAUTOCLAIM /
 // XPENDING. Returns false after replying WRONGTYPE or NOGROUP.
 bool LookupGroupOrReply(CommandContext& ctx, StreamObject** object, ConsumerGroup** group) {
   if (!LookupStreamObject(ctx, ctx.arg(1), object, true)) return false;
   *group = *object == nullptr ? nullptr : (*object)->FindGroup(ctx.arg(2));
   if (*group != nullptr) return true;
-  ctx.reply.Error(NoGroupError(ctx.arg(1), ctx.arg(2)));
+  ctx.reply.Error(NoSuchKeyOrGroupError(ctx.arg(1), ctx.arg(2)));
   return false;
 }
 
@@ -86,11 +81,14 @@ void XgroupCommand(CommandContext& ctx) {
   auto syntax_error = [&] {
     ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "XGROUP"));
   };
+  // MKSTREAM (CREATE) and ENTRIESREAD (CREATE, SETID), repeatable; the argument count is
+  // checked with the subcommand, after the key.
   bool mkstream = false;
   int64_t entries_read = kEntriesReadUnknown;
-  if (subcommand == "create") {
+  const bool create = subcommand == "create";
+  if (create || subcommand == "setid") {
     for (size_t i = 5; i < ctx.argc();) {
-      if (EqualsIgnoreCase(ctx.arg(i), "mkstream")) {
+      if (create && EqualsIgnoreCase(ctx.arg(i), "mkstream")) {
         mkstream = true;
         ++i;
       } else if (EqualsIgnoreCase(ctx.arg(i), "entriesread") && i + 1 < ctx.argc()) {
@@ -100,17 +98,6 @@ void XgroupCommand(CommandContext& ctx) {
         syntax_error();
         return;
       }
-    }
-  } else if (subcommand == "setid") {
-    if (ctx.argc() == 7) {
-      if (!EqualsIgnoreCase(ctx.arg(5), "entriesread")) {
-        syntax_error();
-        return;
-      }
-      if (!ParseEntriesReadOrReply(ctx, ctx.arg(6), &entries_read)) return;
-    } else if (ctx.argc() != 5) {
-      syntax_error();
-      return;
     }
   }
   StreamObject* object;
@@ -125,13 +112,12 @@ void XgroupCommand(CommandContext& ctx) {
     }
     if (group == nullptr &&
         (subcommand == "setid" || subcommand == "createconsumer" || subcommand == "delconsumer")) {
-      ctx.reply.Error("NOGROUP No such consumer group '" + std::string(name) +
-                      "' for key name '" + std::string(key) + "'");
+      ctx.reply.Error(NoSuchGroupError(key, name));
       return;
     }
   }
 
-  if (subcommand == "create" && ctx.argc() >= 5 && ctx.argc() <= 8) {
+  if (create && ctx.argc() >= 5 && ctx.argc() <= 8) {
     StreamId id;
     if (ctx.arg(4) == "$") {
       id = object != nullptr ? object->stream().last_id() : StreamId::Min();
@@ -327,7 +313,7 @@ void XclaimCommand(CommandContext& ctx) {
   int64_t retry_count = -1;
   bool force = false;
   bool justid = false;
-  bool log_last_id = false;
+  std::optional<StreamId> last_id;
   for (; i < ctx.argc(); ++i) {
     const bool more = i + 1 < ctx.argc();
     std::string_view option = ctx.arg(i);
@@ -341,7 +327,8 @@ void XclaimCommand(CommandContext& ctx) {
                                "Invalid IDLE option argument for XCLAIM")) {
         return;
       }
-      delivery_time = now - value;
+      // Wrapping as Redis's long long arithmetic does: an absurd IDLE becomes "now" below.
+      delivery_time = static_cast<int64_t>(static_cast<uint64_t>(now) - static_cast<uint64_t>(value));
     } else if (EqualsIgnoreCase(option, "time") && more) {
       if (!ParseIntegerOrReply(ctx, ctx.arg(++i), &value,
                                "Invalid TIME option argument for XCLAIM")) {
@@ -356,18 +343,20 @@ void XclaimCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(option, "lastid") && more) {
       StreamId last;
       if (!ParseStreamIdOrReply(ctx, ctx.arg(++i), &last, 0, true)) return;
-      // Applied at once, as Redis applies it, even when a later option fails.
-      if (last > group->last_delivered_id()) {
-        group->SetId(last, group->entries_read());
-        log_last_id = true;
-      }
+      last_id = last;
     } else {
-      ctx.reply.Error("ERR Unrecognized XCLAIM option '" + std::string(option) + "'");
+      ctx.reply.Error("ERR Unrecognized XCLAIM option '" + errors::Quote(option) + "'");
       return;
     }
   }
   // A time in the future or before the epoch means now (clients compute it from their clocks).
   if (!delivery_time || *delivery_time < 0 || *delivery_time > now) delivery_time = now;
+  // LASTID moves the group forward only (its read counter stays).
+  bool log_last_id = false;
+  if (last_id && *last_id > group->last_delivered_id()) {
+    group->SetId(*last_id, group->entries_read());
+    log_last_id = true;
+  }
 
   ctx.PropagateOnlyRecorded();
   SeeConsumer(ctx, *group, ctx.arg(1), ctx.arg(2), ctx.arg(3));
@@ -439,6 +428,14 @@ void XautoclaimCommand(CommandContext& ctx) {
   StreamObject* object;
   ConsumerGroup* group;
   if (!LookupGroupOrReply(ctx, &object, &group)) return;
+  // Redis allocates COUNT ids up front and refuses a COUNT no machine could map (16 bytes an id
+  // past the 2^47 bytes of an x86-64 process's address space). Smaller counts cost nothing
+  // here: ids are gathered as found.
+  constexpr int64_t kUnmappableCount = int64_t{1} << 43;
+  if (count >= kUnmappableCount) {
+    ctx.reply.Error("ERR Insufficient memory, failed allocating transient memory, COUNT too high.");
+    return;
+  }
   ctx.PropagateOnlyRecorded();
   SeeConsumer(ctx, *group, ctx.arg(1), ctx.arg(2), ctx.arg(3));
   const Stream& stream = object->stream();

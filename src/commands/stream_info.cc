@@ -200,8 +200,7 @@ void XinfoConsumersCommand(CommandContext& ctx) {
   if (!LookupInfoTarget(ctx, &object)) return;
   const ConsumerGroup* group = object->FindGroup(ctx.arg(3));
   if (group == nullptr) {
-    ctx.reply.Error("NOGROUP No such consumer group '" + std::string(ctx.arg(3)) +
-                    "' for key name '" + std::string(ctx.arg(2)) + "'");
+    ctx.reply.Error(NoSuchGroupError(ctx.arg(2), ctx.arg(3)));
     return;
   }
   ctx.reply.Array(group->consumer_count());

@@ -47,13 +47,13 @@ struct ReadArgs {
 
 // Redis's xreadCommand option loop. Returns false after replying an error.
 bool ParseReadArgs(CommandContext& ctx, ReadArgs* args) {
-  const std::string_view name = args->group_read ? "XREADGROUP" : "XREAD";
+  const std::string_view name = args->group_read ? "xreadgroup" : "xread";
   for (size_t i = 1; i < ctx.argc(); ++i) {
     const size_t more = ctx.argc() - i - 1;
     std::string_view option = ctx.arg(i);
     if (EqualsIgnoreCase(option, "block") && more > 0) {
-      if (ctx.client.kind == ClientKind::kScript) {
-        ctx.reply.Error("ERR " + std::string(name) +
+      if (ctx.client.kind == ClientKind::kScript) {  // the name as the script wrote it
+        ctx.reply.Error("ERR " + errors::Quote(ctx.arg(0)) +
                         " command is not allowed with BLOCK option from scripts");
         return false;
       }
@@ -66,6 +66,10 @@ bool ParseReadArgs(CommandContext& ctx, ReadArgs* args) {
         ctx.reply.Error(errors::kTimeoutNegative);
         return false;
       }
+      if (timeout > INT64_MAX - ctx.now_ms) {
+        ctx.reply.Error(errors::kTimeoutOutOfRange);
+        return false;
+      }
       args->block_ms = timeout;
     } else if (EqualsIgnoreCase(option, "count") && more > 0) {
       if (!ParseInt64(ctx.arg(++i), &args->count)) {
@@ -76,7 +80,7 @@ bool ParseReadArgs(CommandContext& ctx, ReadArgs* args) {
     } else if (EqualsIgnoreCase(option, "streams") && more > 0) {
       args->streams_at = i + 1;
       if ((ctx.argc() - args->streams_at) % 2 != 0) {
-        ctx.reply.Error("ERR Unbalanced '" + AsciiLower(name) +
+        ctx.reply.Error("ERR Unbalanced '" + std::string(name) +
                         "' list of streams: for each stream key an ID or '" +
                         (args->group_read ? ">" : "$") + "' must be specified.");
         return false;
@@ -239,9 +243,7 @@ bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadT
     if (args.group_read) {
       if (target.object != nullptr) target.group = target.object->FindGroup(args.group);
       if (target.group == nullptr) {
-        ctx.reply.Error("NOGROUP No such key '" + std::string(target.key) +
-                        "' or consumer group '" + std::string(args.group) +
-                        "' in XREADGROUP with GROUP option");
+        ctx.reply.Error(NoSuchKeyOrGroupForReadError(target.key, args.group));
         return false;
       }
     }
@@ -268,6 +270,8 @@ bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadT
       continue;
     }
     if (!ParseStreamIdOrReply(ctx, id, &target.after, 0, true)) return false;
+    // Redis marks `>` as the largest id, so that id given in full means `>` too.
+    target.new_entries = args.group_read && target.after == StreamId::Max();
   }
   return true;
 }

@@ -422,7 +422,6 @@ void Stream::MarkDeleted(Node* node, const EntryHead& head) {
   node->bytes[head.offset] = static_cast<char>(head.flags | kDeleted);
   --node->live;
   --live_;
-  max_deleted_id_ = std::max(max_deleted_id_, head.id);
 }
 
 bool Stream::Delete(StreamId id) {
@@ -430,15 +429,13 @@ bool Stream::Delete(StreamId id) {
   EntryHead head;
   if (!Locate(id, &index, &head)) return false;
   MarkDeleted(&nodes_[index], head);
+  max_deleted_id_ = std::max(max_deleted_id_, id);
   if (nodes_[index].live == 0) nodes_.erase(nodes_.begin() + static_cast<ptrdiff_t>(index));
   return true;
 }
 
 void Stream::DropHeadNodes(size_t count) {
   if (count == 0) return;
-  // Deleted entries are already in max_deleted_id; the last live one of the last node is the
-  // highest id this removes.
-  max_deleted_id_ = std::max(max_deleted_id_, LastLive(nodes_[count - 1]).id);
   for (size_t i = 0; i < count; ++i) live_ -= nodes_[i].live;
   nodes_.erase(nodes_.begin(), nodes_.begin() + static_cast<ptrdiff_t>(count));
 }

@@ -50,7 +50,7 @@
 // removed past limit (the caller passes Redis's default, 100 * stream-node-max-entries, when
 // LIMIT is not given). Without approx, limit is ignored, and the new head node's oldest live
 // entries are then marked deleted until the exact bound holds (a node left without live entries
-// is dropped). max_deleted_id() becomes the highest live id removed, if higher.
+// is dropped). Trimming leaves max_deleted_id() alone, as in Redis: only XDEL raises it.
 //
 // Invariants:
 //  1. Ids strictly increase across entries, deleted ones included, and every id is above
@@ -58,7 +58,7 @@
 //     is deleted) unless SetLastId lowered it: that cuts the deleted entries above the new id.
 //  2. No node is empty of live entries: a node whose entries are all deleted is dropped.
 //  3. size() is the number of live entries; entries_added() counts every entry ever added
-//     (XSETID may raise it), max_deleted_id() is the highest id deleted or trimmed (or what
+//     (XSETID may raise it), max_deleted_id() is the highest id XDEL deleted (or what
 //     XSETID set).
 //  4. Each Node's last, entries, live, master_fields and entries_start are what its bytes say
 //     (CheckInvariants decodes every node to verify 1, 2 and 4).
@@ -200,7 +200,7 @@ class Stream {
   // Makes room for more bytes at the end of node's bytes (see the layout comment).
   void Reserve(Node* node, size_t more);
   void MarkDeleted(Node* node, const EntryHead& head);
-  // Removes nodes [0, count) (trimming), updating live_ and max_deleted_id_.
+  // Removes nodes [0, count) (trimming), updating live_.
   void DropHeadNodes(size_t count);
 
   Limits limits_;

@@ -64,8 +64,19 @@ ConsumerGroup::ConsumerGroup(StreamId last_delivered_id, int64_t entries_read, s
       last_delivered_id_(last_delivered_id),
       entries_read_(entries_read) {}
 
-uint32_t ConsumerGroup::SaturateCount(uint64_t count) {
-  return count > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(count);
+uint64_t ConsumerGroup::CountOf(const PendingRecord& record) const {
+  if (record.delivery_count != kBigCount) return record.delivery_count;
+  return big_counts_.at(record.id());
+}
+
+void ConsumerGroup::SetCount(PendingRecord* record, uint64_t count) {
+  if (record->delivery_count == kBigCount && count < kBigCount) big_counts_.erase(record->id());
+  if (count >= kBigCount) big_counts_[record->id()] = count;
+  record->delivery_count = count >= kBigCount ? kBigCount : static_cast<uint32_t>(count);
+}
+
+void ConsumerGroup::ForgetCount(const PendingRecord& record) {
+  if (record.delivery_count == kBigCount) big_counts_.erase(record.id());
 }
 
 void ConsumerGroup::SetId(StreamId id, int64_t entries_read) {
@@ -150,7 +161,11 @@ std::optional<uint64_t> ConsumerGroup::DeleteConsumer(std::string_view name) {
         ++l;
         continue;
       }
-      std::erase_if(leaf.records, [slot](const PendingRecord& r) { return r.consumer == slot; });
+      std::erase_if(leaf.records, [&](const PendingRecord& r) {
+        if (r.consumer != slot) return false;
+        ForgetCount(r);
+        return true;
+      });
       leaf.consumer_mask = 0;
       for (const PendingRecord& r : leaf.records) leaf.consumer_mask |= MaskBit(r.consumer);
       if (leaf.records.empty()) {
@@ -257,6 +272,7 @@ void ConsumerGroup::Insert(const PendingRecord& record) {
 
 void ConsumerGroup::Erase(Position pos) {
   PendingLeaf& leaf = leaves_[pos.leaf];
+  ForgetCount(leaf.records[pos.index]);
   --slots_[leaf.records[pos.index].consumer].pending;
   --pending_;
   leaf.records.erase(leaf.records.begin() + static_cast<ptrdiff_t>(pos.index));
@@ -321,7 +337,7 @@ void ConsumerGroup::MoveTo(PendingRecord* record, uint32_t slot, size_t leaf) {
 
 PendingEntry ConsumerGroup::ToEntry(const PendingRecord& record) const {
   return PendingEntry{record.id(), *slots_[record.consumer].name, record.delivery_time_ms,
-                      record.delivery_count};
+                      CountOf(record)};
 }
 
 // --- The PEL: operations ---
@@ -333,7 +349,7 @@ void ConsumerGroup::Deliver(std::string_view consumer, StreamId id, int64_t now_
     PendingRecord& record = leaves_[pos->leaf].records[pos->index];
     MoveTo(&record, slot, pos->leaf);
     record.delivery_time_ms = now_ms;
-    record.delivery_count = 1;
+    SetCount(&record, 1);
   } else {
     Insert(PendingRecord{id.ms, id.seq, now_ms, 1, slot});
     ++slots_[slot].pending;
@@ -359,7 +375,7 @@ bool ConsumerGroup::Redeliver(StreamId id, int64_t now_ms) {
   if (!pos) return false;
   PendingRecord& record = leaves_[pos->leaf].records[pos->index];
   record.delivery_time_ms = now_ms;
-  record.delivery_count = SaturateCount(uint64_t{record.delivery_count} + 1);
+  SetCount(&record, CountOf(record) + 1);
   return true;
 }
 
@@ -440,9 +456,9 @@ ClaimResult ConsumerGroup::Claim(StreamId id, std::string_view consumer,
   MoveTo(&record, slot, pos->leaf);
   record.delivery_time_ms = options.delivery_time_ms;
   if (options.retry_count) {
-    record.delivery_count = SaturateCount(*options.retry_count);
+    SetCount(&record, *options.retry_count);
   } else if (options.increment_count) {
-    record.delivery_count = SaturateCount(uint64_t{record.delivery_count} + 1);
+    SetCount(&record, CountOf(record) + 1);
   }
   slots_[slot].active_time_ms = options.now_ms;
   return ClaimResult::kClaimed;
@@ -479,7 +495,7 @@ AutoClaimResult ConsumerGroup::AutoClaim(std::string_view consumer, StreamId sta
     }
     MoveTo(&record, *slot, pos.leaf);
     record.delivery_time_ms = now_ms;
-    if (!justid) record.delivery_count = SaturateCount(uint64_t{record.delivery_count} + 1);
+    if (!justid) SetCount(&record, CountOf(record) + 1);
     slots_[*slot].active_time_ms = now_ms;
     result.claimed.push_back(id);
     --count;
@@ -496,6 +512,7 @@ size_t ConsumerGroup::MemoryUsage() const {
     if (leaf.records.capacity() > 0) bytes += AllocatedSize(leaf.records.data());
   }
   bytes += slots_.capacity() * sizeof(ConsumerSlot) + free_slots_.capacity() * sizeof(uint32_t);
+  bytes += big_counts_.size() * MapNodeBytes<decltype(big_counts_)>();
   for (const auto& [name, slot] : consumers_) {
     bytes += MapNodeBytes<decltype(consumers_)>() + StringHeapBytes(name);
   }
@@ -518,6 +535,16 @@ bool ConsumerGroup::CheckInvariants() const {
     }
   }
   if (total != pending_) return false;
+  size_t big = 0;
+  for (const PendingLeaf& leaf : leaves_) {
+    for (const PendingRecord& r : leaf.records) {
+      if (r.delivery_count != kBigCount) continue;
+      auto it = big_counts_.find(r.id());
+      if (it == big_counts_.end() || it->second < kBigCount) return false;
+      ++big;
+    }
+  }
+  if (big != big_counts_.size()) return false;
   size_t live = 0;
   for (size_t s = 0; s < slots_.size(); ++s) {
     if (slots_[s].pending != counts[s]) return false;
@@ -616,7 +643,7 @@ void StreamGroups::Dump(std::string* out) const {
         }
         AppendVar(out, ZigZag(static_cast<int64_t>(static_cast<uint64_t>(r.delivery_time_ms) -
                                                    static_cast<uint64_t>(previous_time))));
-        AppendVar(out, r.delivery_count);
+        AppendVar(out, group->CountOf(r));
         AppendVar(out, ordinal[r.consumer]);
         first = false;
         previous = r.id();
@@ -678,12 +705,14 @@ bool StreamGroups::Restore(std::string_view data, StreamGroups* out) {
         if (a > UINT64_MAX - previous.ms) return false;
         id = {previous.ms + a, b};
       }
-      if (delivery_count > UINT32_MAX || ordinal >= consumer_count) return false;
+      if (ordinal >= consumer_count) return false;
       previous_time += static_cast<uint64_t>(UnZigZag(time_delta));
       const auto slot = static_cast<uint32_t>(ordinal);
       // Ids strictly increase, so every insert is an append at the tail.
-      group->Insert(ConsumerGroup::PendingRecord{id.ms, id.seq, static_cast<int64_t>(previous_time),
-                                                 static_cast<uint32_t>(delivery_count), slot});
+      ConsumerGroup::PendingRecord record{id.ms, id.seq, static_cast<int64_t>(previous_time), 0,
+                                          slot};
+      group->SetCount(&record, delivery_count);
+      group->Insert(record);
       ++group->slots_[slot].pending;
       ++group->pending_;
       previous = id;

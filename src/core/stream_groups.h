@@ -18,7 +18,7 @@
 //   |     PendingRecord (32 B):
 //   |     +---------+---------+--------------------+----------------+---------------+
 //   |     | ms u64  | seq u64 | delivery_time i64  | delivery_count | consumer slot |
-//   |     |         |         | (ms, Unix time)    | u32 (saturates)| u32           |
+//   |     |         |         | (ms, Unix time)    | u32 (see below)| u32           |
 //   |     +---------+---------+--------------------+----------------+---------------+
 //   |
 //   consumers_ (std::map name -> slot, name order for XPENDING / XINFO CONSUMERS)
@@ -45,8 +45,9 @@
 //     of the consumer's entries reads to the end of the PEL.
 //   Summary, a consumer's pending count                      O(consumers), O(log consumers)
 //
-// Deviations from Redis, by design: a delivery count is kept in 32 bits and saturates at
-// 2^32 - 1 (XCLAIM RETRYCOUNT beyond that is stored as 2^32 - 1).
+// Delivery counts are 64-bit as in Redis (XCLAIM RETRYCOUNT sets any long long; a count past
+// 2^63 - 1 replies negative, as Redis's does): a record keeps 32 bits, and the rare count of
+// 2^32 - 1 or more lives in a side table keyed by id (big_counts_).
 //
 // Invariants (CheckInvariants verifies them):
 //  1. Records are strictly increasing by id across leaves; no leaf is empty; no leaf holds more
@@ -55,6 +56,8 @@
 //  3. Every live slot's pending count is the number of records naming it; their sum is
 //     pending_count().
 //  4. consumers_ and the live slots are the same set; a slot's name points at its map key.
+//  5. big_counts_ holds exactly the ids of the records whose count field is kBigCount, each
+//     with a count >= kBigCount.
 //
 // Not thread-safe. The string_views in returned structs point into the groups and are valid
 // until the next change.
@@ -245,7 +248,14 @@ class ConsumerGroup {
     size_t index;
   };
   static uint64_t MaskBit(uint32_t slot) { return uint64_t{1} << (slot % 64); }
-  static uint32_t SaturateCount(uint64_t count);
+  // A record's delivery count is 32 bits; kBigCount there means the count (2^32 - 1 or more,
+  // which only XCLAIM RETRYCOUNT or billions of deliveries make) is in big_counts_.
+  static constexpr uint32_t kBigCount = UINT32_MAX;
+  uint64_t CountOf(const PendingRecord& record) const;
+  // REQUIRES: record's id is final (the side table is keyed by it).
+  void SetCount(PendingRecord* record, uint64_t count);
+  // The record leaves the PEL: drops its big count, if any.
+  void ForgetCount(const PendingRecord& record);
 
   // The first record with id >= the given id (leaf == leaves_.size() at the end).
   Position LowerBound(StreamId id) const;
@@ -275,6 +285,7 @@ class ConsumerGroup {
   std::map<std::string, uint32_t, std::less<>> consumers_;
   std::vector<ConsumerSlot> slots_;
   std::vector<uint32_t> free_slots_;
+  std::map<StreamId, uint64_t> big_counts_;  // the counts of records holding kBigCount
 };
 
 class StreamGroups {

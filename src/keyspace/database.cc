@@ -8,7 +8,7 @@ namespace goblin {
 KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
   KeyEntry* entry = table_.Find(key);
   if (entry == nullptr) return nullptr;
-  if (!Expired(entry, now_ms)) {
+  if (!Expired(entry, now_ms) || (expiry_paused_ != nullptr && *expiry_paused_)) {
     if (mark_use_ != nullptr && *mark_use_) entry->MarkUsed();
     return entry;
   }

@@ -115,6 +115,9 @@ class Database {
   // Lookups mark the key used for the eviction clock while *enabled (the server clears it
   // while a forked child shares the pages: a marked key would copy its page).
   void set_use_marking(const bool* enabled) { mark_use_ = enabled; }
+  // While *paused, lookups never expire a key (a load replays the log: as in Redis, a key
+  // whose deadline has passed by now is still what the logged commands after it saw).
+  void set_expiry_paused(const bool* paused) { expiry_paused_ = paused; }
 
   struct ExpireSweep {
     size_t visited = 0;
@@ -160,6 +163,7 @@ class Database {
   uint64_t expire_cursor_ = 0;
   uint64_t eviction_hand_ = 0;
   const bool* mark_use_ = nullptr;
+  const bool* expiry_paused_ = nullptr;
   KeyspaceCounters* counters_ = nullptr;
   KeyWaiters* waiters_ = nullptr;
 };

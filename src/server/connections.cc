@@ -266,6 +266,7 @@ int Server::Run() {
   WatchListeners();
   // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
   // it, as Redis does, for tools that wait for that line.
+  now_ms_ = NowMs();  // replayed commands that record times (XCLAIM, XREADGROUP) see the clock
   if (!persistence->LoadAtStartup()) return 1;
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +

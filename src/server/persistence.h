@@ -56,6 +56,7 @@ class Persistence : public EffectConsumer {
   // Loads the AOF or the snapshot; false (after logging why) means the server must not start.
   bool LoadAtStartup();
   bool loading() const { return loading_; }
+  const bool* loading_flag() const { return &loading_; }
 
   // --- Snapshots -----------------------------------------------------------------------------
   // SAVE / GOBLIN.SAVE: in the foreground. Returns "" or the error reply text.

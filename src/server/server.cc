@@ -53,6 +53,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
   persistence = std::make_unique<Persistence>(*this);
+  for (Database& db : dbs_) db.set_expiry_paused(persistence->loading_flag());
   scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
   static const char kHex[] = "0123456789abcdef";

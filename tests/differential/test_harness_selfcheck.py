@@ -101,6 +101,57 @@ def test_comparators():
     assert _cmp(CLIENT_INFO, bulk(b"id=3 addr=1:2 db=0 cmd=client|info\n"), info_r) is not None
 
 
+def test_consumer_group_comparators():
+    def consumer(name, idle, inactive=None):
+        fields = [b"name", name, b"pending", b":1", b"idle", b":%d" % idle]
+        if inactive is not None:
+            fields += [b"inactive", b":%d" % inactive]
+        return b"*%d\r\n" % len(fields) + b"".join(
+            f + b"\r\n" if f.startswith(b":") else b"$%d\r\n%s\r\n" % (len(f), f) for f in fields)
+    consumers_r = b"*1\r\n" + consumer(b"alice", 3)
+    assert _cmp(differ.XINFO_CONSUMERS, b"*1\r\n" + consumer(b"alice", 40, 7), consumers_r) is None
+    assert _cmp(differ.XINFO_CONSUMERS, b"*1\r\n" + consumer(b"alice", 9), consumers_r) is None  # as 7.0 answers
+    assert _cmp(differ.XINFO_CONSUMERS, b"*1\r\n" + consumer(b"alice", 9000, 7), consumers_r) is not None
+    assert _cmp(differ.XINFO_CONSUMERS, b"*1\r\n" + consumer(b"bob", 3, 7), consumers_r) is not None
+    assert _cmp(differ.XINFO_CONSUMERS, b"-ERR no such key\r\n", b"-ERR no such key\r\n") is None
+    assert _cmp(differ.XINFO_CONSUMERS, b"*0\r\n", consumers_r) is not None
+
+    def entry(idle, count=1):
+        return b"*4\r\n$3\r\n1-0\r\n$1\r\na\r\n:%d\r\n:%d\r\n" % (idle, count)
+    assert _cmp(differ.XPENDING_IDLE, b"*1\r\n" + entry(12), b"*1\r\n" + entry(0)) is None
+    assert _cmp(differ.XPENDING_IDLE, b"*1\r\n" + entry(0, 2), b"*1\r\n" + entry(0)) is not None
+    assert _cmp(differ.XPENDING_IDLE, b"*1\r\n" + entry(7200000), b"*1\r\n" + entry(0)) is not None
+    summary = b"*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n"
+    assert _cmp(differ.XPENDING_IDLE, summary, summary) is None
+    assert _cmp(differ.XPENDING_IDLE, summary.replace(b":0", b":1"), summary) is not None
+
+    def stream(keys):
+        return b"*4\r\n$15\r\nradix-tree-keys\r\n:%d\r\n$6\r\nlength\r\n:2\r\n" % keys
+    assert _cmp(differ.XINFO_STREAM, stream(5), stream(1)) is None
+    assert _cmp(differ.XINFO_STREAM, stream(5).replace(b":2", b":3"), stream(1)) is not None
+
+
+def test_stream_block_timeout_comparator():
+    out_of_range = b"-ERR timeout is out of range\r\n"
+    served = b"*1\r\n*2\r\n$1\r\ns\r\n*0\r\n"
+
+    def block(ms):
+        return [b"XREADGROUP", b"GROUP", b"g", b"a", b"BLOCK", ms, b"STREAMS", b"s", b"0"]
+    assert _cmp(differ.STREAM_BLOCK_TIMEOUT, out_of_range, served, block(b"9223372036854775807")) is None
+    assert _cmp(differ.STREAM_BLOCK_TIMEOUT, out_of_range, served, block(b"1000")) is not None
+    assert _cmp(differ.STREAM_BLOCK_TIMEOUT, served, served, block(b"1000")) is None
+    assert _cmp(differ.STREAM_BLOCK_TIMEOUT, b"*-1\r\n", served, block(b"9223372036854775807")) is not None
+
+
+def test_72_rewrites_belong_to_their_command():
+    r = reply(b"-ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.\r\n")
+    xread = reply(b"-ERR Unbalanced 'xread' list of streams: for each stream key an ID or '$' must be specified.\r\n")
+    group = reply(b"-ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be "
+                  b"specified.\r\n")
+    assert differ.same_as_72(xread, r, (b"XREAD",)) and differ.same_as_72(group, r, ("xreadgroup",))
+    assert not differ.same_as_72(group, r, (b"XREAD",)) and not differ.same_as_72(xread, r, (b"XREADGROUP",))
+
+
 class FakePair:
     """Stands in for ServerPair: a 'server bug' that shows only when ops 17 and 42 both ran, 17 first."""
 

@@ -52,22 +52,30 @@ class Failure:
 # ---- comparators -----------------------------------------------------------------------------------
 
 # Replies that Redis 7.2 words differently from the 7.0 reference (Goblin follows 7.2): the
-# reference's text on the left is accepted as equal to 7.2's on the right.
+# reference's text on the left is accepted as equal to 7.2's on the right, for every command or
+# (third element) for the one named.
 REDIS_72_REPLY_TEXT = [
     (b"must be one of the following: debug, verbose, notice, warning\r\n",
      b"must be one of the following: debug, verbose, notice, warning, nothing\r\n"),  # loglevel "nothing"
-    (b"-ERR Unbalanced XREAD list of streams", b"-ERR Unbalanced 'xread' list of streams"),  # 7.2 quotes the name
-    (b"-ERR Unbalanced XREADGROUP list of streams", b"-ERR Unbalanced 'xreadgroup' list of streams"),
+    # 7.2 names the command as called (c->cmd->fullname) and XREADGROUP's marker; 7.0 says
+    # "XREAD" and '$' for both commands.
+    (b"-ERR Unbalanced XREAD list of streams", b"-ERR Unbalanced 'xread' list of streams", b"XREAD"),
+    (b"-ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
+     b"-ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.",
+     b"XREADGROUP"),
 ]
 
 
-def same_as_72(g, r) -> bool:
-    """True if the reference's reply, rewritten to Redis 7.2's wording, equals Goblin's."""
+def same_as_72(g, r, args=None) -> bool:
+    """True if the reference's reply, rewritten to Redis 7.2's wording, equals Goblin's (`args`:
+    the command, for the rewrites that belong to one)."""
     if isinstance(g, Failure) or isinstance(r, Failure) or r.kind not in "-!":
         return False
+    name = (args[0].encode() if isinstance(args[0], str) else bytes(args[0])).upper() if args else None
     text = r.raw
-    for old, new in REDIS_72_REPLY_TEXT:
-        text = text.replace(old, new)
+    for old, new, *command in REDIS_72_REPLY_TEXT:
+        if not command or command[0] == name:
+            text = text.replace(old, new)
     return text == g.raw
 
 
@@ -83,7 +91,7 @@ class Comparator:
         return ctx.both(step.args)
 
     def differs(self, step: "Step", g, r, ctx: "Context") -> str | None:
-        if g.raw == r.raw or same_as_72(g, r):
+        if g.raw == r.raw or same_as_72(g, r, step.args):
             return None
         return "replies differ"
 
@@ -574,8 +582,198 @@ class BlockingTimeout(Comparator):
         return super().differs(step, g, r, ctx)
 
 
+# ---- stream consumer groups: clocks, Redis 7.2's activity fields, radix-tree figures ------------------
+#
+# Replies described by a schema: every part is compared byte for byte except the parts the schema
+# names. Clocks (idle times, delivery and seen times) are read on two servers a few milliseconds
+# apart; radix-tree-keys/-nodes count Redis's listpack tree, which Goblin does not have (it reports
+# its own packed nodes there, stream_info.cc); `inactive` (XINFO CONSUMERS) and `active-time`
+# (XINFO STREAM FULL) are new in Redis 7.2 and missing from the 7.0 reference.
+
+GROUP_CLOCK_TOLERANCE_MS = 2000
+
+
+class _NotThisShape(Exception):
+    """The reference's reply is not the shape the schema describes (an error, XPENDING's summary form)."""
+
+
+class _Differs(Exception):
+    pass
+
+
+class Clock:
+    """A millisecond integer read off the clock: -1 (never) exact, otherwise both >= 0 and within
+    GROUP_CLOCK_TOLERANCE_MS."""
+
+    def match(self, g, r, path):
+        if r.kind != ":":
+            raise _NotThisShape(path)
+        if g.kind != ":":
+            raise _Differs(f"{path}: not an integer")
+        if g.value != r.value and (g.value < 0 or r.value < 0):
+            raise _Differs(f"{path}: {g.value} vs {r.value}")
+        if abs(g.value - r.value) > GROUP_CLOCK_TOLERANCE_MS:
+            raise _Differs(f"{path}: {g.value} vs {r.value} (more than {GROUP_CLOCK_TOLERANCE_MS} ms apart)")
+
+
+class Internal:
+    """A figure of the other server's internals (radix-tree-keys/-nodes): a non-negative integer."""
+
+    def match(self, g, r, path):
+        if r.kind != ":":
+            raise _NotThisShape(path)
+        if g.kind != ":" or g.value < 0:
+            raise _Differs(f"{path}: not a non-negative integer")
+
+
+class Same:
+    def match(self, g, r, path):
+        if g.raw != r.raw:
+            raise _Differs(f"{path}: {format_reply(g, 120)} vs {format_reply(r, 120)}")
+
+
+SAME = Same()
+
+
+class ListOf:
+    """An array (or a null array, compared exactly) whose every element has the same schema."""
+
+    def __init__(self, item):
+        self.item = item
+
+    def match(self, g, r, path):
+        if r.kind != "*":
+            raise _NotThisShape(path)
+        if g.kind != "*" or (g.value is None) != (r.value is None) or len(g.value or []) != len(r.value or []):
+            raise _Differs(f"{path}: {format_reply(g, 120)} vs {format_reply(r, 120)}")
+        for i, (a, b) in enumerate(zip(g.value or [], r.value or [])):
+            self.item.match(a, b, f"{path}[{i}]")
+
+
+class Tuple:
+    """An array of a fixed length with a schema per position."""
+
+    def __init__(self, *items):
+        self.items = items
+
+    def match(self, g, r, path):
+        if r.kind != "*" or r.value is None or len(r.value) != len(self.items):
+            raise _NotThisShape(path)
+        if g.kind != "*" or g.value is None or len(g.value) != len(self.items):
+            raise _Differs(f"{path}: {format_reply(g, 120)} vs {format_reply(r, 120)}")
+        for i, (schema, a, b) in enumerate(zip(self.items, g.value, r.value)):
+            schema.match(a, b, f"{path}[{i}]")
+
+
+def record_pairs(reply) -> list | None:
+    """(name, value) pairs of a record: a RESP3 map, or RESP2's flat array of bulk names and values."""
+    if reply.kind == "%":
+        return list(reply.value)
+    if reply.kind == "*" and reply.value is not None and len(reply.value) % 2 == 0 and \
+            all(k.kind == "$" and k.value is not None for k in reply.value[::2]):
+        return list(zip(reply.value[::2], reply.value[1::2]))
+    return None
+
+
+class Record:
+    """A map with named fields, some with their own schema (the rest compared exactly).
+
+    `added_in_72` maps a field Redis 7.2 added to the field it follows. The 7.0 reference does
+    not send it; if the server under test does, it must be an integer right after that field,
+    and it is removed before the rest is compared. Its 7.2 value is checked by the redis72
+    tests, which run on the server under test alone."""
+
+    def __init__(self, fields: dict, added_in_72: dict | None = None):
+        self.fields = fields
+        self.added_in_72 = added_in_72 or {}
+
+    def match(self, g, r, path):
+        pr = record_pairs(r)
+        if pr is None:
+            raise _NotThisShape(path)
+        pg = record_pairs(g)
+        if pg is None or g.kind != r.kind:
+            raise _Differs(f"{path}: not a record of the same kind: {format_reply(g, 120)}")
+        names = [k.value for k, _ in pg]
+        for added, after in self.added_in_72.items():
+            if added not in names:
+                continue
+            i = names.index(added)
+            if i == 0 or names[i - 1] != after or pg[i][1].kind != ":":
+                raise _Differs(f"{path}: Redis 7.2's field {added!r} must be an integer right after {after!r}")
+            del names[i], pg[i]
+        if names != [k.value for k, _ in pr]:
+            raise _Differs(f"{path}: fields {names} vs {[k.value for k, _ in pr]}")
+        for name, (_, a), (_, b) in zip(names, pg, pr):
+            self.fields.get(name, SAME).match(a, b, f"{path}.{name.decode('latin-1')}")
+
+
+class GroupReply(Comparator):
+    """A consumer-group reply compared by its schema (above): clocks within a tolerance, because the
+    two servers read their clocks milliseconds apart; Redis 7.2's `inactive` / `active-time` taken
+    out of Goblin's reply once checked to be integers in their place, because the 7.0 reference
+    does not have them (their values are checked by the redis72 tests); radix-tree figures by shape,
+    because they count Redis's listpack tree, which Goblin does not have. A reference reply of
+    another shape (an error, XPENDING's summary) compares exactly."""
+
+    def __init__(self, name: str, schema):
+        self.name = name
+        self.schema = schema
+
+    def differs(self, step, g, r, ctx):
+        if g.raw == r.raw:
+            return None
+        try:
+            self.schema.match(g, r, "reply")
+        except _NotThisShape:
+            return "replies differ"
+        except _Differs as exc:
+            return str(exc)
+        return None
+
+
+_STREAM_HEADER = {b"radix-tree-keys": Internal(), b"radix-tree-nodes": Internal()}
+# XPENDING key group [IDLE ms] start end count [consumer]: [id, consumer, idle ms, deliveries] each.
+XPENDING_IDLE = GroupReply("xpending-idle", ListOf(Tuple(SAME, SAME, Clock(), SAME)))
+# XINFO CONSUMERS: name, pending, idle (a clock), and 7.2's inactive.
+XINFO_CONSUMERS = GroupReply("xinfo-consumers", ListOf(Record({b"idle": Clock()}, {b"inactive": b"idle"})))
+# XINFO STREAM key: the radix-tree figures are Goblin's own.
+XINFO_STREAM = GroupReply("xinfo-stream", Record(_STREAM_HEADER))
+# XINFO STREAM key FULL: delivery and seen times are clocks; 7.2 adds each consumer's active-time.
+XINFO_STREAM_FULL = GroupReply("xinfo-stream-full", Record({
+    **_STREAM_HEADER,
+    b"groups": ListOf(Record({
+        b"pending": ListOf(Tuple(SAME, SAME, Clock(), SAME)),
+        b"consumers": ListOf(Record({b"seen-time": Clock(), b"pending": ListOf(Tuple(SAME, Clock(), SAME))},
+                                    {b"active-time": b"seen-time"})),
+    })),
+}))
+
+
 LPOS_RANK = LposRank()
 BLOCKING_TIMEOUT = BlockingTimeout()
+
+
+class StreamBlockTimeout(Comparator):
+    """XREAD / XREADGROUP BLOCK <ms>: exact, except a timeout that overflows once the clock is
+    added: Redis 7.2 answers "timeout is out of range" (#11338 checks the milliseconds branch
+    too), 7.0 (the reference) overflows silently and answers as if the timeout were fine."""
+
+    name = "stream-block-timeout"
+    # Any timeout this close to LLONG_MAX passes it with today's clock added (2^63 - 2^50 ms).
+    OVERFLOWS_AT = 2**63 - 2**50
+
+    def differs(self, step, g, r, ctx):
+        if g.raw != r.raw and g.raw == b"-ERR timeout is out of range\r\n":
+            words = [bytes(a).upper() for a in step.args]
+            at = words.index(b"BLOCK") + 1 if b"BLOCK" in words else None
+            if at is not None and at < len(words) and words[at].isdigit() and int(words[at]) >= self.OVERFLOWS_AT:
+                return None
+            return "not 7.2's timeout range error"
+        return super().differs(step, g, r, ctx)
+
+
+STREAM_BLOCK_TIMEOUT = StreamBlockTimeout()
 
 SCORES = Scores()
 RANK = Rank()
@@ -856,7 +1054,7 @@ def run_ops(pair: ServerPair, ops, timeout: float | None = None, history_len: in
             else:
                 results = ctx.window([step for _, _, step in flat[pos:end]])
             for (i, op, step), (g, r) in zip(flat[pos:end], results):
-                why = _failed(g, r) or (None if same_as_72(g, r) else step.compare.differs(step, g, r, ctx))
+                why = _failed(g, r) or (None if same_as_72(g, r, step.args) else step.compare.differs(step, g, r, ctx))
                 if why:
                     m = Mismatch(i, step, g, r, why, history[-history_len:], op.source)
                     found.append(m)

@@ -137,9 +137,9 @@ TEST_P(StreamModelTest, MatchesMap) {
     if (kind < 8) return StreamId{below(last_id.ms + 2), below(5)};
     return kind == 8 ? StreamId::Min() : StreamId::Max();
   };
+  // A trim: it leaves max_deleted as it was (only XDEL raises it, as in Redis).
   auto remove_model = [&](Model::iterator begin, Model::iterator end) {
-    size_t n = 0;
-    for (auto it = begin; it != end; ++it, ++n) max_deleted = std::max(max_deleted, it->first);
+    const auto n = static_cast<size_t>(std::distance(begin, end));
     model.erase(begin, end);
     return n;
   };
@@ -425,14 +425,14 @@ TEST(StreamTest, TrimWholeNodesAndExact) {
   Stream approx = make();
   EXPECT_EQ(approx.TrimMaxLen(55, true, 0), 40u);  // 4 nodes: a 5th would leave 50 < 55
   EXPECT_EQ(approx.size(), 60u);
-  EXPECT_EQ(approx.max_deleted_id(), (StreamId{40, 0}));
+  EXPECT_EQ(approx.max_deleted_id(), StreamId::Min());  // trims are not deletions (Redis)
   Stream limited = make();
   EXPECT_EQ(limited.TrimMaxLen(55, true, 25), 20u);  // a 3rd node would pass the limit
   Stream exact = make();
   EXPECT_EQ(exact.TrimMaxLen(55, false, 7), 45u);  // exact trims ignore the limit
   EXPECT_EQ(exact.first_id(), (StreamId{46, 0}));
   EXPECT_EQ(exact.node_count(), 6u);
-  EXPECT_EQ(exact.max_deleted_id(), (StreamId{45, 0}));
+  EXPECT_EQ(exact.max_deleted_id(), StreamId::Min());
   Stream by_id = make();
   EXPECT_EQ(by_id.TrimMinId({35, 0}, true, 0), 30u);
   EXPECT_EQ(by_id.TrimMinId({35, 0}, false, 0), 4u);
