@@ -63,7 +63,11 @@ void SetbitCommand(CommandContext& ctx) {
     target = static_cast<uint8_t>(bit ? target | mask : target & ~mask);
     ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
   }
-  MarkDirty(ctx);
+  // As Redis: a change only when the key was made or grew, or the bit flipped.
+  if (entry == nullptr || length > current.size() || old_bit != bit) {
+    MarkDirty(ctx);
+    Notify(ctx, kNotifyString, "setbit", ctx.arg(1));
+  }
   ctx.reply.Integer(old_bit);
 }
 
@@ -266,10 +270,14 @@ void BitopCommand(CommandContext& ctx) {
   }
   Database& db = ctx.db();
   if (length == 0) {
-    if (db.Delete(ctx.arg(2))) MarkDirty(ctx);
+    if (db.Delete(ctx.arg(2))) {
+      MarkDirty(ctx);
+      Notify(ctx, kNotifyGeneric, "del", ctx.arg(2));
+    }
   } else {
     db.Put(ctx.arg(2), EntryValue::RawString(result), std::nullopt);
     MarkDirty(ctx);
+    Notify(ctx, kNotifyString, "set", ctx.arg(2));
   }
   ctx.reply.Integer(static_cast<int64_t>(length));
 }

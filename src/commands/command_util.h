@@ -10,6 +10,7 @@
 #include "core/ascii.h"
 #include "core/key_entry.h"
 #include "server/command_table.h"
+#include "server/keyspace_notify.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -128,6 +129,21 @@ void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines);
 
 // Marks a write for persistence bookkeeping (changes since the last save).
 inline void MarkDirty(CommandContext& ctx, uint64_t changes = 1) { ctx.server.dirty += changes; }
+
+// Announces keyspace event `event` (class `type`, server/keyspace_notify.h) for key, in the
+// client's database or in db; a branch when the class is off.
+inline void Notify(CommandContext& ctx, uint32_t type, std::string_view event,
+                   std::string_view key) {
+  if (ctx.server.config.notify_keyspace_events & type) {
+    ctx.server.NotifyKeyspaceEvent(type, event, key, ctx.client.db);
+  }
+}
+inline void NotifyIn(CommandContext& ctx, int db, uint32_t type, std::string_view event,
+                     std::string_view key) {
+  if (ctx.server.config.notify_keyspace_events & type) {
+    ctx.server.NotifyKeyspaceEvent(type, event, key, db);
+  }
+}
 
 // Resizes the kRaw string `entry` stored at `key` in place to `length` bytes (new bytes zero),
 // growing its block with headroom when needed, and returns the bytes (KeyEntry invariant 4):

@@ -52,10 +52,12 @@ PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
   return hash;
 }
 
-// Records an in-place change of the hash at key.
-void Changed(CommandContext& ctx, std::string_view key, uint64_t changes = 1) {
+// Records an in-place change of the hash at key and announces it as event.
+void Changed(CommandContext& ctx, std::string_view key, std::string_view event,
+             uint64_t changes = 1) {
   ctx.db().Touch(key);
   MarkDirty(ctx, changes);
+  Notify(ctx, kNotifyHash, event, key);
 }
 
 // --- Writes -----------------------------------------------------------------------------------
@@ -77,7 +79,7 @@ int64_t SetPairs(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); i += 2) {
     added += hash->Set(ctx.arg(i), ctx.arg(i + 1), limits) ? 1 : 0;
   }
-  Changed(ctx, ctx.arg(1), (ctx.argc() - 2) / 2);
+  Changed(ctx, ctx.arg(1), "hset", (ctx.argc() - 2) / 2);
   return added;
 }
 
@@ -100,7 +102,7 @@ void HsetnxCommand(CommandContext& ctx) {
   const HashLimits limits = HashLimitsOf(ctx);
   hash->PrepareForInsert(1, std::max(ctx.arg(2).size(), ctx.arg(3).size()), limits);
   hash->Set(ctx.arg(2), ctx.arg(3), limits);
-  Changed(ctx, ctx.arg(1));
+  Changed(ctx, ctx.arg(1), "hset");
   ctx.reply.Integer(1);
 }
 
@@ -112,8 +114,10 @@ void HdelCommand(CommandContext& ctx) {
     for (size_t i = 2; i < ctx.argc() && !hash->empty(); ++i) {
       deleted += hash->Delete(ctx.arg(i)) ? 1 : 0;
     }
+    if (deleted > 0) Notify(ctx, kNotifyHash, "hdel", ctx.arg(1));
     if (hash->empty()) {
       ctx.db().Delete(ctx.arg(1));
+      Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
     } else if (deleted > 0) {
       ctx.db().Touch(ctx.arg(1));
     }
@@ -142,7 +146,7 @@ void HincrbyCommand(CommandContext& ctx) {
   }
   const size_t length = FormatInt64(result, scratch);
   hash->Set(ctx.arg(2), std::string_view(scratch, length), HashLimitsOf(ctx));
-  Changed(ctx, ctx.arg(1));
+  Changed(ctx, ctx.arg(1), "hincrby");
   ctx.reply.Integer(result);
 }
 
@@ -173,7 +177,7 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   }
   const std::string text = FormatLongDoubleHuman(value);
   hash->Set(ctx.arg(2), text, HashLimitsOf(ctx));
-  Changed(ctx, ctx.arg(1));
+  Changed(ctx, ctx.arg(1), "hincrbyfloat");
   // Logged as the value it produced: float arithmetic need not replay to the same digits.
   ctx.Propagate({"HSET", ctx.arg(1), ctx.arg(2), text});
   ctx.reply.Bulk(text);

@@ -23,6 +23,7 @@ void DelCommand(CommandContext& ctx) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     if (ctx.db().Find(ctx.arg(i), ctx.now_ms) != nullptr && ctx.db().Delete(ctx.arg(i))) {
       ++deleted;
+      Notify(ctx, kNotifyGeneric, "del", ctx.arg(i));
     }
   }
   MarkDirty(ctx, static_cast<uint64_t>(deleted));
@@ -32,13 +33,13 @@ void DelCommand(CommandContext& ctx) {
 void ExistsCommand(CommandContext& ctx) {
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argc(); ++i) {
-    if (ctx.db().Find(ctx.arg(i), ctx.now_ms) != nullptr) ++count;
+    if (ctx.db().FindForRead(ctx.arg(i), ctx.now_ms) != nullptr) ++count;
   }
   ctx.reply.Integer(count);
 }
 
 void TypeCommand(CommandContext& ctx) {
-  KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
+  KeyEntry* entry = ctx.db().FindForRead(ctx.arg(1), ctx.now_ms);
   ctx.reply.Simple(entry == nullptr ? "none" : InfoOf(entry->type()).name);
 }
 
@@ -60,10 +61,14 @@ void RenameGeneric(CommandContext& ctx, bool nx) {
     ctx.reply.Integer(0);
     return;
   }
+  // Redis deletes a target that exists and adds the key anew: `new` either way.
+  if (db.Find(ctx.arg(2), ctx.now_ms) != nullptr) Notify(ctx, kNotifyNew, "new", ctx.arg(2));
   KeyEntry* source = db.Take(ctx.arg(1));
   db.Adopt(KeyEntry::WithKey(source, ctx.arg(2)));
   KeyEntry::FreeBlock(source);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyGeneric, "rename_from", ctx.arg(1));
+  Notify(ctx, kNotifyGeneric, "rename_to", ctx.arg(2));
   if (nx) {
     ctx.reply.Integer(1);
   } else {
@@ -107,12 +112,18 @@ void ScanCommand(CommandContext& ctx) {
   do {
     cursor = db.Scan(cursor, [&](KeyEntry* entry) {
       ++visited;
-      if (Database::Expired(entry, ctx.now_ms)) return;
-      if (unknown_type || (type_filter && entry->type() != *type_filter)) return;
-      if (!options.Matches(entry->key())) return;
-      keys.emplace_back(entry->key());
+      if (options.Matches(entry->key())) keys.emplace_back(entry->key());
     });
   } while (cursor != 0 && visited < budget);
+  // As Redis, after the pattern: TYPE looks each key up as a read, then a key past its deadline
+  // is expired here (and announced) rather than returned.
+  std::erase_if(keys, [&](const std::string& key) {
+    if (options.has_type) {
+      const KeyEntry* entry = db.FindForRead(key, ctx.now_ms);
+      return unknown_type || entry == nullptr || entry->type() != *type_filter;
+    }
+    return db.Find(key, ctx.now_ms) == nullptr;
+  });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(cursor));
   ctx.reply.Array(keys.size());
@@ -197,6 +208,8 @@ void MoveCommand(CommandContext& ctx) {
   }
   destination.Adopt(source.Take(ctx.arg(1)));
   MarkDirty(ctx);
+  Notify(ctx, kNotifyGeneric, "move_from", ctx.arg(1));
+  NotifyIn(ctx, target, kNotifyGeneric, "move_to", ctx.arg(1));
   ctx.reply.Integer(1);
 }
 
@@ -237,18 +250,22 @@ void CopyCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kSameObject);
     return;
   }
-  KeyEntry* source = ctx.db().Find(ctx.arg(1), ctx.now_ms);
+  KeyEntry* source = ctx.db().FindForRead(ctx.arg(1), ctx.now_ms);
   if (source == nullptr) {
     ctx.reply.Integer(0);
     return;
   }
   Database& destination = ctx.server.db(target);
-  if (destination.Find(ctx.arg(2), ctx.now_ms) != nullptr && !replace) {
+  const bool replaced = destination.Find(ctx.arg(2), ctx.now_ms) != nullptr;
+  if (replaced && !replace) {
     ctx.reply.Integer(0);
     return;
   }
+  // As RENAME: a replaced target is deleted and added anew.
+  if (replaced) NotifyIn(ctx, target, kNotifyNew, "new", ctx.arg(2));
   destination.Adopt(KeyEntry::Clone(source, ctx.arg(2), /*keep_expire=*/true));
   MarkDirty(ctx);
+  NotifyIn(ctx, target, kNotifyGeneric, "copy_to", ctx.arg(2));
   ctx.reply.Integer(1);
 }
 
@@ -382,15 +399,17 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, bool seconds) {
     ctx.reply.Integer(0);
     return;
   }
+  MarkDirty(ctx);
   if (when <= ctx.now_ms) {
     db.Delete(ctx.arg(1));
     ctx.Propagate({"DEL", ctx.arg(1)});
+    Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
   } else {
     db.SetExpire(ctx.arg(1), when);
     // A relative time replays to another deadline: the log holds the absolute one.
     if (ctx.propagating()) ctx.Propagate({"PEXPIREAT", ctx.arg(1), std::to_string(when)});
+    Notify(ctx, kNotifyGeneric, "expire", ctx.arg(1));
   }
-  MarkDirty(ctx);
   ctx.reply.Integer(1);
 }
 
@@ -400,7 +419,7 @@ void ExpireatCommand(CommandContext& ctx) { ExpireGeneric(ctx, 0, true); }
 void PexpireatCommand(CommandContext& ctx) { ExpireGeneric(ctx, 0, false); }
 
 void TtlGeneric(CommandContext& ctx, bool milliseconds, bool absolute) {
-  KeyEntry* entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
+  KeyEntry* entry = ctx.db().FindForRead(ctx.arg(1), ctx.now_ms);
   if (entry == nullptr) {
     ctx.reply.Integer(-2);
     return;
@@ -428,6 +447,7 @@ void PersistCommand(CommandContext& ctx) {
   }
   ctx.db().SetExpire(ctx.arg(1), std::nullopt);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyGeneric, "persist", ctx.arg(1));
   ctx.reply.Integer(1);
 }
 

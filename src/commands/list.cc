@@ -30,6 +30,9 @@ constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
 enum class End { kLeft, kRight };
 
 std::string_view PopName(End end) { return end == End::kLeft ? "LPOP" : "RPOP"; }
+// The keyspace events of a pop and a push at end.
+std::string_view PopEvent(End end) { return end == End::kLeft ? "lpop" : "rpop"; }
+std::string_view PushEvent(End end) { return end == End::kLeft ? "lpush" : "rpush"; }
 std::string_view EndName(End end) { return end == End::kLeft ? "LEFT" : "RIGHT"; }
 
 ListLimits ListLimitsOf(const CommandContext& ctx) { return ListLimitsOf(ctx.server.config); }
@@ -52,13 +55,15 @@ PackedList* CreateList(CommandContext& ctx, std::string_view key) {
   return &object->list();
 }
 
-// After elements left the list at key: deletes the key when it is empty, else records the
-// in-place change.
+// After elements left the list at key: announces event, deletes the key when it is empty
+// (announcing del), else records the in-place change.
 void AfterRemoval(CommandContext& ctx, std::string_view key, const PackedList& list,
-                  uint64_t removed) {
+                  uint64_t removed, std::string_view event) {
   if (removed == 0) return;
+  Notify(ctx, kNotifyList, event, key);
   if (list.empty()) {
     ctx.db().Delete(key);
+    Notify(ctx, kNotifyGeneric, "del", key);
   } else {
     ctx.db().Touch(key);
   }
@@ -134,6 +139,7 @@ void PushGeneric(CommandContext& ctx, End end, bool only_existing) {
   for (size_t i = 2; i < ctx.argc(); ++i) Push(*list, end, ctx.arg(i), limits);
   ctx.db().Touch(ctx.arg(1));
   MarkDirty(ctx, ctx.argc() - 2);
+  Notify(ctx, kNotifyList, PushEvent(end), ctx.arg(1));
   ctx.reply.Integer(static_cast<int64_t>(list->size()));
 }
 
@@ -151,14 +157,14 @@ void PopAndReply(CommandContext& ctx, std::string_view key, PackedList& list, En
   if (!count) {
     ctx.reply.Bulk(Pop(list, end));
     list.ConvertForShrink(ListLimitsOf(ctx));
-    AfterRemoval(ctx, key, list, 1);
+    AfterRemoval(ctx, key, list, 1, PopEvent(end));
     return;
   }
   const size_t n = std::min<uint64_t>(static_cast<uint64_t>(*count), list.size());
   ctx.reply.Array(n);
   for (size_t i = 0; i < n; ++i) ctx.reply.Bulk(Pop(list, end));
   list.ConvertForShrink(ListLimitsOf(ctx));
-  AfterRemoval(ctx, key, list, n);
+  AfterRemoval(ctx, key, list, n, PopEvent(end));
 }
 
 void PopGeneric(CommandContext& ctx, End end) {
@@ -267,6 +273,7 @@ void LsetCommand(CommandContext& ctx) {
   list->ConvertForShrink(limits);
   ctx.db().Touch(ctx.arg(1));
   MarkDirty(ctx);
+  Notify(ctx, kNotifyList, "lset", ctx.arg(1));
   ctx.reply.Ok();
 }
 
@@ -298,6 +305,7 @@ void LinsertCommand(CommandContext& ctx) {
   list->Insert(after ? at + 1 : at, ctx.arg(4), limits);
   ctx.db().Touch(ctx.arg(1));
   MarkDirty(ctx);
+  Notify(ctx, kNotifyList, "linsert", ctx.arg(1));
   ctx.reply.Integer(static_cast<int64_t>(list->size()));
 }
 
@@ -335,8 +343,10 @@ void LtrimCommand(CommandContext& ctx) {
   list->EraseRange(0, first);
   list->ConvertForShrink(ListLimitsOf(ctx));
   const size_t removed = size - list->size();
+  Notify(ctx, kNotifyList, "ltrim", ctx.arg(1));
   if (list->empty()) {
     ctx.db().Delete(ctx.arg(1));
+    Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
   } else {
     ctx.db().Touch(ctx.arg(1));  // Redis signals the key even when nothing went
   }
@@ -378,7 +388,7 @@ void LremCommand(CommandContext& ctx) {
   std::sort(matches.begin(), matches.end(), std::greater<>());
   for (size_t at : matches) list->EraseRange(at, at + 1);
   if (!matches.empty()) list->ConvertForShrink(ListLimitsOf(ctx));
-  AfterRemoval(ctx, ctx.arg(1), *list, matches.size());
+  AfterRemoval(ctx, ctx.arg(1), *list, matches.size(), "lrem");
   ctx.reply.Integer(static_cast<int64_t>(matches.size()));
 }
 
@@ -496,9 +506,10 @@ void Move(CommandContext& ctx, PackedList& source, End from, End to) {
   destination->ConvertForGrowth(1, MovedBytes(value), limits);
   Push(*destination, to, value, limits);
   ctx.db().Touch(destination_key);
+  Notify(ctx, kNotifyList, PushEvent(to), destination_key);
   // The source is deleted only now: when it is the destination it is not empty any more.
   // (Objects live apart from the key table: creating the destination moved no list.)
-  AfterRemoval(ctx, source_key, source, 1);
+  AfterRemoval(ctx, source_key, source, 1, PopEvent(from));
   MarkDirty(ctx);
   ctx.reply.Bulk(value);
 }

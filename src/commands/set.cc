@@ -47,13 +47,15 @@ PackedSet* CreateSet(CommandContext& ctx, std::string_view key, std::string_view
   return &object->set();
 }
 
-// After members left the set at key: deletes the key when it is empty, else records the
-// in-place change.
+// After members left the set at key: announces event, deletes the key when it is empty
+// (announcing del), else records the in-place change.
 void AfterRemoval(CommandContext& ctx, std::string_view key, const PackedSet& set,
-                  uint64_t removed) {
+                  uint64_t removed, std::string_view event) {
   if (removed == 0) return;
+  Notify(ctx, kNotifySet, event, key);
   if (set.empty()) {
     ctx.db().Delete(key);
+    Notify(ctx, kNotifyGeneric, "del", key);
   } else {
     ctx.db().Touch(key);
   }
@@ -82,6 +84,7 @@ void SaddCommand(CommandContext& ctx) {
   if (added > 0) {
     ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx, static_cast<uint64_t>(added));
+    Notify(ctx, kNotifySet, "sadd", ctx.arg(1));
   }
   ctx.reply.Integer(added);
 }
@@ -94,7 +97,7 @@ void SremCommand(CommandContext& ctx) {
     for (size_t i = 2; i < ctx.argc() && !set->empty(); ++i) {
       removed += set->Remove(ctx.arg(i)) ? 1 : 0;
     }
-    AfterRemoval(ctx, ctx.arg(1), *set, static_cast<uint64_t>(removed));
+    AfterRemoval(ctx, ctx.arg(1), *set, static_cast<uint64_t>(removed), "srem");
   }
   ctx.reply.Integer(removed);
 }
@@ -152,13 +155,14 @@ void SmoveCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  AfterRemoval(ctx, ctx.arg(1), *source, 1);
+  AfterRemoval(ctx, ctx.arg(1), *source, 1, "srem");
   if (destination == nullptr) {
     destination = CreateSet(ctx, ctx.arg(2), member, 1);
   }
   if (destination->Add(member, SetLimitsOf(ctx))) {
     ctx.db().Touch(ctx.arg(2));
     MarkDirty(ctx);
+    Notify(ctx, kNotifySet, "sadd", ctx.arg(2));
   }
   ctx.reply.Integer(1);
 }
@@ -181,7 +185,9 @@ void SpopWithCount(CommandContext& ctx) {
   if (static_cast<uint64_t>(count) >= set->size()) {
     ReplyMembers(ctx, *set);
     const uint64_t removed = set->size();
+    Notify(ctx, kNotifySet, "spop", ctx.arg(1));
     ctx.db().Delete(ctx.arg(1));
+    Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
     MarkDirty(ctx, removed);
     ctx.Propagate({"DEL", ctx.arg(1)});
     return;
@@ -196,7 +202,7 @@ void SpopWithCount(CommandContext& ctx) {
     set->Remove(member);
     ctx.reply.Bulk(member);
   }
-  AfterRemoval(ctx, ctx.arg(1), *set, popped.size());
+  AfterRemoval(ctx, ctx.arg(1), *set, popped.size(), "spop");
   // The effects record which members went, not the random draw.
   if (ctx.propagating()) {
     std::vector<std::string_view> srem = {"SREM", ctx.arg(1)};
@@ -223,7 +229,7 @@ void SpopCommand(CommandContext& ctx) {
   uint64_t random_state = ctx.server.Random64();
   std::string member;
   set->PopRandom(&random_state, &member);
-  AfterRemoval(ctx, ctx.arg(1), *set, 1);
+  AfterRemoval(ctx, ctx.arg(1), *set, 1, "spop");
   ctx.reply.Bulk(member);
   ctx.Propagate({"SREM", ctx.arg(1), member});
 }
@@ -271,7 +277,8 @@ void SrandmemberCommand(CommandContext& ctx) {
 // --- Set operations ---------------------------------------------------------------------------
 
 // The sets named by argv[first, first + count): nullptr for a missing key. Returns false after
-// replying WRONGTYPE (every key is looked up first, as Redis does).
+// replying WRONGTYPE (every key is looked up first, as Redis does). The STORE forms read their
+// sources as reads too (a miss counts and is announced), as in Redis 7.
 bool LookupSets(CommandContext& ctx, size_t first, size_t count, bool for_read,
                 std::vector<const PackedSet*>* sets) {
   sets->clear();
@@ -283,16 +290,22 @@ bool LookupSets(CommandContext& ctx, size_t first, size_t count, bool for_read,
   return true;
 }
 
-// Stores result under key (or deletes the key when it is empty) and replies its size.
-void StoreResult(CommandContext& ctx, std::string_view key, PackedSet&& result) {
+// Stores result under key (or deletes the key when it is empty), replies its size and
+// announces event (or del).
+void StoreResult(CommandContext& ctx, std::string_view key, PackedSet&& result,
+                 std::string_view event) {
   if (result.empty()) {
     ctx.reply.Integer(0);
-    if (ctx.db().Delete(key)) MarkDirty(ctx);
+    if (ctx.db().Delete(key)) {
+      MarkDirty(ctx);
+      Notify(ctx, kNotifyGeneric, "del", key);
+    }
     return;
   }
   const int64_t size = static_cast<int64_t>(result.size());
   ctx.db().Put(key, EntryValue::Object(new SetObject(std::move(result))), std::nullopt);
   MarkDirty(ctx);
+  Notify(ctx, kNotifySet, event, key);
   ctx.reply.Integer(size);
 }
 
@@ -320,11 +333,11 @@ void ForEachInIntersection(std::vector<const PackedSet*> sets, uint64_t limit, F
 void InterGeneric(CommandContext& ctx, size_t first, std::string_view destination) {
   const bool store = !destination.empty() || first == 2;
   std::vector<const PackedSet*> sets;
-  if (!LookupSets(ctx, first, ctx.argc() - first, !store, &sets)) return;
+  if (!LookupSets(ctx, first, ctx.argc() - first, true, &sets)) return;
   const bool any_missing = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
   if (any_missing) {
     if (store) {
-      StoreResult(ctx, destination, PackedSet());
+      StoreResult(ctx, destination, PackedSet(), "sinterstore");
     } else {
       ctx.reply.Set(0);
     }
@@ -334,7 +347,7 @@ void InterGeneric(CommandContext& ctx, size_t first, std::string_view destinatio
     const SetLimits limits = SetLimitsOf(ctx);
     PackedSet result;
     ForEachInIntersection(sets, 0, [&](std::string_view member) { result.Add(member, limits); });
-    StoreResult(ctx, destination, std::move(result));
+    StoreResult(ctx, destination, std::move(result), "sinterstore");
     return;
   }
   std::vector<std::string> members;
@@ -384,7 +397,7 @@ enum class SetOperation { kUnion, kDiff };
 // intset that converts as it grows, as in Redis.
 void UnionDiffGeneric(CommandContext& ctx, size_t first, SetOperation operation, bool store) {
   std::vector<const PackedSet*> sets;
-  if (!LookupSets(ctx, first, ctx.argc() - first, !store, &sets)) return;
+  if (!LookupSets(ctx, first, ctx.argc() - first, true, &sets)) return;
   const SetLimits limits = SetLimitsOf(ctx);
   PackedSet result;
   if (operation == SetOperation::kUnion) {
@@ -401,7 +414,8 @@ void UnionDiffGeneric(CommandContext& ctx, size_t first, SetOperation operation,
     });
   }
   if (store) {
-    StoreResult(ctx, ctx.arg(1), std::move(result));
+    StoreResult(ctx, ctx.arg(1), std::move(result),
+                operation == SetOperation::kUnion ? "sunionstore" : "sdiffstore");
   } else {
     ReplyMembers(ctx, result);
   }

@@ -261,11 +261,15 @@ void SortGeneric(CommandContext& ctx, bool read_only) {
   for (const std::string& element : output) result.PushBack(element, limits);
   const size_t stored = result.size();
   if (stored == 0) {
-    if (ctx.db().Delete(*options.store)) MarkDirty(ctx);
+    if (ctx.db().Delete(*options.store)) {
+      MarkDirty(ctx);
+      Notify(ctx, kNotifyGeneric, "del", *options.store);
+    }
   } else {
     ctx.db().Put(*options.store, EntryValue::Object(new ListObject(std::move(result))),
                  std::nullopt);
     MarkDirty(ctx, stored);
+    Notify(ctx, kNotifyList, "sortstore", *options.store);
   }
   ctx.reply.Integer(static_cast<int64_t>(stored));
 }

@@ -123,6 +123,7 @@ void SeeConsumer(CommandContext& ctx, ConsumerGroup& group, std::string_view key
                  std::string_view group_name, std::string_view consumer) {
   if (!group.SeeConsumer(consumer, ctx.now_ms)) return;
   MarkDirty(ctx);
+  Notify(ctx, kNotifyStream, "xgroup-createconsumer", key);
   if (ctx.propagating()) ctx.Propagate({"XGROUP", "CREATECONSUMER", key, group_name, consumer});
 }
 
@@ -309,7 +310,10 @@ void XaddCommand(CommandContext& ctx) {
   const std::string id_text = id.ToString();
   ctx.reply.Bulk(id_text);
   MarkDirty(ctx);
-  if (args.trim != Trim::kNone) ApplyTrim(*stream, args);
+  Notify(ctx, kNotifyStream, "xadd", ctx.arg(1));
+  if (args.trim != Trim::kNone && ApplyTrim(*stream, args) > 0) {
+    Notify(ctx, kNotifyStream, "xtrim", ctx.arg(1));
+  }
   ctx.db().Touch(ctx.arg(1));
   // The log gets the id chosen here and the trim as it turned out.
   if (ctx.propagating() && (args.approx || !args.id_given || args.seq_auto)) {
@@ -335,6 +339,7 @@ void XtrimCommand(CommandContext& ctx) {
   if (removed > 0) {
     ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx, removed);
+    Notify(ctx, kNotifyStream, "xtrim", ctx.arg(1));
     if (ctx.propagating() && args.approx) {
       std::vector<std::string> argv = {std::string(ctx.arg(0)), std::string(ctx.arg(1))};
       AppendExactTrim(*stream, args, &argv);
@@ -415,6 +420,7 @@ void XdelCommand(CommandContext& ctx) {
   if (deleted > 0) {
     ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx, static_cast<uint64_t>(deleted));
+    Notify(ctx, kNotifyStream, "xdel", ctx.arg(1));
   }
   ctx.reply.Integer(deleted);
 }
@@ -474,6 +480,7 @@ void XsetidCommand(CommandContext& ctx) {
                     max_deleted == StreamId::Min() ? std::nullopt : std::optional(max_deleted));
   ctx.db().Touch(ctx.arg(1));
   MarkDirty(ctx);
+  Notify(ctx, kNotifyStream, "xsetid", ctx.arg(1));
   ctx.reply.Ok();
 }
 

@@ -133,6 +133,7 @@ void XgroupCommand(CommandContext& ctx) {
       return;
     }
     MarkDirty(ctx);
+    Notify(ctx, kNotifyStream, "xgroup-create", key);
     ctx.reply.Ok();
   } else if (subcommand == "setid" && (ctx.argc() == 5 || ctx.argc() == 7)) {
     StreamId id;
@@ -143,6 +144,7 @@ void XgroupCommand(CommandContext& ctx) {
     }
     group->SetId(id, entries_read);
     MarkDirty(ctx);
+    Notify(ctx, kNotifyStream, "xgroup-setid", key);
     ctx.reply.Ok();
   } else if (subcommand == "destroy" && ctx.argc() == 4) {
     if (group == nullptr) {
@@ -152,17 +154,20 @@ void XgroupCommand(CommandContext& ctx) {
     object->groups()->Destroy(name);
     ctx.db().WakeBlocked(key);  // its XREADGROUP waiters run again and get NOGROUP
     MarkDirty(ctx);
+    Notify(ctx, kNotifyStream, "xgroup-destroy", key);
     ctx.reply.Integer(1);
   } else if (subcommand == "createconsumer" && ctx.argc() == 5) {
     const bool created = group->CreateConsumer(ctx.arg(4), ctx.now_ms);
     if (created) {
       MarkDirty(ctx);
+      Notify(ctx, kNotifyStream, "xgroup-createconsumer", key);
     }
     ctx.reply.Integer(created ? 1 : 0);
   } else if (subcommand == "delconsumer" && ctx.argc() == 5) {
     const std::optional<uint64_t> pending = group->DeleteConsumer(ctx.arg(4));
     if (pending) {
       MarkDirty(ctx);
+      Notify(ctx, kNotifyStream, "xgroup-delconsumer", key);
     }
     ctx.reply.Integer(static_cast<int64_t>(pending.value_or(0)));
   } else {

@@ -96,7 +96,9 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
     if (!deadline) return;
   }
   Database& db = ctx.db();
-  KeyEntry* existing = db.Find(key, ctx.now_ms);
+  // GET reads the old value as GET does (a miss counts, and is announced).
+  KeyEntry* existing = (options.flags & O::kGet) ? db.FindForRead(key, ctx.now_ms)
+                                                 : db.Find(key, ctx.now_ms);
   if (options.flags & O::kGet) {
     if (existing != nullptr && existing->type() != ValueType::kString) {
       ctx.reply.Error(errors::kWrongType);
@@ -121,6 +123,8 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   db.Put(key, EntryValue::String(value), deadline, options.flags & O::kKeepTtl);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyString, "set", key);
+  if (deadline) Notify(ctx, kNotifyGeneric, "expire", key);
   // EX, PX, SETEX and PSETEX count from now: the log holds the absolute deadline.
   if (deadline && ctx.propagating()) {
     ctx.Propagate({"SET", key, value, "PXAT", std::to_string(*deadline)});
@@ -180,6 +184,7 @@ void GetdelCommand(CommandContext& ctx) {
   ReplyStringValue(ctx, entry);
   ctx.db().Delete(ctx.arg(1));
   MarkDirty(ctx);
+  Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
 }
 
 void GetexCommand(CommandContext& ctx) {
@@ -202,14 +207,17 @@ void GetexCommand(CommandContext& ctx) {
     db.Delete(ctx.arg(1));
     MarkDirty(ctx);
     ctx.Propagate({"DEL", ctx.arg(1)});
+    Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
   } else if (deadline) {
     db.SetExpire(ctx.arg(1), deadline);
     MarkDirty(ctx);
     if (ctx.propagating()) ctx.Propagate({"PEXPIREAT", ctx.arg(1), std::to_string(*deadline)});
+    Notify(ctx, kNotifyGeneric, "expire", ctx.arg(1));
   } else if ((options.flags & StringOptions::kPersist) && entry->has_expire()) {
     db.SetExpire(ctx.arg(1), std::nullopt);
     MarkDirty(ctx);
     ctx.Propagate({"PERSIST", ctx.arg(1)});
+    Notify(ctx, kNotifyGeneric, "persist", ctx.arg(1));
   }
 }
 
@@ -237,6 +245,7 @@ void MsetCommand(CommandContext& ctx) {
   if (!CheckPairs(ctx)) return;
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db().Put(ctx.arg(i), EntryValue::String(ctx.arg(i + 1)), std::nullopt);
+    Notify(ctx, kNotifyString, "set", ctx.arg(i));
   }
   MarkDirty(ctx, (ctx.argc() - 1) / 2);
   ctx.reply.Ok();
@@ -252,6 +261,7 @@ void MsetnxCommand(CommandContext& ctx) {
   }
   for (size_t i = 1; i < ctx.argc(); i += 2) {
     ctx.db().Put(ctx.arg(i), EntryValue::String(ctx.arg(i + 1)), std::nullopt);
+    Notify(ctx, kNotifyString, "set", ctx.arg(i));
   }
   MarkDirty(ctx, (ctx.argc() - 1) / 2);
   ctx.reply.Integer(1);
@@ -275,6 +285,7 @@ void AppendCommand(CommandContext& ctx) {
   if (entry == nullptr) {
     ctx.db().Put(ctx.arg(1), EntryValue::String(suffix), std::nullopt);
     MarkDirty(ctx);
+    Notify(ctx, kNotifyString, "append", ctx.arg(1));
     ctx.reply.Integer(static_cast<int64_t>(suffix.size()));
     return;
   }
@@ -295,6 +306,7 @@ void AppendCommand(CommandContext& ctx) {
     ctx.db().Put(ctx.arg(1), EntryValue::RawString(joined), std::nullopt, /*keep_ttl=*/true);
   }
   MarkDirty(ctx);
+  Notify(ctx, kNotifyString, "append", ctx.arg(1));
   ctx.reply.Integer(static_cast<int64_t>(length));
 }
 
@@ -363,6 +375,7 @@ void SetrangeCommand(CommandContext& ctx) {
     ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
   }
   MarkDirty(ctx);
+  Notify(ctx, kNotifyString, "setrange", ctx.arg(1));
   ctx.reply.Integer(static_cast<int64_t>(length));
 }
 
@@ -386,6 +399,7 @@ void IncrDecr(CommandContext& ctx, int64_t increment) {
   }
   ctx.db().Put(ctx.arg(1), EntryValue::Integer(result), std::nullopt, /*keep_ttl=*/true);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyString, "incrby", ctx.arg(1));
   ctx.reply.Integer(result);
 }
 
@@ -429,6 +443,7 @@ void IncrbyfloatCommand(CommandContext& ctx) {
   if (text.size() <= kEmbstrMaxLength) stored.encoding = StringEncoding::kEmbstr;
   ctx.db().Put(ctx.arg(1), stored, std::nullopt, /*keep_ttl=*/true);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyString, "incrbyfloat", ctx.arg(1));
   // Logged as the value it produced, as Redis does: float arithmetic need not replay exactly.
   ctx.Propagate({"SET", ctx.arg(1), text, "KEEPTTL"});
   ctx.reply.Bulk(text);

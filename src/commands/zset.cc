@@ -69,16 +69,21 @@ void ZsetElementWriter::Add(std::string_view member, double score) {
   Put("\r\n");
 }
 
-void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set) {
+void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set,
+                     std::string_view event) {
   Database& db = ctx.db();
   if (set.empty()) {
     ctx.reply.Integer(0);
-    if (db.Delete(key)) MarkDirty(ctx);
+    if (db.Delete(key)) {
+      MarkDirty(ctx);
+      Notify(ctx, kNotifyGeneric, "del", key);
+    }
     return;
   }
   const int64_t size = static_cast<int64_t>(set.size());
   db.Put(key, EntryValue::Object(new ZsetObject(std::move(set))), std::nullopt);
   MarkDirty(ctx);
+  Notify(ctx, kNotifyZset, event, key);
   ctx.reply.Integer(size);
 }
 
@@ -375,6 +380,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
     ctx.db().Touch(key);
   }
   MarkDirty(ctx, static_cast<uint64_t>(added + updated));
+  if (added + updated > 0) Notify(ctx, kNotifyZset, options.incr ? "zincr" : "zadd", key);
   if (failed) return;
   if (options.incr) {
     if (processed > 0) {
@@ -566,7 +572,7 @@ void ZrangeGeneric(CommandContext& ctx, size_t src, const std::string_view* stor
   if (!LookupZset(ctx, ctx.arg(src), &set, true)) return;
   if (set == nullptr) {
     if (store != nullptr) {
-      StoreZsetResult(ctx, *store, SortedSet());
+      StoreZsetResult(ctx, *store, SortedSet(), "zrangestore");
     } else {
       ctx.reply.Array(0);
     }
@@ -595,7 +601,7 @@ void ZrangeGeneric(CommandContext& ctx, size_t src, const std::string_view* stor
                               ZsetObject::Insert(result, score, member, limits);
                             });
   }
-  StoreZsetResult(ctx, *store, std::move(result));
+  StoreZsetResult(ctx, *store, std::move(result), "zrangestore");
 }
 
 void ZrangeCommand(CommandContext& ctx) {
@@ -629,11 +635,15 @@ void ZrevrangebylexCommand(CommandContext& ctx) {
 
 // --- Removal ----------------------------------------------------------------------------------
 
-// After `removed` members left the set at key: deletes an emptied key, else records the change.
-void AfterRemoval(CommandContext& ctx, std::string_view key, const SortedSet& set, size_t removed) {
+// After `removed` members left the set at key: announces event, deletes an emptied key
+// (announcing del), else records the change.
+void AfterRemoval(CommandContext& ctx, std::string_view key, const SortedSet& set, size_t removed,
+                  std::string_view event) {
   if (removed == 0) return;
+  Notify(ctx, kNotifyZset, event, key);
   if (set.empty()) {
     ctx.db().Delete(key);  // frees the set
+    Notify(ctx, kNotifyGeneric, "del", key);
   } else {
     ctx.db().Touch(key);
   }
@@ -653,7 +663,7 @@ void ZremCommand(CommandContext& ctx) {
     if (set->Erase(ctx.arg(i))) ++removed;
     if (set->empty()) break;
   }
-  AfterRemoval(ctx, key, *set, removed);
+  AfterRemoval(ctx, key, *set, removed, "zrem");
   ctx.reply.Integer(static_cast<int64_t>(removed));
 }
 
@@ -695,7 +705,10 @@ void ZremrangeGeneric(CommandContext& ctx, RangeKind kind) {
       break;
   }
   const size_t removed = span.size() > 0 ? set->EraseRankRange(span.first, span.last) : 0;
-  AfterRemoval(ctx, key, *set, removed);
+  AfterRemoval(ctx, key, *set, removed,
+               kind == RangeKind::kRank    ? "zremrangebyrank"
+               : kind == RangeKind::kScore ? "zremrangebyscore"
+                                           : "zremrangebylex");
   ctx.reply.Integer(static_cast<int64_t>(removed));
 }
 
@@ -751,7 +764,7 @@ void PopGeneric(CommandContext& ctx, size_t first_key, size_t key_count, PopEnd 
                             reply.Double(score);
                           });
   set->EraseRankRange(span.first, span.last);
-  AfterRemoval(ctx, key, *set, n);
+  AfterRemoval(ctx, key, *set, n, end == PopEnd::kMin ? "zpopmin" : "zpopmax");
   // ZMPOP and BZMPOP are logged as the pop they made, as Redis logs them: one key, the count
   // taken.
   if (emit_key && ctx.propagating()) {
@@ -842,7 +855,7 @@ void BlockingPopGeneric(CommandContext& ctx, PopEnd end) {
   ctx.reply.Bulk(element.member);
   ctx.reply.Double(element.score);
   set->EraseRankRange(rank, rank + 1);
-  AfterRemoval(ctx, key, *set, 1);
+  AfterRemoval(ctx, key, *set, 1, end == PopEnd::kMin ? "zpopmin" : "zpopmax");
   // Logged as the non-blocking pop of the key served, so a replay never blocks.
   ctx.Propagate({end == PopEnd::kMin ? "ZPOPMIN" : "ZPOPMAX", key});
 }

@@ -20,8 +20,10 @@ ZsetLimits ZsetLimitsOf(const CommandContext& ctx);
 bool LookupZset(CommandContext& ctx, std::string_view key, SortedSet** set, bool for_read);
 
 // Stores a finished set under key, replacing any value and deadline, or deletes the key when
-// the set is empty (the STORE commands). Replies the set's size and marks the change.
-void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set);
+// the set is empty (the STORE commands). Replies the set's size, marks the change and
+// announces event (del for a deletion).
+void StoreZsetResult(CommandContext& ctx, std::string_view key, SortedSet&& set,
+                     std::string_view event);
 
 // One element of a reply that may carry scores: the member, then (with scores) its score, as a
 // [member, score] pair in RESP3.

@@ -288,7 +288,10 @@ void SetOperationGeneric(CommandContext& ctx, const std::string_view* destinatio
     set.AppendSorted(small && score == 0 ? 0.0 : score, member, limits);
   }
   set.FinishAppends();
-  StoreZsetResult(ctx, *destination, std::move(set));
+  StoreZsetResult(ctx, *destination, std::move(set),
+                  operation == SetOperation::kUnion   ? "zunionstore"
+                  : operation == SetOperation::kInter ? "zinterstore"
+                                                      : "zdiffstore");
 }
 
 void ZunionCommand(CommandContext& ctx) {

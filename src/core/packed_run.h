@@ -1,6 +1,6 @@
 // PackedRun: the small form of a hash (kCells = 2: field, value) or a set (kCells = 1:
 // member), what Redis calls a listpack: one block, entries back to back in insertion order,
-// searched linearly. Redis keeps hashes in it up to hash-max-listpack-entries (128) fields of
+// searched linearly. Redis keeps hashes in it up to hash-max-listpack-entries (512) fields of
 // at most hash-max-listpack-value (64) bytes, sets up to set-max-listpack-entries (128); a
 // scan of a few kilobytes beats any index there, and the collection costs its data plus 8
 // bytes. The caller enforces the limits.

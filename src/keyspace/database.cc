@@ -31,6 +31,9 @@ void Database::DeleteExpired(std::string_view key) {
 KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
   KeyEntry* entry = Find(key, now_ms);
   if (counters_ != nullptr) ++(entry ? counters_->keyspace_hits : counters_->keyspace_misses);
+  if (entry == nullptr && waiters_ != nullptr && waiters_->events != nullptr) {
+    waiters_->events->KeyMissed(waiters_->index, key);
+  }
   return entry;
 }
 
@@ -66,6 +69,9 @@ void Database::Insert(KeyEntry* entry) {
   Touch(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
   table_.Insert(entry);
+  if (waiters_ != nullptr && waiters_->events != nullptr) {
+    waiters_->events->KeyAdded(waiters_->index, entry->key());
+  }
 }
 
 void Database::Replace(Table::Slot slot, KeyEntry* fresh) {

@@ -30,6 +30,10 @@ class KeyspaceEvents {
   // key was deleted because its deadline passed (lazy or active expiry). A replay must see
   // the deletion as a DEL: it may run at a time when the key has not expired yet.
   virtual void KeyExpired(int db, std::string_view key) = 0;
+  // A read lookup found no key (Redis's keymiss event).
+  virtual void KeyMissed(int db, std::string_view key) = 0;
+  // A key that did not exist was stored (Redis's new event; not while a snapshot loads).
+  virtual void KeyAdded(int db, std::string_view key) = 0;
 };
 
 // Who waits on the keys of one database index, in the terms the layers above gave: a WATCH

@@ -11,6 +11,7 @@
 #include "core/glob.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
+#include "server/keyspace_notify.h"
 #include "server/errors.h"
 
 namespace goblin {
@@ -65,7 +66,8 @@ struct ConfigRegistry::Option {
     kBind,
     kOctal,
     kDir,
-    kOutputLimits
+    kOutputLimits,
+    kNotifyClasses
   };
   enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
@@ -130,6 +132,10 @@ class ConfigRegistry::OptionTable {
   void OutputLimits(const char* name, OutputBufferLimits* field, Mutability mutability) {
     Add(name, Kind::kOutputLimits, field, mutability, kNone);
   }
+  // notify-keyspace-events: class letters in, Redis's normalised letters out.
+  void NotifyClasses(const char* name, uint32_t* field, Mutability mutability) {
+    Add(name, Kind::kNotifyClasses, field, mutability, kNone);
+  }
   // Another name for the option added last, answered by CONFIG GET and accepted everywhere.
   void Alias(const char* name) { rows_->back().aliases.push_back(name); }
 
@@ -167,6 +173,8 @@ std::string ConfigRegistry::Option::Format() const {
     case Kind::kEnum:
     case Kind::kDir:
       return *static_cast<std::string*>(field);
+    case Kind::kNotifyClasses:
+      return FormatNotifyClasses(*static_cast<uint32_t*>(field));
     case Kind::kSave: {
       std::string out;
       for (const SaveRule& rule : *static_cast<std::vector<SaveRule>*>(field)) {
@@ -242,6 +250,13 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       if (!single) return kWrongArgumentCount;
       *static_cast<std::string*>(field) = values[0];
       return "";
+    case Kind::kNotifyClasses: {
+      if (!single) return kWrongArgumentCount;
+      const std::optional<uint32_t> flags = ParseNotifyClasses(values[0]);
+      if (!flags) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+      *static_cast<uint32_t*>(field) = *flags;
+      return "";
+    }
     case Kind::kEnum: {
       if (!single) return kWrongArgumentCount;
       std::string v = AsciiLower(values[0]);
@@ -407,6 +422,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
   table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
+  table.NotifyClasses("notify-keyspace-events", &c.notify_keyspace_events, kMutable);
   table.Memory("stream-node-max-bytes", &c.stream_node_max_bytes, 0, kMaxLong, kMutable);
   table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);
   table.Alias("lua-time-limit");
@@ -570,8 +586,7 @@ std::string ConfigRegistry::Rewrite() const {
   std::string text = "# Rewritten by goblin-server CONFIG REWRITE\n";
   for (const Option& option : options_) {
     std::string value = option.Format();
-    if (option.kind == Option::Kind::kSave && value.empty()) value = "\"\"";
-    if (option.kind == Option::Kind::kString && value.empty()) value = "\"\"";
+    if (value.empty()) value = "\"\"";  // an empty save, string or event class list
     text += option.name + " " + value + "\n";
   }
   std::string tmp = config_->config_file + ".tmp";

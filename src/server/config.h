@@ -85,7 +85,7 @@ struct Config {
   // Encoding thresholds.
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
-  int64_t hash_max_listpack_entries = 128;
+  int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
   int64_t set_max_intset_entries = 512;
   int64_t set_max_listpack_entries = 128;
@@ -101,6 +101,8 @@ struct Config {
   int64_t latency_monitor_threshold = 0;
   // Milliseconds a script runs before other clients get -BUSY (lua-time-limit); 0: at once.
   int64_t busy_reply_threshold = 5000;
+  // notify-keyspace-events as NotifyClass bits (server/keyspace_notify.h); 0: none.
+  uint32_t notify_keyspace_events = 0;
 
   // Where CONFIG REWRITE writes; empty when started without a config file.
   std::string config_file;

@@ -7,6 +7,7 @@
 
 #include "keyspace/database.h"
 #include "server/cycle_clock.h"
+#include "server/keyspace_notify.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -90,6 +91,7 @@ Evictor::Step Evictor::EvictOne(EvictionPolicy policy) {
     // As Redis: the log and replicas see a DEL, watchers see the key change.
     server_.effects.Add(index, {"DEL", *key});
     db.Delete(*key);
+    server_.NotifyKeyspaceEvent(kNotifyEvicted, "evicted", *key, index);
     ++evicted_keys_;
     return Step::kEvicted;
   }

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "server/errors.h"
+#include "server/keyspace_notify.h"
 #include "server/log.h"
 #include "server/persistence.h"
 #include "server/script_runner.h"
@@ -187,7 +188,36 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
   return "";
 }
 
-void Server::KeyExpired(int db, std::string_view key) { effects.Add(db, {"DEL", key}); }
+void Server::KeyExpired(int db, std::string_view key) {
+  effects.Add(db, {"DEL", key});
+  NotifyKeyspaceEvent(kNotifyExpired, "expired", key, db);
+}
+
+void Server::KeyMissed(int db, std::string_view key) {
+  NotifyKeyspaceEvent(kNotifyKeyMiss, "keymiss", key, db);
+}
+
+void Server::KeyAdded(int db, std::string_view key) {
+  if (!loading()) NotifyKeyspaceEvent(kNotifyNew, "new", key, db);
+}
+
+void Server::NotifyKeyspaceEvent(uint32_t type, std::string_view event, std::string_view key,
+                                 int db) {
+  const uint32_t enabled = config.notify_keyspace_events;
+  if ((enabled & type) == 0) return;
+  auto deliver = [this](Client& subscriber) { QueueWrite(subscriber); };
+  const std::string db_text = std::to_string(db);
+  if (enabled & kNotifyKeyspace) {
+    std::string channel = "__keyspace@" + db_text + "__:";
+    channel += key;
+    pubsub.Publish(PubSub::kChannel, channel, event, deliver);
+  }
+  if (enabled & kNotifyKeyevent) {
+    std::string channel = "__keyevent@" + db_text + "__:";
+    channel += event;
+    pubsub.Publish(PubSub::kChannel, channel, key, deliver);
+  }
+}
 
 bool Server::loading() const { return persistence->loading(); }
 

@@ -194,6 +194,10 @@ class Server : private KeyspaceEvents {
   // Records an error reply for INFO errorstats (the prefix is the first word).
   void CountError(std::string_view error_text);
 
+  // Publishes keyspace event `event` of class `type` (server/keyspace_notify.h) for key in
+  // database db on the channels notify-keyspace-events enables; nothing when type is off.
+  void NotifyKeyspaceEvent(uint32_t type, std::string_view event, std::string_view key, int db);
+
   Config config;
   ConfigRegistry config_registry{&config};
   CommandTable commands;
@@ -264,8 +268,11 @@ class Server : private KeyspaceEvents {
   void HandleReadyKeys();
   void HandleBlockTimeouts();
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
-  // KeyspaceEvents: an expired key reaches the effects stream as a DEL.
+  // KeyspaceEvents: an expired key reaches the effects stream as a DEL and subscribers as
+  // `expired`; a read miss is `keymiss`, a key created `new`.
   void KeyExpired(int db, std::string_view key) override;
+  void KeyMissed(int db, std::string_view key) override;
+  void KeyAdded(int db, std::string_view key) override;
   void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
   static bool AllowedWhileSubscribed(const Command& command);
   bool PausesCommand(const Client& client, const Command& command) const;

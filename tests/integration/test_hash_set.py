@@ -169,7 +169,7 @@ def test_hscan_guarantee(r):
 
 @pytest.mark.redis72
 def test_hash_encodings(r):
-    r.hset("h", mapping={f"f{i}": i for i in range(128)})
+    r.hset("h", mapping={f"f{i}": i for i in range(512)})  # the default hash-max-listpack-entries
     assert encoding(r, "h") == "listpack"
     r.hset("h", "one-more", 1)
     assert encoding(r, "h") == "hashtable"
@@ -183,7 +183,7 @@ def test_hash_encodings(r):
     r.hset("e", mapping={"a": 1, "b": 1})
     r.hincrby("e", "c", 1)
     assert encoding(r, "e") == "hashtable"
-    r.config_set("hash-max-listpack-entries", 128)
+    r.config_set("hash-max-listpack-entries", 512)
 
 
 # ---- sets ----------------------------------------------------------------------------------------------

@@ -31,10 +31,12 @@ CONFIG_DEFAULTS = {
     "hz": "10", "timeout": "0", "tcp-keepalive": "300", "loglevel": "notice",
     "maxmemory": "0", "maxmemory-policy": "noeviction",
     "zset-max-listpack-entries": "128", "zset-max-listpack-value": "64",
+    "hash-max-listpack-entries": "512", "hash-max-listpack-value": "64", "set-max-intset-entries": "512",
 }
 # Configuration reset like CONFIG_DEFAULTS, but only on a server that has the parameter (CONFIG GET
 # names it): the list settings, so that the suite still runs against a build without lists.
-OPTIONAL_CONFIG_DEFAULTS = {"list-max-listpack-size": "-2", "list-compress-depth": "0"}
+OPTIONAL_CONFIG_DEFAULTS = {"list-max-listpack-size": "-2", "list-compress-depth": "0",
+                            "set-max-listpack-entries": "128", "set-max-listpack-value": "64"}
 
 
 class Failure:
