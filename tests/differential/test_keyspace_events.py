@@ -26,8 +26,11 @@ from .streams import stream_seeds
 MARKER = b"__goblin_test_marker__"
 CLASSES = b"KEAnm"  # every class, keymiss and new included
 LENGTH = int(os.environ.get("GOBLIN_DIFF_OPS", "1500"))
-# CLIENT KILL TYPE pubsub would drop the subscriber.
-LEFT_OUT = {"client|kill"}
+# Rows whose events cannot be compared in a stream: CLIENT KILL TYPE pubsub would drop the
+# subscriber; RANDOMKEY expires the random keys it samples (each server its own); BITCOUNT and
+# BITPOS with bad arguments look the key up in 7.0 (expiring it) but not in 7.2, so the two
+# servers' expiries drift apart (their events are in the corpus below, with valid arguments).
+LEFT_OUT = {"client|kill", "randomkey", "bitcount", "bitpos"}
 
 
 class EventPair(ServerPair):
@@ -187,6 +190,8 @@ CORPUS = [
               S("MOVE", "d", "1"), S("SELECT", "1"), S("MOVE", "d", "0"), S("SELECT", "0"), S("EXPIRE", "c", "100"),
               S("PERSIST", "c"), S("PEXPIREAT", "c", "1"), S("EXISTS", "c", "d"), S("TYPE", "nokey"),
               S("TTL", "nokey"), S("TOUCH", "nokey", "d"), S("DEL", "d", "nokey"), S("UNLINK", "nokey")),
+    corpus_op("bit reads", S("BITCOUNT", "nokey"), S("BITPOS", "nokey", "1"), S("SET", "a", "x", "PXAT", "1"),
+              S("BITCOUNT", "a", "0", "-1"), S("SET", "b", "x", "PXAT", "1"), S("BITPOS", "b", "0")),
     corpus_op("lazy expiry", S("SET", "a", "1", "PXAT", "1"), S("GET", "a"), S("SET", "b", "1", "PXAT", "1"),
               S("DEL", "b"), S("SET", "c", "1", "PXAT", "1"), S("LPUSH", "c", "x"),
               S("HSET", "h", "f", "v"), S("PEXPIREAT", "h", "1"), S("HGET", "h", "f")),
