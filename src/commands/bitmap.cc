@@ -204,9 +204,10 @@ void BitposCommand(CommandContext& ctx) {
       ctx.reply.Error(errors::kSyntax);
       return;
     }
-    if (!ParseIntegerArg(ctx, ctx.arg(3), &start)) return;
+    // Redis reads the unit before the end.
+    if (!ParseIntegerArg(ctx, ctx.arg(3), &start) || !ParseRangeUnit(ctx, 5, &bit_unit)) return;
     if (ctx.argc() >= 5) {
-      if (!ParseIntegerArg(ctx, ctx.arg(4), &end) || !ParseRangeUnit(ctx, 5, &bit_unit)) return;
+      if (!ParseIntegerArg(ctx, ctx.arg(4), &end)) return;
       end_given = true;
     }
   }
