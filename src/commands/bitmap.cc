@@ -1,6 +1,7 @@
 // Bitmap commands over string values: SETBIT GETBIT BITCOUNT BITPOS BITOP. Bit 0 is the most
 // significant bit of byte 0, as in Redis. SETBIT changes a raw string in place (KeyEntry
-// invariant 4); BITFIELD is not served (docs/COMMANDS.md).
+// invariant 4) and counts as a change only when it created the key, lengthened it, or changed
+// the bit, as Redis 7 does.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -17,16 +18,27 @@
 namespace goblin {
 namespace {
 
-// A bit offset argument: a non-negative integer whose byte lies within proto-max-bulk-len.
-bool ParseBitOffset(CommandContext& ctx, std::string_view text, uint64_t* offset) {
+// A bit offset argument, as Redis's getBitOffsetFromArgument reads it: a non-negative integer
+// whose byte lies within proto-max-bulk-len (not checked while the append-only file replays: it
+// holds what was accepted once). With field_bits > 0 (BITFIELD) "#n" means n fields of that
+// width; the product wraps in 64 bits as Redis's C multiplication does, so "#288230376151711745"
+// of an i64 is offset 64.
+bool ParseBitOffset(CommandContext& ctx, std::string_view text, int field_bits, uint64_t* offset) {
+  const bool in_fields = field_bits > 0 && !text.empty() && text[0] == '#';
   int64_t value;
-  if (!ParseInt64(text, &value) || value < 0 ||
-      (value >> 3) >= ctx.server.config.proto_max_bulk_len) {
-    ctx.reply.Error(errors::kBitOffsetNotInteger);
-    return false;
+  if (ParseInt64(in_fields ? text.substr(1) : text, &value)) {
+    if (in_fields) {
+      value =
+          static_cast<int64_t>(static_cast<uint64_t>(value) * static_cast<uint64_t>(field_bits));
+    }
+    if (value >= 0 && (ctx.client.kind == ClientKind::kAofReplay ||
+                       (value >> 3) < ctx.server.config.proto_max_bulk_len)) {
+      *offset = static_cast<uint64_t>(value);
+      return true;
+    }
   }
-  *offset = static_cast<uint64_t>(value);
-  return true;
+  ctx.reply.Error(errors::kBitOffsetNotInteger);
+  return false;
 }
 
 // The bytes of a string entry (an integer as its text); empty for a missing key.
@@ -34,9 +46,38 @@ std::string_view StringBytes(const KeyEntry* entry, char* scratch) {
   return entry == nullptr ? std::string_view() : entry->string_value(scratch);
 }
 
+// A string a bit command writes into, as Redis's lookupStringForBitCommand leaves it.
+struct WritableBits {
+  uint8_t* bytes;
+  size_t size;
+  bool grew;  // the key was created or lengthened: a change even if no bit changes
+};
+
+// Makes key's value (entry, already type-checked; nullptr when missing) a raw string of at least
+// `length` bytes, zeros added, and returns it. Nothing is recorded for WATCH: the caller Touches
+// the key once it knows it changed something.
+WritableBits BitsForWrite(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                          size_t length) {
+  Database& db = ctx.db();
+  if (entry == nullptr) {
+    // Sized exactly, as Redis creates it: a bitmap set once stays as long as its highest bit.
+    db.Put(key, EntryValue::RawString(std::string(length, '\0')), std::nullopt);
+    entry = db.Find(key, ctx.now_ms);
+    auto* bytes = reinterpret_cast<uint8_t*>(KeyEntry::ResizeRawString(entry, length));
+    return WritableBits{bytes, length, true};
+  }
+  // An integer or embstr value becomes raw, as in Redis, whether or not a bit changes.
+  if (entry->string_encoding() != StringEncoding::kRaw) entry = db.UnshareString(key);
+  char scratch[kInt64TextMax];
+  const size_t current = entry->string_value(scratch).size();
+  const size_t size = std::max(current, length);
+  auto* bytes = reinterpret_cast<uint8_t*>(ResizeStringUnrecorded(ctx, key, entry, size));
+  return WritableBits{bytes, size, length > current};
+}
+
 void SetbitCommand(CommandContext& ctx) {
   uint64_t offset;
-  if (!ParseBitOffset(ctx, ctx.arg(2), &offset)) return;
+  if (!ParseBitOffset(ctx, ctx.arg(2), 0, &offset)) return;
   int64_t bit;
   if (!ParseInt64(ctx.arg(3), &bit) || (bit & ~int64_t{1}) != 0) {
     ctx.reply.Error(errors::kBitNotInteger);
@@ -44,36 +85,22 @@ void SetbitCommand(CommandContext& ctx) {
   }
   KeyEntry* entry;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry, false)) return;
-  const size_t byte = offset >> 3;
-  const uint8_t mask = static_cast<uint8_t>(0x80 >> (offset & 7));
-  char scratch[kInt64TextMax];
-  const std::string_view current = StringBytes(entry, scratch);
-  const size_t length = std::max(current.size(), byte + 1);
-  int old_bit;
-  if (entry != nullptr && entry->string_encoding() == StringEncoding::kRaw) {
-    auto* bytes = reinterpret_cast<uint8_t*>(ResizeStringInPlace(ctx, ctx.arg(1), entry, length));
-    old_bit = (bytes[byte] & mask) != 0;
-    bytes[byte] = static_cast<uint8_t>(bit ? bytes[byte] | mask : bytes[byte] & ~mask);
-  } else {
-    // A new key, or an integer or short string: it becomes a raw string, as in Redis.
-    std::string value(current);
-    value.resize(length, '\0');
-    auto& target = reinterpret_cast<uint8_t&>(value[byte]);
-    old_bit = (target & mask) != 0;
-    target = static_cast<uint8_t>(bit ? target | mask : target & ~mask);
-    ctx.db().Put(ctx.arg(1), EntryValue::RawString(value), std::nullopt, /*keep_ttl=*/true);
-  }
-  // As Redis: a change only when the key was made or grew, or the bit flipped.
-  if (entry == nullptr || length > current.size() || old_bit != bit) {
+  const WritableBits target = BitsForWrite(ctx, ctx.arg(1), entry, (offset >> 3) + 1);
+  uint8_t& byte = target.bytes[offset >> 3];
+  const auto mask = static_cast<uint8_t>(0x80 >> (offset & 7));
+  const bool old_bit = (byte & mask) != 0;
+  if (target.grew || old_bit != (bit == 1)) {
+    byte = static_cast<uint8_t>(bit ? byte | mask : byte & ~mask);
+    ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx);
     Notify(ctx, kNotifyString, "setbit", ctx.arg(1));
   }
-  ctx.reply.Integer(old_bit);
+  ctx.reply.Integer(old_bit ? 1 : 0);
 }
 
 void GetbitCommand(CommandContext& ctx) {
   uint64_t offset;
-  if (!ParseBitOffset(ctx, ctx.arg(2), &offset)) return;
+  if (!ParseBitOffset(ctx, ctx.arg(2), 0, &offset)) return;
   KeyEntry* entry;
   if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
   char scratch[kInt64TextMax];

@@ -84,13 +84,19 @@ bool LookupTyped(CommandContext& ctx, std::string_view key, ValueType type, KeyE
   return true;
 }
 
-char* ResizeStringInPlace(CommandContext& ctx, std::string_view key, KeyEntry* entry,
-                          size_t length) {
+char* ResizeStringUnrecorded(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                             size_t length) {
   char* bytes = KeyEntry::ResizeRawString(entry, length);
   if (bytes == nullptr) {
     entry = ctx.db().ReserveString(key, length);
     bytes = KeyEntry::ResizeRawString(entry, length);
   }
+  return bytes;
+}
+
+char* ResizeStringInPlace(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                          size_t length) {
+  char* bytes = ResizeStringUnrecorded(ctx, key, entry, length);
   ctx.db().Touch(key);
   return bytes;
 }

@@ -147,8 +147,12 @@ inline void NotifyIn(CommandContext& ctx, int db, uint32_t type, std::string_vie
 
 // Resizes the kRaw string `entry` stored at `key` in place to `length` bytes (new bytes zero),
 // growing its block with headroom when needed, and returns the bytes (KeyEntry invariant 4):
-// APPEND, SETRANGE, SETBIT. Records the change for WATCH and blocked clients.
+// APPEND, SETRANGE. Records the change for WATCH and blocked clients.
 char* ResizeStringInPlace(CommandContext& ctx, std::string_view key, KeyEntry* entry,
                           size_t length);
+// The same without recording a change, for a command that may change nothing (SETBIT,
+// BITFIELD): it calls ctx.db().Touch(key) itself once it has.
+char* ResizeStringUnrecorded(CommandContext& ctx, std::string_view key, KeyEntry* entry,
+                             size_t length);
 
 }  // namespace goblin

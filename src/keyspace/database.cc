@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/string_number.h"
+
 namespace goblin {
 
 KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
@@ -105,6 +107,18 @@ KeyEntry* Database::ReserveString(std::string_view key, size_t length) {
   KeyEntry* grown = KeyEntry::GrowForString(slot.entry(), length);
   slot.Replace(grown);  // same key, header and deadline: nothing else to account
   return grown;
+}
+
+KeyEntry* Database::UnshareString(std::string_view key) {
+  Table::Slot slot = table_.FindSlot(key);
+  KeyEntry* old = slot.entry();
+  char scratch[kInt64TextMax];
+  // WithValue builds the new block before it frees the old one, so the bytes may point into it.
+  KeyEntry* fresh =
+      KeyEntry::WithValue(old, EntryValue::RawString(old->string_value(scratch)), true);
+  if (mark_use_ != nullptr && *mark_use_) fresh->MarkUsed();
+  slot.Replace(fresh);  // same key and deadline: nothing else to account
+  return fresh;
 }
 
 bool Database::AddNew(std::string_view key, const EntryValue& value,

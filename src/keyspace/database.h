@@ -90,6 +90,11 @@ class Database {
   // KeyEntry::GrowForString) and returns its entry, which may have moved.
   // REQUIRES: key holds a kRaw string.
   KeyEntry* ReserveString(std::string_view key, size_t length);
+  // Stores key's string value (an integer or embstr) again as a kRaw string of the same bytes
+  // and returns its entry, without counting a change: a bit command (SETBIT, BITFIELD) needs raw
+  // bytes before it knows whether it will change any, as Redis's dbUnshareStringValue.
+  // REQUIRES: key holds a string.
+  KeyEntry* UnshareString(std::string_view key);
   // Removes key from the table and hands its entry to the caller, or nullptr.
   KeyEntry* Take(std::string_view key);
   bool Delete(std::string_view key);
