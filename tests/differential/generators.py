@@ -1386,8 +1386,164 @@ BITMAP_GENERATORS = [
 
 GENERATORS = GENERATORS + BITMAP_GENERATORS
 
-# ROLE: a master without replicas, in both servers.
-GENERATORS = GENERATORS + [Gen("role", 0.5, lambda g: [g.case(b"ROLE")], readonly=True)]
+
+# ---- BITFIELD, BITFIELD_RO, LCS ------------------------------------------------------------------
+#
+# BITFIELD calls of one to five subcommands over every type (i1..i64, u1..u63), plain and "#"
+# offsets mostly within the first 140 bits (fields straddle bytes and the end of short values),
+# values at and just past each type's bounds and at the int64 extremes, every OVERFLOW mode, and
+# now and then a malformed type, offset, value or subcommand (Redis checks them in argument order,
+# all before the key). Far offsets (up to the last bit below proto-max-bulk-len) go to GET only: a
+# write there would grow the string to 512 MB. The rows with a GET after the call show a wrong bit
+# at once. LCS compares values drawn from small alphabets (lcs_value), so matches are long and
+# ties between equally long subsequences many.
+
+BITFIELD_TYPES = [b"i%d" % n for n in range(1, 65)] + [b"u%d" % n for n in range(1, 64)]
+BITFIELD_COMMON_TYPES = [b"u8", b"i8", b"u1", b"i1", b"u4", b"i5", b"u16", b"i16", b"i32", b"u63", b"i64"]
+BITFIELD_BAD_TYPES = [b"u64", b"i65", b"i0", b"u0", b"I8", b"U8", b"x8", b"i", b"", b"i08", b"i-1", b"i+8", b"8",
+                      b"i8\x00x", b"u8 "]
+BITFIELD_BAD_OFFSETS = [b"-1", b"#-1", b"#", b"", b"x", b"1.0", b"+1", b"01", b"# 1", b"#x", b"##1",
+                        b"4294967296", b"9223372036854775808", b"#9223372036854775807"]
+# Valid for GET, far from the value: the last bytes below 512 MB, and an i64 "#" count whose
+# product wraps around 2^64 to offset 64 (Redis multiplies in 64-bit C arithmetic).
+BITFIELD_FAR_OFFSETS = [b"4294967295", b"4294967232", b"#536870911", b"#288230376151711745", b"#67108863"]
+BITFIELD_BAD_NUMBERS = [b"x", b"1.5", b"", b"9223372036854775808", b"-9223372036854775809", b"+1", b" 1", b"0x10"]
+
+
+def bitfield_type(g: G) -> bytes:
+    r = g.rng.random()
+    if r < 0.04:
+        return g.choice(BITFIELD_BAD_TYPES)
+    if r < 0.5:
+        return g.choice(BITFIELD_COMMON_TYPES)
+    return g.choice(BITFIELD_TYPES)
+
+
+def bitfield_bounds(ftype: bytes):
+    """(min, max) of a valid type, or None."""
+    if ftype not in BITFIELD_TYPES:
+        return None
+    bits = int(ftype[1:])
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ftype[:1] == b"i" else (0, (1 << bits) - 1)
+
+
+def bitfield_offset(g: G, write: bool) -> bytes:
+    r = g.rng.random()
+    if r < 0.45:
+        return str(g.int(0, 140)).encode()
+    if r < 0.8:
+        return b"#%d" % g.int(0, 12)
+    if r < 0.93:
+        return str(g.choice([0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 1000])).encode()
+    if r < 0.97 and not write:
+        return g.choice(BITFIELD_FAR_OFFSETS)
+    return g.choice(BITFIELD_BAD_OFFSETS)
+
+
+def _clamp64(v: int) -> int:
+    return max(-2**63, min(2**63 - 1, v))
+
+
+def bitfield_number(g: G, ftype: bytes, increment: bool) -> bytes:
+    """A SET value or INCRBY increment: the type's bounds and their neighbours, small numbers,
+    the int64 extremes (and, for SET, the values below INT64_MIN + max whose check wraps)."""
+    bounds = bitfield_bounds(ftype) or (-128, 127)
+    lo, hi = bounds
+    r = g.rng.random()
+    if r < 0.03:
+        return g.choice(BITFIELD_BAD_NUMBERS)
+    if r < 0.33:
+        v = g.choice([hi, hi + 1, lo, lo - 1, hi - 1, lo + 1, hi - lo, lo - hi, hi + 2, lo - 2])
+    elif r < 0.6:
+        v = g.int(-3, 3)
+    elif r < 0.75:
+        v = g.choice([2**63 - 1, -2**63, -2**63 + hi, -2**63 + hi + 1, 2**63 - 2, -2**63 + 1])
+    elif r < 0.9 and not increment:
+        v = g.int(lo, hi)
+    else:
+        v = g.rng.getrandbits(64) - 2**63 if g.maybe(0.5) else g.int(-1000, 1000)
+    return str(_clamp64(v)).encode()
+
+
+def bitfield_subcommands(g: G, writes: bool = True) -> list:
+    args = []
+    for _ in range(g.int(1, 5)):
+        r = g.rng.random()
+        ftype = bitfield_type(g)
+        if r < 0.15:
+            mode = g.choice([b"WRAP", b"SAT", b"FAIL"]) if g.maybe(0.96) else g.choice([b"wrapp", b"", b"SAT "])
+            args += [g.case(b"OVERFLOW"), g.case(mode)]
+        elif r < 0.45 or not writes:
+            args += [g.case(b"GET"), ftype, bitfield_offset(g, write=False)]
+        elif r < 0.72:
+            args += [g.case(b"SET"), ftype, bitfield_offset(g, write=True), bitfield_number(g, ftype, False)]
+        else:
+            args += [g.case(b"INCRBY"), ftype, bitfield_offset(g, write=True), bitfield_number(g, ftype, True)]
+    if g.maybe(0.03):
+        # A subcommand cut short, or one Redis does not have.
+        args += g.choice([[b"GET"], [b"GET", b"u8"], [b"SET", b"u8", b"0"], [b"INCRBY", b"i8"], [b"OVERFLOW"],
+                          [b"FOO", b"u8", b"0"], [b"u8", b"0"]])
+    return args
+
+
+def _bitfield_then_get(g: G):
+    key = g.key()
+    return [Step((g.case(b"BITFIELD"), key, *bitfield_subcommands(g))), Step((b"GET", key), readonly=True)]
+
+
+def _bitfield_ro(g: G):
+    # Now and then a write subcommand, which BITFIELD_RO refuses after parsing everything.
+    return [g.case(b"BITFIELD_RO"), g.key(), *bitfield_subcommands(g, writes=g.maybe(0.1))]
+
+
+LCS_ALPHABETS = [b"ab", b"abc", b"acgt", b"ab\x00\xff"]
+
+
+def lcs_value(g: G) -> bytes:
+    alphabet = g.choice(LCS_ALPHABETS)
+    return bytes(g.choice(alphabet) for _ in range(g.choice([0, 1, 3, 8, 20, 40, 70])))
+
+
+def lcs_options(g: G) -> list:
+    args = []
+    for _ in range(g.int(0, 4)):
+        r = g.rng.random()
+        if r < 0.3:
+            args.append(g.case(b"IDX"))
+        elif r < 0.45:
+            args.append(g.case(b"LEN"))
+        elif r < 0.7:
+            args.append(g.case(b"WITHMATCHLEN"))
+        elif r < 0.97:
+            args += [g.case(b"MINMATCHLEN"), g.choice([b"0", b"1", b"2", b"3", b"5", b"-1", b"x", b"",
+                                                       b"9223372036854775807", b"-9223372036854775808"])]
+        else:
+            args.append(g.choice([b"FOO", b"MINMATCHLEN", b"IDXX"]))
+    return args
+
+
+BITFIELD_LCS_GENERATORS = [
+    Gen("bitfield", 2, lambda g: [g.case(b"BITFIELD"), g.key(), *bitfield_subcommands(g)]),
+    Gen("bitfield_ro", 1.5, _bitfield_ro, readonly=True),
+    Gen("set", 1, lambda g: [b"SET", g.key(), lcs_value(g)]),
+    Gen("lcs", 2, lambda g: [g.case(b"LCS"), g.key(), g.key(), *lcs_options(g)], readonly=True),
+]
+
+GENERATORS = GENERATORS + BITFIELD_LCS_GENERATORS
+
+# The bitfield and LCS rows with the string, bitmap and key commands that meet them (integers,
+# embstr and raw values, growth by SETRANGE and APPEND, WRONGTYPE, expiry, RENAME): the mix of
+# tests/differential/test_bitfield_lcs.py's streams. Most BITFIELD calls are followed by a GET of
+# the whole value, so SETBIT stays below bit 5000 here (BITMAP_GENERATORS' SETBIT reaches the last
+# bit below 512 MB, and every GET would then move half a gigabyte).
+BITFIELD_LCS_STREAM_GENERATORS = BITFIELD_LCS_GENERATORS + [
+    Gen("bitfield", 5, _bitfield_then_get, mutate=False),
+    Gen("setbit", 3, lambda g: [g.case(b"SETBIT"), g.key(), str(g.int(0, 200) if g.maybe(0.9) else 5000).encode(),
+                                g.choice([b"0", b"1", b"1", b"2", b"x"])]),
+] + [gen for gen in BITMAP_GENERATORS if gen.command != "setbit"] + OTHER_TYPE_GENERATORS + [
+    gen for gen in STRING_GENERATORS + KEY_GENERATORS + EXPIRY_GENERATORS
+    if gen.command in {"set", "get", "incr", "incrby", "append", "setrange", "getrange", "strlen", "del", "exists",
+                       "type", "rename", "copy", "expire", "ttl", "persist", "object"}]
 
 
 # ---- lists -------------------------------------------------------------------------------------
