@@ -166,6 +166,7 @@ void ResetCommand(CommandContext& ctx) {
   ctx.server.UnwatchAll(client);
   ctx.server.pubsub.RemoveClient(client);
   ctx.server.RemoveMonitor(client);
+  ctx.server.tracking.Disable(client);
   ctx.reply.Simple("RESET");
 }
 
@@ -195,6 +196,9 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   if (c.subscribed()) flags += 'P';
   if (c.in_multi) flags += 'x';
   if (c.blocked) flags += 'b';
+  if (c.tracking.on) flags += 't';
+  if (c.tracking.broken_redirect) flags += 'R';
+  if (c.tracking.bcast) flags += 'B';
   if (c.watch_dirty) flags += 'd';
   if (c.close_after_reply) flags += 'c';
   if (c.unix_socket) flags += 'U';
@@ -220,7 +224,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   field("events", c.want_write ? "rw" : "r");
   field("cmd", c.last_command);
   field("user", "default");
-  number("redir", -1);
+  number("redir", c.tracking.on ? static_cast<int64_t>(c.tracking.redirect) : -1);
   number("resp", c.reply.protocol());
   field("lib-name", c.lib_name);
   field("lib-ver", c.lib_ver);
@@ -459,6 +463,133 @@ void ClientUnblockCommand(CommandContext& ctx) {
   ctx.reply.Integer(unblocked ? 1 : 0);
 }
 
+// CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX p ...] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]: the
+// options are parsed first, then checked against each other and the client's mode, each
+// check with Redis's error in Redis's order.
+void ClientTrackingCommand(CommandContext& ctx) {
+  int64_t redirect = 0;
+  bool bcast = false, optin = false, optout = false, noloop = false;
+  std::vector<std::string_view> prefixes;
+  for (size_t i = 3; i < ctx.argc(); ++i) {
+    const std::string_view option = ctx.arg(i);
+    const bool more = i + 1 < ctx.argc();
+    if (EqualsIgnoreCase(option, "redirect") && more) {
+      ++i;
+      if (redirect != 0) {
+        ctx.reply.Error("ERR A client can only redirect to a single other client");
+        return;
+      }
+      if (!ParseIntegerArg(ctx, ctx.arg(i), &redirect)) return;
+      if (redirect <= 0 || ctx.server.FindClient(static_cast<uint64_t>(redirect)) == nullptr) {
+        ctx.reply.Error("ERR The client ID you want redirect to does not exist");
+        return;
+      }
+    } else if (EqualsIgnoreCase(option, "bcast")) {
+      bcast = true;
+    } else if (EqualsIgnoreCase(option, "optin")) {
+      optin = true;
+    } else if (EqualsIgnoreCase(option, "optout")) {
+      optout = true;
+    } else if (EqualsIgnoreCase(option, "noloop")) {
+      noloop = true;
+    } else if (EqualsIgnoreCase(option, "prefix") && more) {
+      prefixes.push_back(ctx.arg(++i));
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  Client::Tracking& state = ctx.client.tracking;
+  if (EqualsIgnoreCase(ctx.arg(2), "off")) {
+    ctx.server.tracking.Disable(ctx.client);
+    ctx.reply.Ok();
+    return;
+  }
+  if (!EqualsIgnoreCase(ctx.arg(2), "on")) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  static constexpr std::string_view kSwitch =
+      " mode before disabling tracking for this client, and then re-enabling it with a different "
+      "mode.";
+  if (!bcast && !prefixes.empty()) {
+    ctx.reply.Error("ERR PREFIX option requires BCAST mode to be enabled");
+  } else if (state.on && state.bcast != bcast) {
+    ctx.reply.Error(
+        "ERR You can't switch BCAST mode on/off before disabling tracking for this "
+        "client, and then re-enabling it with a different mode.");
+  } else if (bcast && (optin || optout)) {
+    ctx.reply.Error("ERR OPTIN and OPTOUT are not compatible with BCAST");
+  } else if (optin && optout) {
+    ctx.reply.Error("ERR You can't specify both OPTIN mode and OPTOUT mode");
+  } else if ((optin && state.optout) || (optout && state.optin)) {
+    ctx.reply.Error("ERR You can't switch OPTIN/OPTOUT" + std::string(kSwitch));
+  } else if (std::string overlap = bcast ? Tracking::PrefixOverlap(ctx.client, prefixes) : "";
+             !overlap.empty()) {
+    ctx.reply.Error(overlap);
+  } else {
+    ctx.server.tracking.Enable(ctx.client, static_cast<uint64_t>(redirect), bcast, optin, optout,
+                               noloop, prefixes);
+    ctx.reply.Ok();
+  }
+}
+
+// CLIENT CACHING YES|NO: whether the next command's keys are remembered, in OPTIN (YES) or
+// OPTOUT (NO) mode.
+void ClientCachingCommand(CommandContext& ctx) {
+  Client::Tracking& state = ctx.client.tracking;
+  if (!state.on) {
+    ctx.reply.Error(
+        "ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or "
+        "OPTOUT mode enabled");
+  } else if (EqualsIgnoreCase(ctx.arg(2), "yes")) {
+    if (!state.optin) {
+      ctx.reply.Error(
+          "ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.");
+      return;
+    }
+    state.caching = true;
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(ctx.arg(2), "no")) {
+    if (!state.optout) {
+      ctx.reply.Error(
+          "ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.");
+      return;
+    }
+    state.caching = true;
+    ctx.reply.Ok();
+  } else {
+    ctx.reply.Error(errors::kSyntax);
+  }
+}
+
+void ClientGetredirCommand(CommandContext& ctx) {
+  const Client::Tracking& state = ctx.client.tracking;
+  ctx.reply.Integer(state.on ? static_cast<int64_t>(state.redirect) : -1);
+}
+
+void ClientTrackinginfoCommand(CommandContext& ctx) {
+  const Client::Tracking& state = ctx.client.tracking;
+  std::vector<std::string_view> flags{state.on ? "on" : "off"};
+  if (state.bcast) flags.push_back("bcast");
+  if (state.optin) flags.push_back("optin");
+  if (state.optin && state.caching) flags.push_back("caching-yes");
+  if (state.optout) flags.push_back("optout");
+  if (state.optout && state.caching) flags.push_back("caching-no");
+  if (state.noloop) flags.push_back("noloop");
+  if (state.broken_redirect) flags.push_back("broken_redirect");
+  ReplyBuilder& r = ctx.reply;
+  r.Map(3);
+  r.Bulk("flags");
+  r.Set(flags.size());
+  for (std::string_view flag : flags) r.Bulk(flag);
+  r.Bulk("redirect");
+  r.Integer(state.on ? static_cast<int64_t>(state.redirect) : -1);
+  r.Bulk("prefixes");
+  r.Array(state.prefixes.size());
+  for (const std::string& prefix : state.prefixes) r.Bulk(prefix);
+}
+
 void ClientPauseCommand(CommandContext& ctx) {
   if (ctx.argc() > 4) {
     ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "CLIENT"));
@@ -492,7 +623,11 @@ void ClientUnpauseCommand(CommandContext& ctx) {
 }
 
 void ClientHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"GETNAME",
+  ReplyHelp(ctx, {"CACHING (YES|NO)",
+                  "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+                  "GETREDIR",
+                  "    Return the client ID we are redirecting to when tracking is enabled.",
+                  "GETNAME",
                   "    Return the name of the current connection.",
                   "ID",
                   "    Return the ID of the current connection.",
@@ -534,6 +669,11 @@ void ClientHelpCommand(CommandContext& ctx) {
                   "    Assign the name <name> to the current connection.",
                   "UNBLOCK <clientid> [TIMEOUT|ERROR]",
                   "    Unblock the specified blocked client.",
+                  "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+                  "         [OPTIN] [OPTOUT] [NOLOOP]",
+                  "    Control server assisted client side caching.",
+                  "TRACKINGINFO",
+                  "    Report tracking status for the current connection.",
                   "SETINFO <option> <value>",
                   "    Set client meta attr. Options are:",
                   "    * LIB-NAME: the client lib name.",
@@ -599,6 +739,20 @@ void RegisterConnectionCommands(CommandTable* table) {
   add.Sub(client, "unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblockCommand,
           "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0",
           "O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]");
+  add.Sub(client, "tracking", -3, kConn, 0, 0, 0, ClientTrackingCommand,
+          "Controls server-assisted client-side caching for the connection.", "6.0.0",
+          "O(1). Some options may introduce additional complexity.",
+          "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] "
+          "[OPTOUT] [NOLOOP]");
+  add.Sub(client, "caching", 3, kConn, 0, 0, 0, ClientCachingCommand,
+          "Instructs the server whether to track the keys in the next request.", "6.0.0", "O(1)",
+          "<YES | NO>");
+  add.Sub(client, "getredir", 2, kConn, 0, 0, 0, ClientGetredirCommand,
+          "Returns the client ID to which the connection's tracking notifications are redirected.",
+          "6.0.0", "O(1)", "");
+  add.Sub(client, "trackinginfo", 2, kConn, 0, 0, 0, ClientTrackinginfoCommand,
+          "Returns information about server-assisted client-side caching for the connection.",
+          "6.2.0", "O(1)", "");
   add.Sub(client, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
 }

@@ -116,7 +116,7 @@ void ClientsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("client_recent_max_input_buffer", static_cast<int64_t>(biggest_input));
   w.Field("client_recent_max_output_buffer", static_cast<int64_t>(biggest_output));
   w.Field("blocked_clients", ctx.server.stats.blocked_clients);
-  w.Field("tracking_clients", "0");
+  w.Field("tracking_clients", static_cast<int64_t>(ctx.server.tracking.clients()));
   w.Field("pubsub_clients", subscribers);
   w.Field("watching_clients", watchers);
   w.Field("clients_in_timeout_table", in_timeout_table);
@@ -262,9 +262,9 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("active_defrag_key_misses", "0");
   w.Field("total_active_defrag_time", "0");
   w.Field("current_active_defrag_time", "0");
-  w.Field("tracking_total_keys", "0");
-  w.Field("tracking_total_items", "0");
-  w.Field("tracking_total_prefixes", "0");
+  w.Field("tracking_total_keys", static_cast<int64_t>(ctx.server.tracking.keys()));
+  w.Field("tracking_total_items", static_cast<int64_t>(ctx.server.tracking.items()));
+  w.Field("tracking_total_prefixes", static_cast<int64_t>(ctx.server.tracking.prefixes()));
   w.Field("unexpected_error_replies", st.unexpected_error_replies);
   w.Field("total_error_replies", st.total_error_replies);
   w.Field("dump_payload_sanitizations", "0");

@@ -163,6 +163,7 @@ bool ParseFlushMode(CommandContext& ctx) {
 void FlushdbCommand(CommandContext& ctx) {
   if (!ParseFlushMode(ctx)) return;
   MarkDirty(ctx, ctx.db().size());
+  ctx.server.tracking.InvalidateAll();
   ctx.db().Clear();
   ctx.reply.Ok();
 }

@@ -25,6 +25,7 @@ void Database::DeleteExpired(std::string_view key) {
   if (waiters_ != nullptr) {
     if (!waiters_->watched.empty() || !waiters_->blocked.empty()) TouchWaiters(key);
     if (waiters_->events != nullptr) waiters_->events->KeyExpired(waiters_->index, key);
+    if (waiters_->changes != nullptr) waiters_->changes->KeyChanged(key, true);
   }
   KeyEntry::Destroy(entry);
   if (counters_ != nullptr) ++counters_->expired_keys;

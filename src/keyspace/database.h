@@ -36,6 +36,15 @@ class KeyspaceEvents {
   virtual void KeyAdded(int db, std::string_view key) = 0;
 };
 
+// Told of every change of a key in any database (client-side caching, server/tracking.h). Set
+// in KeyWaiters only while someone needs it, so a keyspace nobody tracks pays one branch.
+class KeyChangeListener {
+ public:
+  virtual ~KeyChangeListener() = default;
+  // key changed (Touch), or was deleted by expiry (expired).
+  virtual void KeyChanged(std::string_view key, bool expired) = 0;
+};
+
 // Who waits on the keys of one database index, in the terms the layers above gave: a WATCH
 // flag to raise, a blocked client's id. It belongs to the index, not to the data: SWAPDB swaps
 // Database objects but not their waiters.
@@ -47,8 +56,9 @@ struct KeyWaiters {
   std::unordered_map<std::string, std::deque<uint64_t>> blocked;
   // Blocked-on keys changed since the server last retried their clients.
   std::vector<std::string> ready;
-  bool* any_ready = nullptr;         // the server's "some database has ready keys" flag
-  KeyspaceEvents* events = nullptr;  // told of expiries, or none
+  bool* any_ready = nullptr;             // the server's "some database has ready keys" flag
+  KeyspaceEvents* events = nullptr;      // told of expiries, or none
+  KeyChangeListener* changes = nullptr;  // told of every change, or none
 };
 
 struct KeyspaceCounters {
@@ -147,9 +157,9 @@ class Database {
   // calls it; commands that change a collection in place call it themselves.
   void Touch(std::string_view key) {
     if (counters_ != nullptr) ++counters_->modifications;
-    if (waiters_ != nullptr && (!waiters_->watched.empty() || !waiters_->blocked.empty())) {
-      TouchWaiters(key);
-    }
+    if (waiters_ == nullptr) return;
+    if (!waiters_->watched.empty() || !waiters_->blocked.empty()) TouchWaiters(key);
+    if (waiters_->changes != nullptr) waiters_->changes->KeyChanged(key, false);
   }
   // Marks every watched key that exists here as changed (FLUSHDB, SWAPDB).
   void TouchAllWatched();

@@ -78,7 +78,9 @@ void Server::HandleReadyKeys() {
           std::vector<std::string_view> argv(client->block.argv.begin(), client->block.argv.end());
           client->retrying_block = true;
           client->block_requested = false;
+          const Tracking::Frame tracking_frame = tracking.Enter(*client);
           Dispatch(*client, argv);
+          tracking.Leave(tracking_frame, argv);
           client->retrying_block = false;
           if (client->block_requested) continue;
           UnblockClient(*client);

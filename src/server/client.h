@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -35,7 +36,7 @@ struct BlockState {
   // XREADGROUP: the command runs again when a key goes or changes type too (and answers the
   // NOGROUP or WRONGTYPE that a fresh run gives).
   bool retries_without_key = false;
-  std::vector<std::string> argv;           // the command, run again when a key changes
+  std::vector<std::string> argv;  // the command, run again when a key changes
   std::vector<std::string> keys;
 };
 
@@ -112,6 +113,20 @@ struct Client {
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size() - output_sent; }
+
+  // CLIENT TRACKING (server/tracking.h): client-side caching.
+  struct Tracking {
+    bool on = false;
+    bool bcast = false;
+    bool optin = false;
+    bool optout = false;
+    bool noloop = false;
+    bool caching = false;            // CLIENT CACHING YES (OPTIN) or NO (OPTOUT), for one command
+    bool broken_redirect = false;    // the REDIRECT target has gone
+    uint64_t redirect = 0;           // 0: invalidations come to this client itself
+    std::set<std::string> prefixes;  // BCAST; ordered as Redis lists them
+  };
+  Tracking tracking;
 };
 
 }  // namespace goblin

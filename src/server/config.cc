@@ -425,6 +425,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.NotifyClasses("notify-keyspace-events", &c.notify_keyspace_events, kMutable);
   table.Memory("stream-node-max-bytes", &c.stream_node_max_bytes, 0, kMaxLong, kMutable);
   table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);
+  table.Int("tracking-table-max-keys", &c.tracking_table_max_keys, 0, kMaxLong, kMutable);
   table.Alias("lua-time-limit");
 }
 

@@ -101,6 +101,7 @@ struct Config {
   int64_t latency_monitor_threshold = 0;
   // Milliseconds a script runs before other clients get -BUSY (lua-time-limit); 0: at once.
   int64_t busy_reply_threshold = 5000;
+  int64_t tracking_table_max_keys = 1000000;  // 0: no limit
   // notify-keyspace-events as NotifyClass bits (server/keyspace_notify.h); 0: none.
   uint32_t notify_keyspace_events = 0;
 

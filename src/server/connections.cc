@@ -331,6 +331,7 @@ bool Server::ServeEvents(int timeout_ms) {
   }
   for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
   if (resume_paused_) ResumePausedClients();
+  tracking.Broadcast();
   FlushQueuedWrites();
   CloseClientsToClose();
   return true;
@@ -554,6 +555,7 @@ void Server::CloseClient(Client& client) {
   UnblockClient(client);
   pubsub.RemoveClient(client);
   RemoveMonitor(client);
+  tracking.Disable(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }

@@ -16,14 +16,19 @@ namespace goblin {
 void Server::Execute(Client& client, const std::vector<std::string_view>& argv) {
   size_t output_before = client.output.size();
   bool skip_reply = client.reply_mode != ReplyMode::kOn;
+  const Tracking::Frame tracking_frame = tracking.Enter(client);
   Dispatch(client, argv);
-  if (client.paused) return;  // not run yet: CLIENT PAUSE
-  // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
-  if (skip_reply && client.reply_mode != ReplyMode::kOn) {
-    client.output.resize(std::max(output_before, client.output_sent));
+  if (!client.paused) {  // else not run yet: CLIENT PAUSE
+    // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
+    if (skip_reply && client.reply_mode != ReplyMode::kOn) {
+      client.output.resize(std::max(output_before, client.output_sent));
+    }
+    if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
+    if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
   }
-  if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
-  if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
+  // Invalidations of the client's own keys follow its reply (and pass CLIENT REPLY OFF).
+  tracking.Leave(tracking_frame, argv);
+  if (client.paused) return;
   if (any_ready_) HandleReadyKeys();
 }
 
@@ -163,6 +168,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyUseMarking();
   command->handler(ctx);
+  if (tracking.remembering()) tracking.RememberKeys(*command, argv);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {
     FeedMonitors(client, *command, argv);

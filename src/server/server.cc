@@ -124,7 +124,12 @@ void Server::UnwatchAll(Client& client) {
 }
 
 void Server::FlushAll() {
+  tracking.InvalidateAll();
   for (Database& db : dbs_) db.Clear();
+}
+
+void Server::SetKeyChangeListener(KeyChangeListener* listener) {
+  for (KeyWaiters& waiters : waiters_) waiters.changes = listener;
 }
 
 Client* Server::FindClient(uint64_t id) {

@@ -36,6 +36,7 @@
 #include "server/eviction.h"
 #include "server/memory_stats.h"
 #include "server/pubsub.h"
+#include "server/tracking.h"
 
 namespace goblin {
 
@@ -229,6 +230,10 @@ class Server : private KeyspaceEvents {
     UpdateKeyUseMarking();
   }
   PubSub pubsub;
+  // Client-side caching: CLIENT TRACKING's table, prefixes and invalidations (tracking.h).
+  Tracking tracking{*this};
+  // Points every database's key-change hook at listener, or clears it (nullptr).
+  void SetKeyChangeListener(KeyChangeListener* listener);
   // Every change, as a replay must see it (effects.h); the append-only file consumes it.
   EffectStream effects;
   std::string executable;

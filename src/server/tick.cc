@@ -38,6 +38,8 @@ void Server::Tick() {
     for (Client* client : clients_to_close_) CloseClient(*client);
     clients_to_close_.clear();
   }
+  // Catches a tracking-table-max-keys lowered by CONFIG SET while no command came.
+  if (tracking.clients() > 0) tracking.LimitTableSize();
   UsedMemory();
   // Goes on with eviction a command left unfinished, and catches a limit lowered by CONFIG SET
   // or memory other threads took while no command came.
