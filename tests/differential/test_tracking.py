@@ -31,22 +31,14 @@ import random
 
 import pytest
 
-from support.resp import ConnectionClosed, ReplyTimeout, encode_command, parse_reply
+from support.resp import ConnectionClosed, ReplyTimeout, encode_command
 from support.server import parse_info, wait_for
+
+from .test_list_blocking import Id  # a connection's CLIENT ID on whichever server
 
 READ_SECONDS = 5.0
 INFO_FIELDS = ("tracking_clients", "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes")
 _markers = itertools.count()
-
-
-class Id:
-    """Stands for the CLIENT ID of connection `index` on whichever server the step is sent to."""
-
-    def __init__(self, index: int):
-        self.index = index
-
-    def __repr__(self):
-        return f"<id of conn {self.index}>"
 
 
 def client_fields(control) -> dict:

@@ -15,12 +15,17 @@ def read_invalidation(pubsub, timeout=5.0):
             return message["data"]
 
 
-def test_cache_invalidated_through_a_redirect(server, r):
+def subscribed_listener(server, r):
+    """A connection subscribed to __redis__:invalidate: (client, pubsub, its CLIENT ID)."""
     listener = redis.Redis(unix_socket_path=server.unix_path)
     pubsub = listener.pubsub()
     pubsub.subscribe("__redis__:invalidate")
     assert pubsub.get_message(timeout=5)["type"] == "subscribe"
-    listener_id = next(int(c["id"]) for c in r.client_list() if "P" in c["flags"])
+    return listener, pubsub, next(int(c["id"]) for c in r.client_list() if "P" in c["flags"])
+
+
+def test_cache_invalidated_through_a_redirect(server, r):
+    listener, pubsub, listener_id = subscribed_listener(server, r)
 
     reader = redis.Redis(unix_socket_path=server.unix_path, single_connection_client=True)
     assert reader.execute_command("CLIENT", "TRACKING", "on", "REDIRECT", listener_id) == b"OK"
@@ -58,11 +63,7 @@ def test_cache_invalidated_through_a_redirect(server, r):
 
 
 def test_bcast_prefixes_through_redis_py(server, r):
-    listener = redis.Redis(unix_socket_path=server.unix_path)
-    pubsub = listener.pubsub()
-    pubsub.subscribe("__redis__:invalidate")
-    assert pubsub.get_message(timeout=5)["type"] == "subscribe"
-    listener_id = next(int(c["id"]) for c in r.client_list() if "P" in c["flags"])
+    listener, pubsub, listener_id = subscribed_listener(server, r)
     watcher = redis.Redis(unix_socket_path=server.unix_path, single_connection_client=True)
     assert watcher.execute_command("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "cfg:",
                                    "REDIRECT", listener_id) == b"OK"
