@@ -73,7 +73,9 @@ TEST(TrackingTableTest, SeededModel) {
       } else if (op < 99) {
         std::optional<std::string> random = table.RandomKey(rng());
         ASSERT_EQ(random.has_value(), !model.empty());
-        if (random) ASSERT_TRUE(model.count(*random)) << *random;
+        if (random) {
+          ASSERT_TRUE(model.count(*random)) << *random;
+        }
       } else {
         table.Clear();
         model.clear();
