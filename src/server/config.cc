@@ -422,11 +422,12 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
   table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
+  table.Alias("lua-time-limit");
   table.NotifyClasses("notify-keyspace-events", &c.notify_keyspace_events, kMutable);
   table.Memory("stream-node-max-bytes", &c.stream_node_max_bytes, 0, kMaxLong, kMutable);
   table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);
   table.Int("tracking-table-max-keys", &c.tracking_table_max_keys, 0, kMaxLong, kMutable);
-  table.Alias("lua-time-limit");
+  table.Memory("hll-sparse-max-bytes", &c.hll_sparse_max_bytes, 0, kMaxLong, kMutable);
 }
 
 ConfigRegistry::~ConfigRegistry() = default;

@@ -95,6 +95,8 @@ struct Config {
   // A stream node closes at this many bytes or entries (0: no limit), as in Redis.
   int64_t stream_node_max_bytes = 4096;
   int64_t stream_node_max_entries = 100;
+  // A sparse HyperLogLog turns dense past this many bytes, header included (core/hyperloglog.h).
+  int64_t hll_sparse_max_bytes = 3000;
   // Diagnostics.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
