@@ -27,5 +27,6 @@ void RegisterPubsubCommands(CommandTable* table);
 void RegisterBitmapCommands(CommandTable* table);
 void RegisterScriptingCommands(CommandTable* table);
 void RegisterStreamCommands(CommandTable* table);
+void RegisterHyperLogLogCommands(CommandTable* table);
 
 }  // namespace goblin

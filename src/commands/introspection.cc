@@ -63,6 +63,7 @@ std::vector<std::string> AclCategories(const Command& command) {
                                                                 {"sorted-set", "@sortedset"},
                                                                 {"list", "@list"},
                                                                 {"stream", "@stream"},
+                                                                {"hyperloglog", "@hyperloglog"},
                                                                 {"connection", "@connection"},
                                                                 {"transactions", "@transaction"}};
   // An acl naming data-type categories itself (SORT: @set @sortedset @list) stands for the

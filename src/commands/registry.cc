@@ -21,6 +21,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterBitmapCommands(table);
   RegisterScriptingCommands(table);
   RegisterStreamCommands(table);
+  RegisterHyperLogLogCommands(table);
 }
 
 }  // namespace goblin

@@ -123,11 +123,11 @@ char* KeyEntry::ResizeRawString(KeyEntry* entry, size_t length) {
   return reinterpret_cast<char*>(bytes);
 }
 
-KeyEntry* KeyEntry::GrowForString(KeyEntry* entry, size_t length) {
+KeyEntry* KeyEntry::GrowForString(KeyEntry* entry, size_t length, size_t room) {
   constexpr size_t kMegabyte = 1 << 20;
   const size_t prefix =
       static_cast<size_t>(entry->payload() - reinterpret_cast<const uint8_t*>(entry));
-  const size_t room = length < kMegabyte ? 2 * length : length + kMegabyte;
+  if (room == 0) room = length < kMegabyte ? 2 * length : length + kMegabyte;
   auto* grown = static_cast<KeyEntry*>(std::realloc(entry, prefix + VarintSize(room) + room));
   if (grown == nullptr) throw std::bad_alloc();
   return grown;

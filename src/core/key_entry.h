@@ -88,9 +88,10 @@ class KeyEntry {
   // allocation cannot hold it.
   static char* ResizeRawString(KeyEntry* entry, size_t length);
   // Reallocates entry (a kRaw string) so that ResizeRawString to `length` succeeds, with
-  // headroom: twice `length` below 1 MB, 1 MB more above. Returns the block, which may have
-  // moved: the caller must store it where the old pointer was (Database::ReserveString).
-  static KeyEntry* GrowForString(KeyEntry* entry, size_t length);
+  // headroom: twice `length` below 1 MB, 1 MB more above, or room for exactly `room` bytes
+  // when given (REQUIRES: room >= length). Returns the block, which may have moved: the caller
+  // must store it where the old pointer was (Database::ReserveString).
+  static KeyEntry* GrowForString(KeyEntry* entry, size_t length, size_t room = 0);
   static void FreeBlock(KeyEntry* entry);
   // A deep copy under another key (COPY).
   static KeyEntry* Clone(const KeyEntry* entry, std::string_view key, bool keep_expire);
@@ -109,6 +110,10 @@ class KeyEntry {
     if (!recently_used()) *reinterpret_cast<uint8_t*>(this) |= kRecentlyUsedBit;
   }
   void ClearUsed() { *reinterpret_cast<uint8_t*>(this) &= ~kRecentlyUsedBit; }
+  // A kEmbstr string is reported as kRaw from now on; the bytes stay where they are (both are
+  // laid out alike, Invariant 2). Redis's dbUnshareStringValue: a string a command edits in
+  // place says raw. REQUIRES: type() == kString and string_encoding() != kInt.
+  void MarkRawString() { *reinterpret_cast<uint8_t*>(this) &= static_cast<uint8_t>(~(0x3 << 3)); }
   int64_t expire_ms() const;  // REQUIRES: has_expire()
 
   // The string value as bytes; an integer is formatted into scratch (kInt64TextMax bytes).

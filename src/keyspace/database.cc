@@ -103,9 +103,9 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
   KeyEntry::Destroy(old);
 }
 
-KeyEntry* Database::ReserveString(std::string_view key, size_t length) {
+KeyEntry* Database::ReserveString(std::string_view key, size_t length, size_t room) {
   Table::Slot slot = table_.FindSlot(key);
-  KeyEntry* grown = KeyEntry::GrowForString(slot.entry(), length);
+  KeyEntry* grown = KeyEntry::GrowForString(slot.entry(), length, room);
   slot.Replace(grown);  // same key, header and deadline: nothing else to account
   return grown;
 }

@@ -97,9 +97,9 @@ class Database {
   // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key.
   void Adopt(KeyEntry* entry);
   // Makes room for key's raw string value to grow to `length` bytes in place (see
-  // KeyEntry::GrowForString) and returns its entry, which may have moved.
-  // REQUIRES: key holds a kRaw string.
-  KeyEntry* ReserveString(std::string_view key, size_t length);
+  // KeyEntry::GrowForString: the default headroom, or `room` bytes) and returns its entry,
+  // which may have moved. REQUIRES: key holds a kRaw string.
+  KeyEntry* ReserveString(std::string_view key, size_t length, size_t room = 0);
   // Stores key's string value (an integer or embstr) again as a kRaw string of the same bytes
   // and returns its entry, without counting a change: a bit command (SETBIT, BITFIELD) needs raw
   // bytes before it knows whether it will change any, as Redis's dbUnshareStringValue.

@@ -173,8 +173,10 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {
     FeedMonitors(client, *command, argv);
   }
+  // A may-replicate command that changed data (PFCOUNT writing its cache) is logged too, as
+  // Redis propagates whatever made the server dirty.
   effects.EndCommand(client.db, argv,
-                     (command->flags & kCmdWrite) &&
+                     (command->flags & (kCmdWrite | kCmdMayReplicate)) &&
                          (dirty != dirty_before || stats.keyspace.modifications != changes_before));
   int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.

@@ -52,6 +52,10 @@ inline constexpr std::string_view kBitNotInteger = "ERR bit is not an integer or
 inline constexpr std::string_view kProtocolNotInteger =
     "ERR Protocol version is not an integer or out of range";
 inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+// A string that fails Redis's HyperLogLog header checks, and one whose registers do not decode.
+inline constexpr std::string_view kNotHyperLogLog =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kCorruptHyperLogLog = "INVALIDOBJ Corrupted HLL object detected";
 
 // --- Ranges -----------------------------------------------------------------------------------
 
