@@ -994,6 +994,9 @@ def make_stream(seed: int, length: int, generators, protocol: int = 2, now: floa
         # Every set must end identical on both servers, whatever was read along the way.
         ops.append(Op([Step((b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"), SCORES, True) for key in KEYS + LEX_KEYS],
                       "final zset contents"))
+    if any(gen.command == "pfadd" for gen in generators):
+        # Every string too, HyperLogLogs among them.
+        ops.append(Op([Step((b"GET", key), EXACT, True) for key in KEYS], "final string contents"))
     if any(gen.command in LIST_WRITERS for gen in generators):
         # Every list too (the list section below defines LIST_WRITERS).
         ops.append(Op([Step((b"LRANGE", key, b"0", b"-1"), EXACT, True) for key in KEYS], "final list contents"))
@@ -1544,6 +1547,34 @@ BITFIELD_LCS_STREAM_GENERATORS = BITFIELD_LCS_GENERATORS + [
     gen for gen in STRING_GENERATORS + KEY_GENERATORS + EXPIRY_GENERATORS
     if gen.command in {"set", "get", "incr", "incrby", "append", "setrange", "getrange", "strlen", "del", "exists",
                        "type", "rename", "copy", "expire", "ttl", "persist", "object"}]
+
+
+# ---- HyperLogLog -------------------------------------------------------------------------------
+#
+# HyperLogLogs are strings in the common key space, so they meet GET, APPEND, SETRANGE, expiry and
+# WRONGTYPE both ways (a key holding other text is "not a valid HyperLogLog string value").
+# Elements mostly come from a small pool, so that adds often change nothing; a few rows add
+# hundreds, past the 3000-byte sparse limit into the dense encoding. Every stream with these rows
+# ends with a GET of every key (make_stream): the bytes, cache included, must be Redis's.
+
+def _pf_elements(g: G) -> list:
+    if g.maybe(0.08):
+        return [b"e%d" % g.int(0, 100000) for _ in range(g.int(100, 1500))]
+    return [g.choice(WORDS) if g.maybe(0.5) else g.value() for _ in range(g.int(0, 4))]
+
+
+HYPERLOGLOG_GENERATORS = [
+    Gen("pfadd", 4, lambda g: [g.case(b"PFADD"), g.key(), *_pf_elements(g)]),
+    Gen("pfcount", 2, lambda g: [g.case(b"PFCOUNT"), *g.keys(1, 3)]),
+    Gen("pfmerge", 1.5, lambda g: [g.case(b"PFMERGE"), *g.keys(1, 4)]),
+    Gen("pfdebug", 0.6, lambda g: [g.case(b"PFDEBUG"), g.case(g.choice([b"ENCODING", b"DECODE", b"TODENSE",
+                                                                          b"GETREG", b"NOPE"])), g.key()]),
+]
+
+GENERATORS = GENERATORS + HYPERLOGLOG_GENERATORS
+
+# ROLE: a master without replicas, in both servers.
+GENERATORS = GENERATORS + [Gen("role", 0.5, lambda g: [g.case(b"ROLE")], readonly=True)]
 
 
 # ---- lists -------------------------------------------------------------------------------------

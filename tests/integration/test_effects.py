@@ -280,3 +280,34 @@ def test_bitfield_effects_replay_to_the_same_strings(make_server):
     with srv.raw() as conn:
         wait_for(lambda: not conn.call("PING").is_error, what="the AOF to load")
         assert [conn.call("GET", k).raw for k in keys] == before
+
+def test_hyperloglog_writes_and_cache_fills_are_logged_as_redis_logs_them(pair):
+    # PFCOUNT of one key with a stale cache writes the cardinality into the string: Redis logs
+    # that PFCOUNT, which recomputes the same bytes on replay; a cached or multi-key count writes
+    # nothing. PFDEBUG TODENSE logs itself when it converts, not when the value is dense already.
+    pair.run(("PFADD", "h", "a", "b"), ("PFADD", "h", "a"), ("PFCOUNT", "h"), ("PFCOUNT", "h"),
+             ("PFCOUNT", "h", "missing"), ("PFMERGE", "m", "h"), ("PFDEBUG", "TODENSE", "m"),
+             ("PFDEBUG", "TODENSE", "m"), ("PFDEBUG", "ENCODING", "m"), ("PFCOUNT", "missing"),
+             ("MULTI",), ("PFADD", "t", "x"), ("PFCOUNT", "t"), ("EXEC",))
+    assert pair.assert_same_log() == [
+        (0, b"PFADD", b"h", b"a", b"b"), (0, b"PFCOUNT", b"h"), (0, b"PFMERGE", b"m", b"h"),
+        (0, b"PFDEBUG", b"TODENSE", b"m"), (0, b"MULTI"), (0, b"PFADD", b"t", b"x"), (0, b"PFCOUNT", b"t"),
+        (0, b"EXEC")]
+
+
+def test_hyperloglogs_replay_to_the_same_bytes(make_server):
+    srv = make_server(options=AOF)
+    keys = ("sparse", "dense", "merged", "converted")
+    with srv.raw() as conn:
+        conn.pipeline([("PFADD", "sparse", *[f"s{i}" for i in range(50)]), ("PFCOUNT", "sparse"),
+                       ("PFADD", "dense", *[f"d{i}" for i in range(5000)]), ("PFCOUNT", "dense"),
+                       ("PFADD", "dense", "one more"), ("PFMERGE", "merged", "sparse", "dense"),
+                       ("PFCOUNT", "merged"), ("PFADD", "converted", "x"), ("PFDEBUG", "TODENSE", "converted"),
+                       ("PFADD", "sparse", "late")])
+        before = [conn.call("GET", key).raw for key in keys]
+    srv.restart()
+    with srv.raw() as conn:
+        wait_for(lambda: not conn.call("PING").is_error, what="the AOF to load")
+        after = [conn.call("GET", key).raw for key in keys]
+    assert before == after
+    assert all(b"HYLL" in value for value in before)

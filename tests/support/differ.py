@@ -36,7 +36,8 @@ CONFIG_DEFAULTS = {
 # Configuration reset like CONFIG_DEFAULTS, but only on a server that has the parameter (CONFIG GET
 # names it): the list settings, so that the suite still runs against a build without lists.
 OPTIONAL_CONFIG_DEFAULTS = {"list-max-listpack-size": "-2", "list-compress-depth": "0",
-                            "set-max-listpack-entries": "128", "set-max-listpack-value": "64"}
+                            "set-max-listpack-entries": "128", "set-max-listpack-value": "64",
+                            "hll-sparse-max-bytes": "3000"}
 
 
 class Failure:
