@@ -147,19 +147,29 @@ void PfaddCommand(CommandContext& ctx) {
   ctx.reply.Integer(updated > 0 ? 1 : 0);
 }
 
-// PFCOUNT of several keys: the union's estimate from scratch registers, the keys untouched.
-void CountUnion(CommandContext& ctx) {
-  std::array<uint8_t, hll::kRegisters> registers{};
+// Raises `registers` (one byte each) to the HyperLogLogs named by argv[1..], a missing key
+// counting as empty: false after replying the error of the first key that is not one.
+// *any_dense: some input is dense.
+bool MergeArguments(CommandContext& ctx, uint8_t* registers, bool* any_dense) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     KeyEntry* entry;
     std::string_view bytes;
-    if (!LookupHyperLogLog(ctx, ctx.arg(i), /*for_read=*/true, &entry, &bytes)) return;
+    if (!LookupHyperLogLog(ctx, ctx.arg(i), /*for_read=*/true, &entry, &bytes)) return false;
     if (entry == nullptr) continue;
-    if (!hll::MergeInto(bytes, registers.data())) {
+    *any_dense = *any_dense || hll::EncodingOf(bytes) == hll::kDense;
+    if (!hll::MergeInto(bytes, registers)) {
       ctx.reply.Error(errors::kCorruptHyperLogLog);
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+// PFCOUNT of several keys: the union's estimate from scratch registers, the keys untouched.
+void CountUnion(CommandContext& ctx) {
+  std::array<uint8_t, hll::kRegisters> registers{};
+  bool any_dense = false;
+  if (!MergeArguments(ctx, registers.data(), &any_dense)) return;
   hll::Histogram histogram{};
   hll::ByteHistogram(registers.data(), &histogram);
   ctx.reply.Integer(static_cast<int64_t>(hll::Estimate(histogram)));
@@ -197,18 +207,7 @@ void PfcountCommand(CommandContext& ctx) {
 void PfmergeCommand(CommandContext& ctx) {
   std::array<uint8_t, hll::kRegisters> registers{};
   bool any_dense = false;
-  // The destination is one of the inputs.
-  for (size_t i = 1; i < ctx.argc(); ++i) {
-    KeyEntry* entry;
-    std::string_view bytes;
-    if (!LookupHyperLogLog(ctx, ctx.arg(i), /*for_read=*/true, &entry, &bytes)) return;
-    if (entry == nullptr) continue;
-    any_dense = any_dense || hll::EncodingOf(bytes) == hll::kDense;
-    if (!hll::MergeInto(bytes, registers.data())) {
-      ctx.reply.Error(errors::kCorruptHyperLogLog);
-      return;
-    }
-  }
+  if (!MergeArguments(ctx, registers.data(), &any_dense)) return;  // the destination included
   const std::string_view key = ctx.arg(1);
   KeyEntry* entry;
   std::string_view bytes;

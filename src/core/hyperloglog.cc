@@ -158,19 +158,17 @@ RaiseResult RaiseSparse(std::string* value, size_t index, uint8_t count, size_t 
   const size_t next = p + (is_xzero ? 2 : 1);
   const bool has_next = next < length;
 
-  if (op.value != 0) {
-    if (op.value >= count) return RaiseResult::kUnchanged;
-    if (op.run == 1) {
-      Bytes(value)[p] = ValOp(count, 1);
-      JoinVals(value, has_previous ? previous : kHeaderBytes);
-      InvalidateCache(Bytes(value));
-      return RaiseResult::kRaised;
-    }
-  } else if (!is_xzero && op.run == 1) {
-    Bytes(value)[p] = ValOp(count, 1);
-    JoinVals(value, has_previous ? previous : kHeaderBytes);
+  if (op.value >= count) return RaiseResult::kUnchanged;  // a VAL at least as high (0 never is)
+  const size_t join_from = has_previous ? previous : kHeaderBytes;
+  auto raised = [&] {
+    JoinVals(value, join_from);
     InvalidateCache(Bytes(value));
     return RaiseResult::kRaised;
+  };
+  // A VAL or ZERO of this one register becomes its VAL where it lies.
+  if (op.run == 1 && !is_xzero) {
+    Bytes(value)[p] = ValOp(count, 1);
+    return raised();
   }
 
   // The general case: the opcode becomes up to three (XZERO VAL XZERO at most: 5 bytes).
@@ -188,13 +186,12 @@ RaiseResult RaiseSparse(std::string* value, size_t index, uint8_t count, size_t 
   const size_t new_length = length + sequence_size - old_size;
   if (new_length > length) value->resize(new_length);
   uint8_t* out = Bytes(value);
-  if (new_length != length && has_next)
+  if (new_length != length && has_next) {
     std::memmove(out + p + sequence_size, out + next, length - next);
+  }
   std::memcpy(out + p, sequence, std::min(sequence_size, new_length - p));
   if (new_length < length) value->resize(new_length);
-  JoinVals(value, has_previous ? previous : kHeaderBytes);
-  InvalidateCache(Bytes(value));
-  return RaiseResult::kRaised;
+  return raised();
 }
 
 }  // namespace

@@ -21,9 +21,8 @@ void Server::UnpauseClients() {
 // transaction holding either.
 bool Server::PausesCommand(const Client& client, const Command& command) const {
   if (pause_all_) return true;
-  auto writes = [](const Command& c) {
-    return (c.flags & kCmdWrite) || c.name == "publish" || c.name == "spublish";
-  };
+  // Writes and what may replicate (PUBLISH, PFCOUNT writing its cache), as Redis pauses them.
+  auto writes = [](const Command& c) { return (c.flags & (kCmdWrite | kCmdMayReplicate)) != 0; };
   if (writes(command)) return true;
   return command.name == "exec" && QueuedAny(client, writes);
 }

@@ -30,6 +30,25 @@ def test_write_pause_holds_writes_until_unpause(server, r):
         writer.close()
 
 
+def test_write_pause_holds_what_may_replicate(server, r):
+    # PFCOUNT may write its cache into the string, so Redis holds it like a write; PUBLISH too.
+    r.pfadd("h", "a")
+    other = server.raw()
+    try:
+        other.call("CLIENT", "SETNAME", "other")
+        assert r.execute_command("CLIENT", "PAUSE", "60000", "WRITE") == b"OK"
+        other.send_command("PFCOUNT", "h")
+        other.send_command("PUBLISH", "c", "m")
+        wait_for(lambda: held_query_bytes(r, "other") > 0, what="the PFCOUNT waiting in the input")
+        assert r.get("h")[:4] == b"HYLL"
+        assert r.execute_command("CLIENT", "UNPAUSE") == b"OK"
+        assert other.read_reply(timeout=10).raw == b":1\r\n"
+        assert other.read_reply(timeout=10).raw == b":0\r\n"
+    finally:
+        r.execute_command("CLIENT", "UNPAUSE")
+        other.close()
+
+
 def test_all_pause_ends_by_itself(server, r):
     other = server.raw()
     try:
