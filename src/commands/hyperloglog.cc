@@ -3,6 +3,10 @@
 // place in its key's block, a sparse one (at most hll-sparse-max-bytes) through a copy that is
 // written back when it changed.
 //
+// Keyspace events, as Redis sends them: PFADD announces `pfadd` when a register changed,
+// PFMERGE `pfadd` on its destination; a new key is `new` first (the keyspace's own). PFCOUNT
+// writing its cache and PFDEBUG's conversions announce nothing.
+//
 // Effects: PFADD and PFMERGE are deterministic and replay as they arrive. PFCOUNT of one key
 // whose cache is stale writes the cardinality into the value, as Redis does, and counts that as
 // a change; being may-replicate, it is then logged as it arrived and recomputes the same bytes
@@ -102,6 +106,7 @@ void PfaddCommand(CommandContext& ctx) {
     if (updated > 0) {
       hll::InvalidateCache(value);
       ctx.db().Touch(key);
+      Notify(ctx, kNotifyString, "pfadd", key);
       MarkDirty(ctx, static_cast<uint64_t>(updated));
     }
     ctx.reply.Integer(updated > 0 ? 1 : 0);
@@ -142,6 +147,7 @@ void PfaddCommand(CommandContext& ctx) {
   if (updated > 0) {
     hll::InvalidateCache(reinterpret_cast<uint8_t*>(value.data()));
     StoreValue(ctx, key, entry, value);
+    Notify(ctx, kNotifyString, "pfadd", key);
     MarkDirty(ctx, static_cast<uint64_t>(updated));
   }
   ctx.reply.Integer(updated > 0 ? 1 : 0);
@@ -224,6 +230,7 @@ void PfmergeCommand(CommandContext& ctx) {
   }
   hll::InvalidateCache(reinterpret_cast<uint8_t*>(value.data()));
   StoreValue(ctx, key, entry, value);
+  Notify(ctx, kNotifyString, "pfadd", key);  // a merge is an add of many elements, to Redis
   MarkDirty(ctx);
   ctx.reply.Ok();
 }
