@@ -4,6 +4,7 @@ RENAME; the sparse limit from the command line and the configuration file."""
 
 from __future__ import annotations
 
+import pytest
 import redis
 
 from support.server import wait_for
@@ -57,3 +58,23 @@ def test_the_sparse_limit_from_the_command_line_and_the_config_file(make_server)
         assert conn.execute_command("PFDEBUG", "ENCODING", "h") == b"sparse" and conn.strlen("h") <= 100
         conn.pfadd("h", *[f"e{i}" for i in range(20, 60)])
         assert conn.execute_command("PFDEBUG", "ENCODING", "h") == b"dense"
+
+
+@pytest.mark.goblin
+def test_a_pfadd_that_meets_a_corrupt_code_replays_to_the_same_bytes(make_server):
+    # XZERO 10000 covers too few registers: "hello" (register 9216) is edited in, then "a"
+    # (register 12711) lies past the code's end. Redis keeps the first edit but does not log the
+    # command, so its log rebuilds the string SET; Goblin logs it, and the replay fails at the same
+    # element, leaving the same bytes.
+    srv = make_server(options={"appendonly": "yes", "appendfsync": "always"})
+    conn = redis.Redis(unix_socket_path=srv.unix_path)
+    corrupt = b"HYLL\x01\x00\x00\x00" + b"\x00" * 8 + b"\x67\x0f"
+    conn.set("c", corrupt)
+    with pytest.raises(redis.ResponseError, match="INVALIDOBJ"):
+        conn.pfadd("c", "hello", "a")
+    edited = conn.get("c")
+    assert edited != corrupt and edited[15] & 0x80  # edited, the cache marked stale
+    srv.restart()
+    conn = redis.Redis(unix_socket_path=srv.unix_path)
+    wait_for(lambda: conn.ping(), what="the AOF to load")
+    assert conn.get("c") == edited
