@@ -60,9 +60,10 @@ bool LookupHyperLogLogToEdit(CommandContext& ctx, std::string_view key, bool for
   return true;
 }
 
-// The bytes of a raw string entry, writable in place (same length).
-uint8_t* EditableBytes(KeyEntry* entry, size_t length) {
-  return reinterpret_cast<uint8_t*>(KeyEntry::ResizeRawString(entry, length));
+// The bytes of a raw string entry, writable in place (same length). Nothing is written until a
+// register or the cache changes.
+uint8_t* EditableBytes(KeyEntry* entry) {
+  return reinterpret_cast<uint8_t*>(entry->MutableStringBytes());
 }
 
 // Stores value as key's string: a new key, the same block resized when it holds the value
@@ -98,7 +99,7 @@ void PfaddCommand(CommandContext& ctx) {
   if (!LookupHyperLogLogToEdit(ctx, key, /*for_read=*/false, &entry, &bytes)) return;
   int64_t updated = 0;
   if (entry != nullptr && hll::EncodingOf(bytes) == hll::kDense) {
-    uint8_t* value = EditableBytes(entry, bytes.size());
+    uint8_t* value = EditableBytes(entry);
     for (size_t i = 2; i < ctx.argc(); ++i) {
       const hll::Pattern pattern = hll::PatternOf(ctx.arg(i));
       updated += hll::RaiseDense(value + hll::kHeaderBytes, pattern.index, pattern.count);
@@ -204,7 +205,7 @@ void PfcountCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kCorruptHyperLogLog);
     return;
   }
-  hll::StoreCardinality(EditableBytes(entry, bytes.size()), *cardinality);
+  hll::StoreCardinality(EditableBytes(entry), *cardinality);
   ctx.db().Touch(key);
   MarkDirty(ctx);
   ctx.reply.Integer(static_cast<int64_t>(*cardinality));

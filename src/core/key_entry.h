@@ -112,13 +112,20 @@ class KeyEntry {
   void ClearUsed() { *reinterpret_cast<uint8_t*>(this) &= ~kRecentlyUsedBit; }
   // A kEmbstr string is reported as kRaw from now on; the bytes stay where they are (both are
   // laid out alike, Invariant 2). Redis's dbUnshareStringValue: a string a command edits in
-  // place says raw. REQUIRES: type() == kString and string_encoding() != kInt.
-  void MarkRawString() { *reinterpret_cast<uint8_t*>(this) &= static_cast<uint8_t>(~(0x3 << 3)); }
+  // place says raw. Writes nothing to a raw string (a forked child may share the page).
+  // REQUIRES: type() == kString and string_encoding() != kInt.
+  void MarkRawString() {
+    if (string_encoding() != StringEncoding::kEmbstr) return;
+    *reinterpret_cast<uint8_t*>(this) &= static_cast<uint8_t>(~(0x3 << 3));
+  }
   int64_t expire_ms() const;  // REQUIRES: has_expire()
 
   // The string value as bytes; an integer is formatted into scratch (kInt64TextMax bytes).
   // REQUIRES: type() == kString.
   std::string_view string_value(char* scratch) const;
+  // The bytes of a raw string, to change in place while the length stays (a HyperLogLog's
+  // registers). REQUIRES: type() == kString and string_encoding() == kRaw.
+  char* MutableStringBytes() { return const_cast<char*>(string_value(nullptr).data()); }
   // REQUIRES: string_encoding() == kInt.
   int64_t int_value() const;
   // REQUIRES: type() != kString.
