@@ -56,7 +56,10 @@ bool LookupHyperLogLog(CommandContext& ctx, std::string_view key, bool for_read,
 bool LookupHyperLogLogToEdit(CommandContext& ctx, std::string_view key, bool for_read,
                              KeyEntry** entry, std::string_view* bytes) {
   if (!LookupHyperLogLog(ctx, key, for_read, entry, bytes)) return false;
-  if (*entry != nullptr) (*entry)->MarkRawString();
+  if (*entry != nullptr && (*entry)->string_encoding() != StringEncoding::kRaw) {
+    *entry = ctx.db().UnshareString(key);
+    *bytes = (*entry)->string_value(nullptr);
+  }
   return true;
 }
 

@@ -110,14 +110,6 @@ class KeyEntry {
     if (!recently_used()) *reinterpret_cast<uint8_t*>(this) |= kRecentlyUsedBit;
   }
   void ClearUsed() { *reinterpret_cast<uint8_t*>(this) &= ~kRecentlyUsedBit; }
-  // A kEmbstr string is reported as kRaw from now on; the bytes stay where they are (both are
-  // laid out alike, Invariant 2). Redis's dbUnshareStringValue: a string a command edits in
-  // place says raw. Writes nothing to a raw string (a forked child may share the page).
-  // REQUIRES: type() == kString and string_encoding() != kInt.
-  void MarkRawString() {
-    if (string_encoding() != StringEncoding::kEmbstr) return;
-    *reinterpret_cast<uint8_t*>(this) &= static_cast<uint8_t>(~(0x3 << 3));
-  }
   int64_t expire_ms() const;  // REQUIRES: has_expire()
 
   // The string value as bytes; an integer is formatted into scratch (kInt64TextMax bytes).
