@@ -65,7 +65,7 @@ double ParseUnit(CommandContext& ctx, std::string_view unit) {
   return 0;
 }
 
-// A size of the search area: a float, not negative (`error` names it when it is no float).
+// A size of the search area as a float; `error` is the reply when it is none.
 bool ParseSize(CommandContext& ctx, std::string_view text, std::string_view error, double* value) {
   if (!ParseDouble(text, value)) {
     ctx.reply.Error(error);
