@@ -26,20 +26,20 @@ import tempfile
 import threading
 import time
 
-WORKLOADS = ("zset", "hash", "set", "string", "list", "stream", "stream-pel")
+WORKLOADS = ("zset", "hash", "set", "string", "list", "stream", "stream-pel", "geo")
 # The "online users" pattern: integer user ids 10000001.. and integer unix timestamps, as a
 # hash (id -> ts), as sets of ids per timestamp, and as a sorted set.
 ONLINE_WORKLOADS = ("online-hash", "online-set", "online-zset")
 ONLINE_TIMESTAMPS = 100  # online-set: users spread over this many per-timestamp sets
 ONLINE_BASE_TS = 1679800725
 RAW_BYTES = {"zset": 21, "hash": 32, "set": 13, "string": 28, "list": 16, "stream": 17,
-             "stream-pel": 16,
+             "stream-pel": 16, "geo": 21,
              "online-hash": 18, "online-set": 8, "online-zset": 18}
 LOAD_COMMAND = {"zset": "ZADD", "hash": "HSET", "set": "SADD", "string": "MSET", "list": "RPUSH",
-                "stream": "XADD", "stream-pel": "XREADGROUP",
+                "stream": "XADD", "stream-pel": "XREADGROUP", "geo": "GEOADD",
                 "online-hash": "HSET", "online-set": "SADD", "online-zset": "ZADD"}
 KEY = {"zset": b"bench:zset", "hash": b"bench:hash", "set": b"bench:set", "list": b"bench:list",
-       "stream": b"bench:stream", "stream-pel": b"bench:stream",
+       "stream": b"bench:stream", "stream-pel": b"bench:stream", "geo": b"bench:geo",
        "online-hash": b"h:online:main", "online-zset": b"z:online:main"}
 
 
@@ -84,6 +84,8 @@ def generate(workload, n, batch, seed=SEED):
             field "f" with a random 16-byte value (hex)
     stream-pel: XREADGROUP GROUP g c COUNT batch STREAMS key > until all n entries are pending
             (the stream workload's entries and XGROUP CREATE are the setup; see SETUP)
+    geo:    GEOADD of members user:%08d (permuted) at positions uniform over the globe (longitude
+            in [-180, 180), latitude in [-85, 85)), each coordinate with 6 decimals
     """
     rng = random.Random(seed)
     order = list(range(n))
@@ -98,6 +100,12 @@ def generate(workload, n, batch, seed=SEED):
                 s = rng.randrange(1000000000000)  # micro-units in [0, 1e6)
                 score = b"%d.%06d" % (s // 1000000, s % 1000000)
                 parts.append(b"$%d\r\n%s\r\n$13\r\nuser:%08d\r\n" % (len(score), score, i))
+        elif workload == "geo":
+            parts = [b"*%d\r\n$6\r\nGEOADD\r\n$%d\r\n%s\r\n" % (2 + 3 * len(chunk), len(KEY["geo"]), KEY["geo"])]
+            for i in chunk:
+                lon = b"%.6f" % (rng.randrange(360000000) / 1e6 - 180)
+                lat = b"%.6f" % (rng.randrange(170000000) / 1e6 - 85)
+                parts.append(b"$%d\r\n%s\r\n$%d\r\n%s\r\n$13\r\nuser:%08d\r\n" % (len(lon), lon, len(lat), lat, i))
         elif workload == "hash":
             parts = [b"*%d\r\n$4\r\nHSET\r\n$%d\r\n%s\r\n" % (2 + 2 * len(chunk), len(KEY["hash"]), KEY["hash"])]
             for i in chunk:
@@ -353,7 +361,7 @@ def measure(binary, workload, n, cmds, cpu, optimize, setup_cmds=()):
             total = sum(int(ctl.call(b"SCARD", online_set_key(s))[1:]) for s in range(ONLINE_TIMESTAMPS))
             count = b":%d" % total
         else:
-            check = (b"ZCARD", KEY.get(workload)) if workload in ("zset", "online-zset") else \
+            check = (b"ZCARD", KEY.get(workload)) if workload in ("zset", "online-zset", "geo") else \
                     (b"HLEN", KEY.get(workload)) if workload in ("hash", "online-hash") else \
                     (b"SCARD", KEY.get(workload)) if workload == "set" else \
                     (b"LLEN", KEY.get(workload)) if workload == "list" else \

@@ -26,8 +26,11 @@
 #                     counter at #0 of one of 1M preloaded 1-byte strings bf:%012d: __rand_int__'s
 #                     zero padding is not a valid offset, so the key is the random part), PFADD
 #                     (one HyperLogLog preloaded with the 1M members m:%012d, so an add mostly
-#                     changes no register) and PFCOUNT (of that key, whose cardinality is then
-#                     cached)
+#                     changes no register), PFCOUNT (of that key, whose cardinality is then
+#                     cached), GEOADD (new members g:* at 13.<rand> 38.<rand>, outside the
+#                     preloaded area) and GEOSEARCH_100 (BYRADIUS 6.26 km around 5,5 in a geo set
+#                     of 1M members spread uniformly over longitude and latitude [0, 10): about
+#                     100 results)
 #   --modes LIST      comma-separated CxP, e.g. 1x16,50x1 (MODES, default that)
 #   --requests N      requests per run with pipelining (N_PIPE, default 1000000);
 #                     runs without pipelining use N_CONC (default 200000)
@@ -103,12 +106,14 @@ CMD[BITFIELD_INCRBY]="BITFIELD bf:__rand_int__ INCRBY u8 #0 1"
 CMD[BITFIELD_GET]="BITFIELD bf:__rand_int__ GET u8 #0"
 CMD[PFADD]="PFADD bench:hll m:__rand_int__"
 CMD[PFCOUNT]="PFCOUNT bench:hll"
+CMD[GEOADD]="GEOADD bench:geo 13.__rand_int__ 38.__rand_int__ g:__rand_int__"
+CMD[GEOSEARCH_100]="GEOSEARCH bench:geo FROMLONLAT 5 5 BYRADIUS 6.26 km"
 # The preload each command reads (the writes run over it too, as updates).
 declare -A NEEDS=([GET]=string [SET]=string [ZADD]=zset [ZSCORE]=zset [ZRANK]=zset
                   [HSET]=hash [HGET]=hash [SADD]=set [SISMEMBER]=set
                   [LPUSH]=list [RPUSH]=list [LPOP]=list [RPOP]=list [LRANGE_100]=list
                   [XADD]=stream [XRANGE_10]=stream [BITFIELD_INCRBY]=bitfield [BITFIELD_GET]=bitfield
-                  [PFADD]=hll [PFCOUNT]=hll)
+                  [PFADD]=hll [PFCOUNT]=hll [GEOADD]=geo [GEOSEARCH_100]=geo)
 
 IFS=, read -r -a CMDS <<<"$COMMANDS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
@@ -156,6 +161,10 @@ def gen(kind):
         elif kind == "list":
             yield b"*%d\r\n$5\r\nRPUSH\r\n$10\r\nbench:list\r\n" % (2 + len(r)) + b"".join(
                 b"$16\r\nvvvvvvvvvvvvvvvv\r\n" for i in r)
+        elif kind == "geo":  # uniform over longitude and latitude [0, 10), 6 decimals
+            yield b"*%d\r\n$6\r\nGEOADD\r\n$9\r\nbench:geo\r\n" % (2 + 3 * len(r)) + b"".join(
+                bulk(b"%.6f" % (rng.randrange(10000000) / 1e6)) + bulk(b"%.6f" % (rng.randrange(10000000) / 1e6)) +
+                b"$14\r\nm:%012d\r\n" % i for i in r)
         elif kind == "bitfield":  # 1-byte strings, the u8 counters BITFIELD_* update and read
             yield b"*%d\r\n$4\r\nMSET\r\n" % (1 + 2 * len(r)) + b"".join(
                 b"$15\r\nbf:%012d\r\n$1\r\n\x01\r\n" % i for i in r)
@@ -169,7 +178,7 @@ def gen(kind):
                     b"$1\r\nf\r\n$16\r\nvvvvvvvvvvvvvvvv\r\n"
 COUNT = {"string": b"DBSIZE", "zset": b"ZCARD bench:zset", "hash": b"HLEN bench:hash", "set": b"SCARD bench:set",
          "list": b"LLEN bench:list", "stream": b"XLEN bench:stream", "bitfield": b"EXISTS bf:%012d" % (n - 1),
-         "hll": b"PFCOUNT bench:hll"}
+         "hll": b"PFCOUNT bench:hll", "geo": b"ZCARD bench:geo"}
 EXPECTED = {"bitfield": b":1"}  # the last key exists; DBSIZE would count the string preload too
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)

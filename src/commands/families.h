@@ -28,5 +28,6 @@ void RegisterBitmapCommands(CommandTable* table);
 void RegisterScriptingCommands(CommandTable* table);
 void RegisterStreamCommands(CommandTable* table);
 void RegisterHyperLogLogCommands(CommandTable* table);
+void RegisterGeoCommands(CommandTable* table);
 
 }  // namespace goblin

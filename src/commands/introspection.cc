@@ -64,6 +64,7 @@ std::vector<std::string> AclCategories(const Command& command) {
                                                                 {"list", "@list"},
                                                                 {"stream", "@stream"},
                                                                 {"hyperloglog", "@hyperloglog"},
+                                                                {"geo", "@geo"},
                                                                 {"connection", "@connection"},
                                                                 {"transactions", "@transaction"}};
   // An acl naming data-type categories itself (SORT: @set @sortedset @list) stands for the

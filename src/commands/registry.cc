@@ -22,6 +22,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterScriptingCommands(table);
   RegisterStreamCommands(table);
   RegisterHyperLogLogCommands(table);
+  RegisterGeoCommands(table);
 }
 
 }  // namespace goblin

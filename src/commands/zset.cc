@@ -224,53 +224,10 @@ void ReplySpan(CommandContext& ctx, const SortedSet& set, RankSpan span, bool re
 
 // --- ZADD / ZINCRBY ---------------------------------------------------------------------------
 
-struct ZaddOptions {
-  bool nx = false;
-  bool xx = false;
-  bool gt = false;
-  bool lt = false;
-  bool ch = false;
-  bool incr = false;
-  bool plain() const { return !nx && !xx && !gt && !lt && !incr; }
-};
-
-// Scores of one ZADD, parsed before anything changes; inline for the usual few pairs.
-class ScoreList {
- public:
-  explicit ScoreList(size_t n) : size_(n) {
-    if (n > kInline) heap_.resize(n);
-  }
-  double& operator[](size_t i) { return size_ > kInline ? heap_[i] : inline_[i]; }
-
- private:
-  static constexpr size_t kInline = 8;
-  size_t size_;
-  double inline_[kInline];
-  std::vector<double> heap_;
-};
-
 void ZaddGeneric(CommandContext& ctx, bool incr_command) {
   ZaddOptions options;
   options.incr = incr_command;
-  size_t score_index = 2;
-  for (; score_index < ctx.argc(); ++score_index) {
-    std::string_view option = ctx.arg(score_index);
-    if (EqualsIgnoreCase(option, "nx")) {
-      options.nx = true;
-    } else if (EqualsIgnoreCase(option, "xx")) {
-      options.xx = true;
-    } else if (EqualsIgnoreCase(option, "ch")) {
-      options.ch = true;
-    } else if (EqualsIgnoreCase(option, "incr")) {
-      options.incr = true;
-    } else if (EqualsIgnoreCase(option, "gt")) {
-      options.gt = true;
-    } else if (EqualsIgnoreCase(option, "lt")) {
-      options.lt = true;
-    } else {
-      break;
-    }
-  }
+  const size_t score_index = ParseZaddFlags(ctx, 2, /*geoadd=*/false, &options);
   const size_t rest = ctx.argc() - score_index;
   if (rest == 0 || rest % 2 != 0) {
     ctx.reply.Error(errors::kSyntax);
@@ -296,7 +253,38 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
       return;
     }
   }
+  ZaddElements(ctx, options, scores.data(), elements, score_index + 1, 2);
+}
 
+void ZaddCommand(CommandContext& ctx) { ZaddGeneric(ctx, false); }
+void ZincrbyCommand(CommandContext& ctx) { ZaddGeneric(ctx, true); }
+
+}  // namespace
+
+size_t ParseZaddFlags(const CommandContext& ctx, size_t first, bool geoadd, ZaddOptions* options) {
+  for (; first < ctx.argc(); ++first) {
+    const std::string_view option = ctx.arg(first);
+    if (WordIs(option, "nx")) {
+      options->nx = true;
+    } else if (WordIs(option, "xx")) {
+      options->xx = true;
+    } else if (WordIs(option, "ch")) {
+      options->ch = true;
+    } else if (!geoadd && WordIs(option, "incr")) {
+      options->incr = true;
+    } else if (!geoadd && WordIs(option, "gt")) {
+      options->gt = true;
+    } else if (!geoadd && WordIs(option, "lt")) {
+      options->lt = true;
+    } else {
+      break;
+    }
+  }
+  return first;
+}
+
+void ZaddElements(CommandContext& ctx, const ZaddOptions& options, const double* scores,
+                  size_t elements, size_t first_member, size_t member_stride) {
   const std::string_view key = ctx.arg(1);
   KeyEntry* entry;
   if (!LookupTyped(ctx, key, ValueType::kZSet, &entry, /*for_read=*/false)) return;
@@ -313,7 +301,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
       return;
     }
     // Redis sizes a new set from the pair count and the first member's length.
-    created = new ZsetObject(elements, ctx.arg(score_index + 1).size(), limits);
+    created = new ZsetObject(elements, ctx.arg(first_member).size(), limits);
     set = &created->set();
   } else {
     set = &static_cast<ZsetObject*>(entry->object())->set();
@@ -329,7 +317,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
   bool failed = false;
   for (size_t j = 0; j < elements; ++j) {
     double score = scores[j];
-    const std::string_view member = ctx.arg(score_index + 2 * j + 1);
+    const std::string_view member = ctx.arg(first_member + member_stride * j);
     if (options.plain()) {
       // One lookup: insert, then look at what was there. Redis keeps the old score when the
       // new one compares equal (0 and -0), so a sign-of-zero change is put back.
@@ -393,8 +381,7 @@ void ZaddGeneric(CommandContext& ctx, bool incr_command) {
   }
 }
 
-void ZaddCommand(CommandContext& ctx) { ZaddGeneric(ctx, false); }
-void ZincrbyCommand(CommandContext& ctx) { ZaddGeneric(ctx, true); }
+namespace {
 
 // --- Reads of one member or count -----------------------------------------------------------
 
@@ -411,18 +398,7 @@ void ZscoreCommand(CommandContext& ctx) {
 }
 
 void ZmscoreCommand(CommandContext& ctx) {
-  SortedSet* set;
-  if (!LookupZset(ctx, ctx.arg(1), &set, true)) return;
-  ctx.reply.Array(ctx.argc() - 2);
-  for (size_t i = 2; i < ctx.argc(); ++i) {
-    std::optional<double> score;
-    if (set != nullptr) score = set->Score(ctx.arg(i));
-    if (score) {
-      ctx.reply.Double(*score);
-    } else {
-      ctx.reply.Null();
-    }
-  }
+  ReplyPerMember(ctx, /*null_array=*/false, [&](double score) { ctx.reply.Double(score); });
 }
 
 void ZcardCommand(CommandContext& ctx) {

@@ -31,6 +31,12 @@ inline bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+// An option word compared as Redis's strcasecmp compares an argument: the argument ends at its
+// first NUL byte ("nx\0junk" is NX).
+inline bool WordIs(std::string_view arg, std::string_view word) {
+  return EqualsIgnoreCase(arg.substr(0, arg.find('\0')), word);
+}
+
 // Appends bytes as Redis's sdscatrepr writes them: in double quotes, with \\ \" \n \r \t \a
 // \b escaped and every other byte outside 0x20..0x7e as \xHH (MONITOR lines, AOF manifests).
 inline void AppendRepr(std::string* out, std::string_view bytes) {

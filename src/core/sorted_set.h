@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -128,7 +129,8 @@ class SortedSet {
   ZsetElement ElementAt(size_t rank) const;
 
   // Calls fn(double score, std::string_view member) for ranks [start, stop) ascending, or for
-  // the same ranks descending when reverse. stop is clamped to size().
+  // the same ranks descending when reverse. stop is clamped to size(). A fn returning bool
+  // stops the walk by returning false.
   template <typename Fn>
   void ForEachInRankRange(size_t start, size_t stop, bool reverse, Fn&& fn) const;
 
@@ -190,12 +192,20 @@ class SortedSet {
 
 template <typename Fn>
 void SortedSet::ForEachInRankRange(size_t start, size_t stop, bool reverse, Fn&& fn) const {
+  auto visit = [&fn](double score, std::string_view member) {
+    if constexpr (std::is_void_v<std::invoke_result_t<Fn&, double, std::string_view>>) {
+      fn(score, member);
+      return true;
+    } else {
+      return static_cast<bool>(fn(score, member));
+    }
+  };
   stop = std::min(stop, size());
   if (start >= stop) return;
   if (tree_) {
     ZsetTree::Iterator it = tree_->Seek(reverse ? stop - 1 : start);
     for (size_t n = stop - start; n > 0 && it.Valid(); --n) {
-      fn(it.entry().score(), it.entry().member);
+      if (!visit(it.entry().score(), it.entry().member)) return;
       if (reverse) {
         it.Prev();
       } else {
@@ -211,7 +221,7 @@ void SortedSet::ForEachInRankRange(size_t start, size_t stop, bool reverse, Fn&&
   if (!reverse) {
     for (size_t r = start; r < stop; ++r) {
       p = DecodeZsetEntry(p, e.key, &e);
-      fn(e.score(), e.member);
+      if (!visit(e.score(), e.member)) return;
     }
     return;
   }
@@ -221,7 +231,9 @@ void SortedSet::ForEachInRankRange(size_t start, size_t stop, bool reverse, Fn&&
     p = DecodeZsetEntry(p, e.key, &e);
     entry = e;
   }
-  for (size_t i = entries.size(); i > 0; --i) fn(entries[i - 1].score(), entries[i - 1].member);
+  for (size_t i = entries.size(); i > 0; --i) {
+    if (!visit(entries[i - 1].score(), entries[i - 1].member)) return;
+  }
 }
 
 }  // namespace goblin

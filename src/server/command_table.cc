@@ -17,6 +17,7 @@ const Command* Command::FindSubcommand(std::string_view name) const {
 
 std::optional<std::vector<size_t>> Command::KeyPositions(
     const std::vector<std::string_view>& argv) const {
+  if (find_keys != nullptr) return find_keys(argv);
   std::vector<size_t> keys;
   if (flags & kCmdPubsub) return keys;
   const int argc = static_cast<int>(argv.size());

@@ -71,6 +71,10 @@ struct Command {
   // Movable keys after a keyword (XREAD ... STREAMS key [key ...] id [id ...]): the first half
   // of the arguments after it; empty for none.
   std::string_view keys_after_keyword;
+  // Keys only the command's own parser can find (GEORADIUS ... STORE key): the positions of a
+  // call, replacing the rules above; nullptr for none.
+  std::optional<std::vector<size_t>> (*find_keys)(const std::vector<std::string_view>& argv) =
+      nullptr;
   CommandHandler handler = nullptr;
   std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;

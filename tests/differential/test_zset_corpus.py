@@ -85,7 +85,9 @@ def test_zadd_arity_and_syntax(check):
     cases = [["ZADD", "z"], ["ZADD", "z", "1"], ["ZADD", "z", "1", "a", "2"], ["ZADD", "z", "NX"],
              ["ZADD", "z", "NX", "1"], ["ZADD", "z", "CH", "CH", "1", "a"], ["ZADD", "z", "1", "a", "NX", "b"],
              ["ZADD", "z", "nan", "a"], ["ZADD", "z", "1", "a", "x", "b"], ["ZINCRBY", "z", "1"],
-             ["ZINCRBY", "z", "nx", "a"], ["ZINCRBY", "z", "1", "a", "b"], ["ZINCRBY", "z", "incr", "1"]]
+             ["ZINCRBY", "z", "nx", "a"], ["ZINCRBY", "z", "1", "a", "b"], ["ZINCRBY", "z", "incr", "1"],
+             # Redis reads a flag as a C string: it ends at a NUL byte.
+             ["ZADD", "z", "xx\x00junk", "5", "a", "6", "b"], ["ZADD", "z", "CH\x00", "GT\x00x", "0", "a"]]
     ops = [Op([S("DEL", "z"), S("ZADD", "z", 1, "a"), S(*c)] + dump("z")) for c in cases]
     ops += [Op([S("SET", "z", "x"), S(*c), S("GET", "z")]) for c in cases + [["ZADD", "z", "1", "a"],
                                                                           ["ZADD", "z", "XX", "1", "a"]]]

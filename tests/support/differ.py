@@ -778,6 +778,81 @@ class StreamBlockTimeout(Comparator):
 
 STREAM_BLOCK_TIMEOUT = StreamBlockTimeout()
 
+
+# ---- geo: Redis 7.2's distances ---------------------------------------------------------------------
+#
+# Redis 7.2 measures two positions on one meridian as R * |dlat| (#11579, "GEOSEARCH BYBOX:
+# simplified haversine"), where 7.0 runs the full haversine, whose asin(sin x) rounds differently
+# over long distances; and it rounds the scaled distance half to even (#11552, fixedpoint_d2string)
+# where 7.0's "%.4f" rounds the exact decimal. Both move a distance by at most one unit of its
+# fourth decimal (and a stored STOREDIST score by a few ulps). test_geo.py asserts 7.2's texts.
+
+_GEO_DISTANCE = re.compile(rb"-?[0-9]+\.[0-9]{4}")
+
+
+def _distance_units(text: bytes) -> int:
+    return int(text.replace(b".", b""))
+
+
+def same_geo_reply(g, r) -> bool:
+    """Replies equal except that distance texts may differ by one in their last digit."""
+    if g.raw == r.raw:
+        return True
+    if g.kind != r.kind:
+        return False
+    if g.kind == "*":
+        return g.value is not None and r.value is not None and len(g.value) == len(r.value) and \
+            all(same_geo_reply(a, b) for a, b in zip(g.value, r.value))
+    if g.kind == "$" and g.value is not None and r.value is not None:
+        return bool(_GEO_DISTANCE.fullmatch(g.value) and _GEO_DISTANCE.fullmatch(r.value)) and \
+            abs(_distance_units(g.value) - _distance_units(r.value)) <= 1
+    return False
+
+
+class GeoDistances(Comparator):
+    """GEODIST and searches WITHDIST: exact, but for 7.2's distances (above)."""
+
+    name = "geo-distances"
+
+    def differs(self, step, g, r, ctx):
+        if same_geo_reply(g, r) or same_as_72(g, r, step.args):
+            return None
+        return "replies differ (distances within one unit of the last digit)"
+
+
+def _geo_score_texts_agree(g: bytes, r: bytes) -> bool:
+    if score_texts_agree(g, r):
+        return True
+    try:
+        a, b = float(g), float(r)
+    except ValueError:
+        return False
+    # Geohash scores are integers and must be exact; a distance may be a few ulps off.
+    if a.is_integer() or b.is_integer() or math.isnan(a) or math.isnan(b):
+        return False
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+class GeoStoredScores(Comparator):
+    """ZRANGE ... WITHSCORES of a key GEOSEARCHSTORE or GEORADIUS ... STOREDIST may have written:
+    SCORES, and a fractional score (a stored distance) may be 7.2's distance of the reference's,
+    a few ulps away (above)."""
+
+    name = "geo-stored-scores"
+
+    def differs(self, step, g, r, ctx):
+        if same_with_scores(g, r):
+            return None
+        gp, rp = zset_pairs(g), zset_pairs(r)
+        if gp is not None and rp is not None and len(gp) == len(rp) and all(
+                gm == rm and _geo_score_texts_agree(gs, rs) for (gm, gs), (rm, rs) in zip(gp, rp)):
+            return None
+        return "replies differ (stored distances compared within 1e-12)"
+
+
+GEO_DISTANCES = GeoDistances()
+GEO_STORED_SCORES = GeoStoredScores()
+
 SCORES = Scores()
 RANK = Rank()
 ZRANDMEMBER = ZRandMember()

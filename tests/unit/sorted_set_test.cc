@@ -498,6 +498,31 @@ TEST(SortedSetTest, TiesOrderByMemberBytesShorterFirst) {
   }
 }
 
+// A walk whose callback returns bool stops at the first false, in both forms and directions
+// (GEOSEARCH ... COUNT n ANY stops scanning a cell at its n-th match).
+TEST(SortedSetTest, WalksStopWhenTheCallbackSaysSo) {
+  const ZsetLimits limits;
+  for (int n : {50, 500}) {
+    SortedSet z;
+    for (int i = 0; i < n; ++i) z.Insert(i, "m" + std::to_string(i), limits);
+    ASSERT_EQ(z.encoding(),
+              n <= 128 ? SortedSet::Encoding::kListpack : SortedSet::Encoding::kSkiplist);
+    for (bool reverse : {false, true}) {
+      std::vector<double> seen;
+      z.ForEachInRankRange(10, 40, reverse, [&](double score, std::string_view) {
+        seen.push_back(score);
+        return seen.size() < 7;
+      });
+      ASSERT_EQ(seen.size(), 7u);
+      EXPECT_EQ(seen.front(), reverse ? 39 : 10);
+      EXPECT_EQ(seen.back(), reverse ? 33 : 16);
+      size_t all = 0;
+      z.ForEachInRankRange(10, 40, reverse, [&](double, std::string_view) { ++all; });
+      EXPECT_EQ(all, 30u);
+    }
+  }
+}
+
 TEST(SortedSetTest, NegativeZeroIsKeptAndTiesWithZero) {
   for (size_t limit : {size_t{128}, size_t{0}}) {
     ZsetLimits limits;
