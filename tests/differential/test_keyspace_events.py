@@ -17,11 +17,11 @@ import os
 
 import pytest
 
-from support.differ import EXACT, Comparator, Op, ServerPair, Step, investigate, run_ops
+from support.differ import EXACT, Comparator, Op, ServerPair, Step, run_ops
 from support.resp import encode_command
 
 from .generators import make_stream
-from .streams import stream_seeds
+from .streams import run_stream, stream_seeds
 
 MARKER = b"__goblin_test_marker__"
 CLASSES = b"KEAnm"  # every class, keymiss and new included
@@ -136,18 +136,10 @@ def test_events_of_random_streams(pair, supported_generators, shrink_budget, rep
                                   seed):
     rows = [gen for gen in supported_generators if gen.command not in LEFT_OUT]
     ops = with_events(make_stream(seed, LENGTH, rows, protocol=protocol))
-    events_pair = EventPair(pair)
-    mismatches = run_ops(events_pair, ops, limit=50)
-    if not mismatches:
-        return
-    env = f"GOBLIN_EVENT_SEEDS={seed} " if protocol == 2 else ""
-    report = investigate(
-        events_pair, ops, mismatches,
-        title=f"KEYSPACE EVENTS MISMATCH  seed={seed}  protocol=RESP{protocol}  ops={len(ops)}",
-        reproduce=(f"{env}GOBLIN_SERVER={pair.goblin_server.binary} /usr/bin/python3 -m pytest -q "
-                   f"tests/differential/test_keyspace_events.py -k '{protocol}-{seed}'"),
-        budget=shrink_budget, reported=reported_mismatches, label=f"events seed {seed} (RESP{protocol})")
-    pytest.fail(report, pytrace=False)
+    run_stream(EventPair(pair), ops, family="keyspace events", seed=seed, protocol=protocol,
+               seeds_env="GOBLIN_EVENT_SEEDS", test_path="tests/differential/test_keyspace_events.py",
+               selector=f"{protocol}-{seed}", shrink_budget=shrink_budget,
+               reported_mismatches=reported_mismatches)
 
 
 def S(*args):
