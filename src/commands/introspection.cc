@@ -1,4 +1,6 @@
 // COMMAND and its subcommands: the command table as clients see it.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,6 +9,7 @@
 #include "core/glob.h"
 #include "server/command_syntax.h"
 #include "server/errors.h"
+#include "server/key_specs.h"
 
 namespace goblin {
 namespace {
@@ -26,11 +29,11 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdSkipSlowlog, "skip_slowlog"},
       {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},
-      {kCmdNoMulti, "no_multi"},
-      {kCmdAllowBusy, "allow_busy"},
-      {kCmdNoAsyncLoading, "no_async_loading"},
       {kCmdNoMandatoryKeys, "no_mandatory_keys"},
-      {kCmdMovableKeys, "movablekeys"}};
+      {kCmdNoAsyncLoading, "no_async_loading"},
+      {kCmdNoMulti, "no_multi"},
+      {kCmdMovableKeys, "movablekeys"},
+      {kCmdAllowBusy, "allow_busy"}};
   std::vector<std::string_view> names;
   for (const auto& [flag, name] : kNames) {
     if (flags & flag) names.push_back(name);
@@ -82,15 +85,103 @@ std::vector<std::string> AclCategories(const Command& command) {
   if (command.flags & kCmdBlocking) categories.push_back("@blocking");
   categories.push_back(command.flags & kCmdFast ? "@fast" : "@slow");
   if (scripting) categories.push_back("@scripting");
+  // COMMAND INFO lists them in the order of Redis's category table.
+  static constexpr std::string_view kOrder[] = {
+      "@keyspace", "@read",      "@write",      "@set",   "@sortedset", "@list",   "@hash",
+      "@string",   "@bitmap",    "@hyperloglog", "@geo",  "@stream",    "@pubsub", "@admin",
+      "@fast",     "@slow",      "@blocking",   "@dangerous", "@connection", "@transaction",
+      "@scripting"};
+  auto rank = [](const std::string& category) {
+    return std::find(std::begin(kOrder), std::end(kOrder), category) - std::begin(kOrder);
+  };
+  std::stable_sort(categories.begin(), categories.end(),
+                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return categories;
 }
 
+void ReplyKeySpec(ReplyBuilder& r, const KeySpec& spec) {
+  r.Map(spec.notes.empty() ? 3 : 4);
+  if (!spec.notes.empty()) {
+    r.Bulk("notes");
+    r.Bulk(spec.notes);
+  }
+  r.Bulk("flags");
+  const std::vector<std::string_view> flags = KeySpecFlagNames(spec.flags);
+  r.Set(flags.size());
+  for (std::string_view flag : flags) r.Simple(flag);
+  r.Bulk("begin_search");
+  r.Map(2);
+  r.Bulk("type");
+  switch (spec.begin.type) {
+    case KeyBegin::Type::kIndex:
+      r.Bulk("index");
+      r.Bulk("spec");
+      r.Map(1);
+      r.Bulk("index");
+      r.Integer(spec.begin.index);
+      break;
+    case KeyBegin::Type::kKeyword:
+      r.Bulk("keyword");
+      r.Bulk("spec");
+      r.Map(2);
+      r.Bulk("keyword");
+      r.Bulk(spec.begin.keyword);
+      r.Bulk("startfrom");
+      r.Integer(spec.begin.index);
+      break;
+    case KeyBegin::Type::kUnknown:
+      r.Bulk("unknown");
+      r.Bulk("spec");
+      r.Map(0);
+      break;
+  }
+  r.Bulk("find_keys");
+  r.Map(2);
+  r.Bulk("type");
+  switch (spec.find.type) {
+    case KeyFind::Type::kRange:
+      r.Bulk("range");
+      r.Bulk("spec");
+      r.Map(3);
+      r.Bulk("lastkey");
+      r.Integer(spec.find.a);
+      r.Bulk("keystep");
+      r.Integer(spec.find.b);
+      r.Bulk("limit");
+      r.Integer(spec.find.c);
+      break;
+    case KeyFind::Type::kKeynum:
+      r.Bulk("keynum");
+      r.Bulk("spec");
+      r.Map(3);
+      r.Bulk("keynumidx");
+      r.Integer(spec.find.a);
+      r.Bulk("firstkey");
+      r.Integer(spec.find.b);
+      r.Bulk("keystep");
+      r.Integer(spec.find.c);
+      break;
+    case KeyFind::Type::kUnknown:
+      r.Bulk("unknown");
+      r.Bulk("spec");
+      r.Map(0);
+      break;
+  }
+}
+
+// A command Redis has no key specs for (Goblin's own) gets one spec derived from its key
+// positions: read or written, as its flags say.
 void ReplyKeySpecs(ReplyBuilder& r, const Command& command) {
-  if (command.first_key <= 0) {
-    r.Array(0);
+  if (command.key_specs != nullptr) {
+    r.Set(command.key_specs->specs.size());
+    for (const KeySpec& spec : command.key_specs->specs) ReplyKeySpec(r, spec);
     return;
   }
-  r.Array(1);
+  if (command.first_key <= 0) {
+    r.Set(0);
+    return;
+  }
+  r.Set(1);
   r.Map(3);
   r.Bulk("flags");
   if (command.flags & kCmdPubsub) {
@@ -137,9 +228,19 @@ void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
   std::vector<std::string> categories = AclCategories(command);
   r.Set(categories.size());
   for (const std::string& category : categories) r.Simple(category);
-  r.Array(0);  // tips
+  if (command.key_specs != nullptr) {
+    r.Set(command.key_specs->tips.size());
+    for (std::string_view tip : command.key_specs->tips) r.Bulk(tip);
+  } else {
+    r.Set(0);
+  }
   ReplyKeySpecs(r, command);
-  r.Array(command.subcommands.size());
+  // Redis answers an empty set for no subcommands, an array otherwise.
+  if (command.subcommands.empty()) {
+    r.Set(0);
+  } else {
+    r.Array(command.subcommands.size());
+  }
   for (const auto& sub : command.subcommands) ReplyCommandInfo(r, *sub);
 }
 
@@ -285,11 +386,19 @@ void CommandListCommand(CommandContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
-void CommandGetkeysCommand(CommandContext& ctx) {
+// The command a COMMAND GETKEYS call names, the call itself and its key positions, or
+// nullopt once the error or the empty answer is sent.
+struct KeysOfCall {
+  const Command* command;
+  std::vector<std::string_view> call;
+  std::vector<size_t> positions;
+};
+
+std::optional<KeysOfCall> FindKeysOfCall(CommandContext& ctx) {
   const Command* command = ctx.server.commands.Find(ctx.arg(2));
   if (command == nullptr) {
     ctx.reply.Error("ERR Invalid command specified");
-    return;
+    return std::nullopt;
   }
   size_t argc = ctx.argc() - 2;
   if (command->HasSubcommands() && argc >= 2) {
@@ -297,26 +406,51 @@ void CommandGetkeysCommand(CommandContext& ctx) {
   }
   if (!command->ArityOk(argc)) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
-    return;
+    return std::nullopt;
   }
   if (command->first_key <= 0 && command->keynum_index <= 0 &&
       command->keys_after_keyword.empty()) {
     ctx.reply.Error(errors::kNoKeyArguments);
-    return;
+    return std::nullopt;
   }
-  const std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
-  const std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
+  std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
+  std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
   // Redis finds no keys, rather than an error, where a script's numkeys is out of range.
   if ((!keys || keys->empty()) && (command->flags & kCmdNoMandatoryKeys)) {
     ctx.reply.Array(0);
-    return;
+    return std::nullopt;
   }
   if (!keys || keys->empty()) {
     ctx.reply.Error(keys ? errors::kNoKeyArguments : "ERR Invalid arguments specified for command");
-    return;
+    return std::nullopt;
   }
-  ctx.reply.Array(keys->size());
-  for (size_t position : *keys) ctx.reply.Bulk(call[position]);
+  return KeysOfCall{command, std::move(call), std::move(*keys)};
+}
+
+void CommandGetkeysCommand(CommandContext& ctx) {
+  const std::optional<KeysOfCall> keys = FindKeysOfCall(ctx);
+  if (!keys) return;
+  ctx.reply.Array(keys->positions.size());
+  for (size_t position : keys->positions) ctx.reply.Bulk(keys->call[position]);
+}
+
+void CommandGetkeysandflagsCommand(CommandContext& ctx) {
+  const std::optional<KeysOfCall> keys = FindKeysOfCall(ctx);
+  if (!keys) return;
+  ctx.reply.Array(keys->positions.size());
+  for (size_t position : keys->positions) {
+    uint32_t flags = 0;
+    if (keys->command->key_specs != nullptr) {
+      flags = KeyFlagsOf(*keys->command->key_specs, keys->call, position);
+    } else {
+      flags = keys->command->flags & kCmdWrite ? kKeyRW | kKeyUpdate : kKeyRO | kKeyAccess;
+    }
+    ctx.reply.Array(2);
+    ctx.reply.Bulk(keys->call[position]);
+    const std::vector<std::string_view> names = KeySpecFlagNames(flags);
+    ctx.reply.Set(names.size());
+    for (std::string_view name : names) ctx.reply.Simple(name);
+  }
 }
 
 void CommandHelpCommand(CommandContext& ctx) {
@@ -329,7 +463,9 @@ void CommandHelpCommand(CommandContext& ctx) {
                   "    Return documentation details about multiple Redis commands.",
                   "    If no command names are given, documentation details for all",
                   "    commands are returned.", "GETKEYS <full-command>",
-                  "    Return the keys from a full Redis command."});
+                  "    Return the keys from a full Redis command.",
+                  "GETKEYSANDFLAGS <full-command>",
+                  "    Return the keys and the access flags from a full Redis command."});
 }
 
 }  // namespace
@@ -359,6 +495,10 @@ void RegisterIntrospectionCommands(CommandTable* table) {
   command->subcommands.back()->acl = "@connection";
   add.Sub(command, "getkeys", -4, kFlags, 0, 0, 0, CommandGetkeysCommand,
           "Extracts the key names from an arbitrary command.", "2.8.13",
+          "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
+  command->subcommands.back()->acl = "@connection";
+  add.Sub(command, "getkeysandflags", -4, kFlags, 0, 0, 0, CommandGetkeysandflagsCommand,
+          "Extract keys and access flags given a full Redis command", "7.0.0",
           "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
   command->subcommands.back()->acl = "@connection";
   add.Sub(command, "help", 2, kFlags, 0, 0, 0, CommandHelpCommand,

@@ -277,6 +277,25 @@ void SortGeneric(CommandContext& ctx, bool read_only) {
 void SortCommand(CommandContext& ctx) { SortGeneric(ctx, /*read_only=*/false); }
 void SortRoCommand(CommandContext& ctx) { SortGeneric(ctx, /*read_only=*/true); }
 
+// SORT's keys as Redis finds them: the sorted key and the destination of the last STORE,
+// stepping over LIMIT's two arguments and the patterns of BY and GET (those name keys only
+// through the values sorted).
+std::optional<std::vector<size_t>> SortKeys(const std::vector<std::string_view>& argv) {
+  std::vector<size_t> keys{1};
+  std::optional<size_t> store;
+  for (size_t i = 2; i < argv.size(); ++i) {
+    if (EqualsIgnoreCase(argv[i], "limit")) {
+      i += 2;
+    } else if (EqualsIgnoreCase(argv[i], "get") || EqualsIgnoreCase(argv[i], "by")) {
+      i += 1;
+    } else if (EqualsIgnoreCase(argv[i], "store") && i + 1 < argv.size()) {
+      store = i + 1;
+    }
+  }
+  if (store) keys.push_back(*store);
+  return keys;
+}
+
 }  // namespace
 
 void RegisterSortCommands(CommandTable* table) {
@@ -290,6 +309,7 @@ void RegisterSortCommands(CommandTable* table) {
           "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] "
           "[ALPHA] [STORE destination]");
   sort->acl = "@set @sortedset @list @dangerous";
+  sort->find_keys = SortKeys;
   Command* sort_ro =
       add("sort_ro", -2, kCmdReadonly | kCmdMovableKeys, 1, 1, 1, SortRoCommand,
           "Returns the sorted elements of a list, a set, or a sorted set.", "7.0.0",

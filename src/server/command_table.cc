@@ -5,6 +5,7 @@
 
 #include "core/ascii.h"
 #include "core/string_number.h"
+#include "server/key_specs.h"
 
 namespace goblin {
 const Command* Command::FindSubcommand(std::string_view name) const {
@@ -50,6 +51,7 @@ std::optional<std::vector<size_t>> Command::KeyPositions(
 
 Command* CommandTable::Add(Command command) {
   command.name = AsciiLower(command.name);
+  command.key_specs = FindKeySpecs(command.name);
   auto owned = std::make_unique<Command>(std::move(command));
   Command* raw = owned.get();
   ordered_.push_back(raw);
@@ -60,6 +62,7 @@ Command* CommandTable::Add(Command command) {
 Command* CommandTable::AddSubcommand(Command* parent, Command command) {
   command.name = parent->name + "|" + AsciiLower(command.name);
   command.parent = parent;
+  command.key_specs = FindKeySpecs(command.name);
   parent->subcommands.push_back(std::make_unique<Command>(std::move(command)));
   return parent->subcommands.back().get();
 }

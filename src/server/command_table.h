@@ -18,6 +18,7 @@
 namespace goblin {
 
 struct CommandContext;
+struct CommandKeySpecs;
 using CommandHandler = void (*)(CommandContext& ctx);
 
 // Redis's command flags, reported by COMMAND INFO.
@@ -75,6 +76,9 @@ struct Command {
   // call, replacing the rules above; nullptr for none.
   std::optional<std::vector<size_t>> (*find_keys)(const std::vector<std::string_view>& argv) =
       nullptr;
+  // Redis's key specs and tips for the command (server/key_specs.h); nullptr for a command
+  // Redis describes with neither.
+  const CommandKeySpecs* key_specs = nullptr;
   CommandHandler handler = nullptr;
   std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;

@@ -1,0 +1,139 @@
+#include "server/key_specs.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/ascii.h"
+#include "core/string_number.h"
+
+namespace goblin {
+
+std::vector<std::string_view> KeySpecFlagNames(uint32_t flags) {
+  static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
+      {kKeyRO, "RO"},
+      {kKeyRW, "RW"},
+      {kKeyOW, "OW"},
+      {kKeyRM, "RM"},
+      {kKeyAccess, "access"},
+      {kKeyUpdate, "update"},
+      {kKeyInsert, "insert"},
+      {kKeyDelete, "delete"},
+      {kKeyNotKey, "not_key"},
+      {kKeyIncomplete, "incomplete"},
+      {kKeyVariableFlags, "variable_flags"}};
+  std::vector<std::string_view> names;
+  for (const auto& [flag, name] : kNames) {
+    if (flags & flag) names.push_back(name);
+  }
+  return names;
+}
+
+namespace {
+
+// The index of the spec's first key in argv, or -1 when the call has none for it.
+int BeginPosition(const KeyBegin& begin, const std::vector<std::string_view>& argv) {
+  const int argc = static_cast<int>(argv.size());
+  if (begin.type == KeyBegin::Type::kIndex) return begin.index < argc ? begin.index : -1;
+  const bool forward = begin.index >= 0;
+  for (int i = forward ? begin.index : argc + begin.index; i >= 1 && i < argc;
+       i += forward ? 1 : -1) {
+    if (EqualsIgnoreCase(argv[i], begin.keyword)) return i + 1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const {
+  if (!complete()) return;
+  const int argc = static_cast<int>(argv.size());
+  int first = BeginPosition(begin, argv);
+  if (first < 0 || first >= argc) return;
+  int last;
+  int step;
+  if (find.type == KeyFind::Type::kRange) {
+    const int last_key = find.a;
+    const int limit = find.c;
+    step = find.b;
+    if (last_key >= 0) {
+      last = first + last_key;
+    } else if (limit <= 1) {
+      last = argc + last_key;
+    } else {
+      last = first + (argc - first) / limit + last_key;
+    }
+  } else {
+    const int count_at = first + find.a;
+    int64_t count;
+    if (count_at >= argc || !ParseInt64(argv[count_at], &count) || count < 0 || count > argc) {
+      return;
+    }
+    step = find.c;
+    first = count_at + find.b;
+    last = first + static_cast<int>(count - 1) * step;
+  }
+  if (step <= 0) return;
+  for (int i = first; i <= last && i < argc; i += step) out->push_back(static_cast<size_t>(i));
+}
+
+const CommandKeySpecs* FindKeySpecs(std::string_view name) {
+  static const auto* const kByName = [] {
+    auto* by_name = new std::unordered_map<std::string_view, const CommandKeySpecs*>();
+    for (const CommandKeySpecs& row : KeySpecTable()) (*by_name)[row.name] = &row;
+    return by_name;
+  }();
+  auto it = kByName->find(name);
+  return it == kByName->end() ? nullptr : it->second;
+}
+
+namespace {
+
+// Redis resolves SET's variable flags by its GET option, BITFIELD's by whether every
+// operation is a GET (a malformed call counts as a write).
+uint32_t ResolveVariableFlags(std::string_view command, const std::vector<std::string_view>& argv,
+                              uint32_t flags) {
+  if (command == "set") {
+    for (size_t i = 3; i < argv.size(); ++i) {
+      if (EqualsIgnoreCase(argv[i], "get")) return kKeyRW | kKeyAccess | kKeyUpdate;
+    }
+    return kKeyOW | kKeyUpdate;
+  }
+  if (command == "bitfield") {
+    for (size_t i = 2; i < argv.size(); ++i) {
+      const size_t remaining = argv.size() - i - 1;
+      if (EqualsIgnoreCase(argv[i], "get") && remaining >= 2) {
+        i += 2;
+      } else if (EqualsIgnoreCase(argv[i], "overflow") && remaining >= 1) {
+        i += 1;
+      } else {
+        return kKeyRW | kKeyAccess | kKeyUpdate;
+      }
+    }
+    return kKeyRO | kKeyAccess;
+  }
+  return flags;
+}
+
+}  // namespace
+
+uint32_t KeyFlagsOf(const CommandKeySpecs& specs, const std::vector<std::string_view>& argv,
+                    size_t position) {
+  const KeySpec* chosen = nullptr;
+  std::vector<size_t> positions;
+  for (const KeySpec& spec : specs.specs) {
+    positions.clear();
+    spec.Positions(argv, &positions);
+    if (std::find(positions.begin(), positions.end(), position) != positions.end()) {
+      chosen = &spec;
+      break;
+    }
+    if (!spec.complete()) chosen = &spec;
+  }
+  if (chosen == nullptr) return 0;
+  if (chosen->flags & kKeyVariableFlags) {
+    return ResolveVariableFlags(specs.name, argv, chosen->flags);
+  }
+  return chosen->flags;
+}
+
+}  // namespace goblin

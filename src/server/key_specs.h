@@ -1,0 +1,105 @@
+// Key specifications: where a command's keys sit among its arguments and what the command does
+// to each, as Redis 7 describes them (COMMAND INFO's key_specs, COMMAND GETKEYSANDFLAGS), with
+// the command tips COMMAND INFO reports beside them.
+//
+// The rows are interface data, one per command that has keys or tips (key_spec_table.cc,
+// written from redis-server's COMMAND INFO by tools/key_specs_from_redis.py). Dispatch does not
+// read them: Command's first_key/last_key/keynum rules find the keys of a call, and the specs
+// only say which flags each of those keys carries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace goblin {
+
+// Redis's key-spec flags, in the order COMMAND INFO prints them.
+enum KeySpecFlag : uint32_t {
+  kKeyRO = 1 << 0,  // the value is read, not changed
+  kKeyRW = 1 << 1,
+  kKeyOW = 1 << 2,  // overwritten without being read
+  kKeyRM = 1 << 3,  // removed
+  kKeyAccess = 1 << 4,
+  kKeyUpdate = 1 << 5,
+  kKeyInsert = 1 << 6,
+  kKeyDelete = 1 << 7,
+  kKeyNotKey = 1 << 8,  // a shard channel, sitting where a key would for cluster routing
+  kKeyIncomplete = 1 << 9,
+  kKeyVariableFlags = 1 << 10,  // the flags of a call depend on its arguments (SET ... GET)
+};
+
+std::vector<std::string_view> KeySpecFlagNames(uint32_t flags);
+
+// Where the search for a spec's keys begins: a fixed argument, or the argument after a keyword
+// found searching forward from `index` (backward from argc + index when it is negative).
+struct KeyBegin {
+  enum class Type : uint8_t { kIndex, kKeyword, kUnknown };
+  Type type = Type::kUnknown;
+  int index = 0;
+  std::string_view keyword;
+
+  static constexpr KeyBegin Index(int index) { return {Type::kIndex, index, {}}; }
+  static constexpr KeyBegin Keyword(std::string_view keyword, int start_from) {
+    return {Type::kKeyword, start_from, keyword};
+  }
+  static constexpr KeyBegin Unknown() { return {}; }
+};
+
+// How many keys follow the beginning. Range: last key relative to the first (negative: from
+// the end; with limit > 1, only 1/limit of the remaining arguments), key step. Keynum: the
+// count's offset from the beginning, the first key's offset from the count, key step.
+struct KeyFind {
+  enum class Type : uint8_t { kRange, kKeynum, kUnknown };
+  Type type = Type::kUnknown;
+  int a = 0;
+  int b = 0;
+  int c = 0;
+
+  static constexpr KeyFind Range(int last_key, int key_step, int limit) {
+    return {Type::kRange, last_key, key_step, limit};
+  }
+  static constexpr KeyFind Keynum(int keynum_index, int first_key, int key_step) {
+    return {Type::kKeynum, keynum_index, first_key, key_step};
+  }
+  static constexpr KeyFind Unknown() { return {}; }
+};
+
+struct KeySpec {
+  constexpr KeySpec(uint32_t flags, KeyBegin begin, KeyFind find, std::string_view notes = {})
+      : flags(flags), begin(begin), find(find), notes(notes) {}
+
+  uint32_t flags = 0;
+  KeyBegin begin;
+  KeyFind find;
+  std::string_view notes;
+
+  bool complete() const {
+    return !(flags & kKeyIncomplete) && begin.type != KeyBegin::Type::kUnknown &&
+           find.type != KeyFind::Type::kUnknown;
+  }
+  // The positions this spec names in argv (argv[0] the command name), appended to *out; none
+  // when the spec is not complete or the call does not fit it.
+  void Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const;
+};
+
+struct CommandKeySpecs {
+  std::string_view name;  // "config|get" for a subcommand
+  std::vector<std::string_view> tips;
+  std::vector<KeySpec> specs;
+};
+
+// The row for a command name, or nullptr for a command without keys or tips.
+const CommandKeySpecs* FindKeySpecs(std::string_view name);
+
+// The flags of the key at argv[position], a key of the call that `specs` describes: those of
+// the complete spec that names the position, else those of the last spec that could (the
+// incomplete or unknown one: SORT ... STORE), with variable flags resolved for the call as
+// Redis resolves them (SET without GET overwrites; BITFIELD with only GETs reads).
+uint32_t KeyFlagsOf(const CommandKeySpecs& specs, const std::vector<std::string_view>& argv,
+                    size_t position);
+
+const std::vector<CommandKeySpecs>& KeySpecTable();
+
+}  // namespace goblin
