@@ -284,7 +284,7 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("role", "master");
   w.Field("connected_slaves", "0");
   w.Field("master_failover_state", "no-failover");
-  w.Field("master_replid", ctx.server.run_id);
+  w.Field("master_replid", ctx.server.replication_id);
   w.Field("master_replid2", "0000000000000000000000000000000000000000");
   w.Field("master_repl_offset", "0");
   w.Field("second_repl_offset", "-1");

@@ -1,14 +1,17 @@
 // Server administration: CONFIG TIME LASTSAVE SHUTDOWN MEMORY SLOWLOG LATENCY DEBUG MODULE.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
 #define XXH_INLINE_ALL
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "core/glob.h"
 #include "core/string_number.h"
 #include "core/value_digest.h"
 #include "core/value_types.h"
@@ -388,11 +391,10 @@ void DebugCommand(CommandContext& ctx) {
   if (!DebugAllowed(ctx)) return;
   std::string_view sub = ctx.arg(1);
   if (EqualsIgnoreCase(sub, "sleep") && ctx.argc() == 3) {
-    double seconds;
-    if (!ParseDouble(ctx.arg(2), &seconds)) {
-      ctx.reply.Error(errors::kNotFloat);
-      return;
-    }
+    // As Redis reads it: the longest prefix that is a number, 0 when there is none.
+    double seconds = std::strtod(std::string(ctx.arg(2)).c_str(), nullptr);
+    if (!(seconds > 0)) seconds = 0;  // NaN and negatives too
+    seconds = std::min(seconds, 1e9);
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(sub, "reload")) {
@@ -404,6 +406,37 @@ void DebugCommand(CommandContext& ctx) {
     ctx.reply.Ok();
   } else if (EqualsIgnoreCase(sub, "error") && ctx.argc() == 3) {
     ctx.reply.Error(ctx.arg(2));
+  } else if (EqualsIgnoreCase(sub, "log") && ctx.argc() == 3) {
+    LogWarning("DEBUG LOG: " + std::string(ctx.arg(2)));
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "change-repl-id") && ctx.argc() == 2) {
+    ctx.server.replication_id = ctx.server.RandomHexId();
+    LogWarning("Changing replication IDs after receiving DEBUG change-repl-id");
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "pause-cron") && ctx.argc() == 3) {
+    ctx.server.cron_paused = ctx.arg(2) != "0";
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "quicklist-packed-threshold") && ctx.argc() == 3) {
+    int64_t bytes;
+    if (!ParseMemory(ctx.arg(2), &bytes) || bytes < 0 ||
+        bytes > (int64_t{1} << 32) - (int64_t{1} << 20)) {
+      ctx.reply.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+      return;
+    }
+    ctx.server.quicklist_packed_threshold = bytes == 0 ? uint64_t{1} << 30 : bytes;
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "listpack") && ctx.argc() == 3) {
+    // Goblin's small forms are its own packed runs, not Redis listpacks: there is no listpack
+    // structure to print, so every value answers as Redis answers for another encoding.
+    KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
+    ctx.reply.Error(entry == nullptr ? errors::kNoSuchKey : "ERR Not a listpack encoded object.");
+  } else if (EqualsIgnoreCase(sub, "stringmatch-len") && ctx.argc() == 2) {
+    // Redis's check that a pathological pattern neither overflows the stack nor runs away.
+    std::string pattern(1000, '*');
+    for (size_t i = 1; i < pattern.size(); i += 2) pattern[i] = 'a';
+    const std::string text(5000, 'a');
+    GlobMatch(pattern, text, false);
+    ctx.reply.Simple("Apparently Redis did not crash: test passed");
   } else if (EqualsIgnoreCase(sub, "set-active-expire") && ctx.argc() == 3) {
     ctx.server.active_expire_enabled = ctx.arg(2) != "0";
     ctx.reply.Ok();
@@ -489,13 +522,23 @@ void DebugCommand(CommandContext& ctx) {
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    Output a hex signature of the values of all the specified keys.",
                     "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
+                    "CHANGE-REPL-ID",
+                    "    Change the replication IDs of the instance.",
+                    "    Dangerous: should be used only for testing the replication subsystem.",
+                    "LISTPACK <key>", "    Show low level info about the listpack encoding of <key>.",
+                    "LOG <message>", "    Write <message> to the server log.",
                     "OBJECT <key>", "    Show low level info about the <key> and associated value.",
+                    "PAUSE-CRON <0|1>", "    Stop periodic cron job processing.",
                     "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+                    "QUICKLIST-PACKED-THRESHOLD <size>",
+                    "    Accepted for compatibility (1GB by default, 0 restores it); every list",
+                    "    element is stored packed, whatever its size.",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
-                    "    Stop the server for <seconds>. Decimals allowed."});
+                    "    Stop the server for <seconds>. Decimals allowed.", "STRINGMATCH-LEN",
+                    "    Run a fuzz tester against the stringmatchlen() function."});
   } else {
-    ctx.reply.Error(errors::UnknownSubcommand(sub, "DEBUG"));
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(sub, "DEBUG"));
   }
 }
 

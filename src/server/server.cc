@@ -57,8 +57,15 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   for (Database& db : dbs_) db.set_expiry_paused(persistence->loading_flag());
   scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
+  run_id = RandomHexId();
+  replication_id = RandomHexId();
+}
+
+std::string Server::RandomHexId() {
   static const char kHex[] = "0123456789abcdef";
-  for (int i = 0; i < 40; ++i) run_id.push_back(kHex[rng_() % 16]);
+  std::string id;
+  for (int i = 0; i < 40; ++i) id.push_back(kHex[rng_() % 16]);
+  return id;
 }
 
 Server::~Server() {

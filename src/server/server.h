@@ -238,6 +238,14 @@ class Server : private KeyspaceEvents {
   EffectStream effects;
   std::string executable;
   std::string run_id;
+  // INFO replication's master_replid; DEBUG CHANGE-REPL-ID draws a new one.
+  std::string replication_id;
+  std::string RandomHexId();
+  // DEBUG PAUSE-CRON 1 stops the tick: no background expiry, eviction or persistence rules.
+  bool cron_paused = false;
+  // DEBUG QUICKLIST-PACKED-THRESHOLD, remembered for DEBUG's sake only: a list element of any
+  // size is stored in Goblin's packed nodes, so there is no plain-node form it could select.
+  uint64_t quicklist_packed_threshold = 1ULL << 30;
   pid_t pid = 0;
   int tcp_port_bound = 0;
 

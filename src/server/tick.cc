@@ -9,6 +9,7 @@
 namespace goblin {
 
 void Server::Tick() {
+  if (cron_paused) return;
   int64_t now = NowMs();
   int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
   // A client pause holds the data still: no key expires or is evicted in the background.

@@ -241,3 +241,18 @@ def test_multi_database_commands(check):
                        S("SELECT", db), S("DBSIZE"), S("GET", "k"), S("GET", "j"), S("TTL", "k", compare=TTL),
                        S("KEYS", "*", compare=MULTISET), S("FLUSHDB"), S("SELECT", "0"), S("DBSIZE")]))
     check("multi_db", ops)
+
+
+def test_debug_subcommands(check):
+    """The DEBUG subcommands client test suites use, with their argument errors. (DEBUG
+    STRINGMATCH-LEN is newer than the 7.0 reference: test_debug_stringmatch_len holds it to 7.2.)"""
+    calls = [("LOG", "a message"), ("LOG",), ("CHANGE-REPL-ID",), ("CHANGE-REPL-ID", "x"),
+             ("PAUSE-CRON", "0"), ("PAUSE-CRON", "1"), ("PAUSE-CRON", "0"),
+             ("QUICKLIST-PACKED-THRESHOLD", "100"), ("QUICKLIST-PACKED-THRESHOLD", "1k"),
+             ("QUICKLIST-PACKED-THRESHOLD", "0"), ("QUICKLIST-PACKED-THRESHOLD", "4gb"),
+             ("QUICKLIST-PACKED-THRESHOLD", "4095mb"), ("QUICKLIST-PACKED-THRESHOLD", "-1"),
+             ("QUICKLIST-PACKED-THRESHOLD", "x"), ("QUICKLIST-PACKED-THRESHOLD", "1gb"),
+             ("LISTPACK", "nokey"), ("LISTPACK", "s"), ("NO-SUCH-SUBCOMMAND",), ("SLEEP", "0"),
+             ("SLEEP", "x"), ("ERROR", "ERR custom"), ("DIGEST-VALUE", "nokey")]
+    ops = [Op([S("SET", "s", "v"), S("DEBUG", *call)]) for call in calls]
+    check("debug_subcommands", ops)

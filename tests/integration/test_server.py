@@ -412,6 +412,30 @@ def test_debug_subcommands(raw):
     assert raw.call("DEBUG", "OBJECT", "missing").raw == err("ERR no such key")
 
 
+def test_debug_change_repl_id_draws_a_new_replication_id(raw):
+    def replid():
+        info = raw.call("INFO", "replication").value.decode()
+        return dict(line.split(":", 1) for line in info.splitlines() if ":" in line)["master_replid"]
+
+    def run_id():
+        info = raw.call("INFO", "server").value.decode()
+        return dict(line.split(":", 1) for line in info.splitlines() if ":" in line)["run_id"]
+
+    before, run_before = replid(), run_id()
+    assert len(before) == 40
+    assert raw.call("DEBUG", "CHANGE-REPL-ID").raw == ok
+    after = replid()
+    assert len(after) == 40 and after != before
+    assert run_id() == run_before  # the server's own identity stays
+
+
+def test_debug_stringmatch_len_runs_the_glob_fuzz_test(raw):
+    """Redis 7.2's DEBUG STRINGMATCH-LEN (the 7.0 reference lacks it): a pathological pattern
+    neither crashes nor hangs the matcher."""
+    assert raw.call("DEBUG", "STRINGMATCH-LEN").raw == simple("Apparently Redis did not crash: test passed")
+    assert raw.call("PING").raw == simple("PONG")
+
+
 def test_debug_sleep_blocks_the_server(raw, server):
     with server.raw() as other:
         raw.send_command("DEBUG", "SLEEP", "0.2")
