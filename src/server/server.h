@@ -309,6 +309,7 @@ class Server : private KeyspaceEvents {
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;
   std::vector<Client*> clients_to_close_;
+  int64_t query_buffers_resized_ms_ = 0;  // the tick's last pass over the query buffers
   std::vector<uint64_t> write_queue_;     // ids of clients QueueWrite named
   std::vector<Client*> monitors_;         // MONITOR clients, in the order they asked
   int64_t pause_until_ms_ = 0;            // CLIENT PAUSE deadline, 0 when not paused

@@ -1,5 +1,5 @@
 // The tick, hz times a second: background work in bounded slices (active expiry, client
-// timeouts, eviction, persistence's children and rules, ops/sec samples).
+// timeouts and query buffers, eviction, persistence's children and rules, ops/sec samples).
 #include <algorithm>
 
 #include "server/cycle_clock.h"
@@ -38,6 +38,15 @@ void Server::Tick() {
     }
     for (Client* client : clients_to_close_) CloseClient(*client);
     clients_to_close_.clear();
+  }
+  // Once a second, as Redis's client cron visits each client: query buffers an idle or calmer
+  // client no longer needs go back to the allocator.
+  if (now - query_buffers_resized_ms_ >= 1000) {
+    query_buffers_resized_ms_ = now;
+    for (auto& [fd, client] : clients_by_fd_) {
+      client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
+                                        client->parser.bytes_needed());
+    }
   }
   // Catches a tracking-table-max-keys lowered by CONFIG SET while no command came.
   if (tracking.clients() > 0) tracking.LimitTableSize();

@@ -5,6 +5,7 @@ import pytest
 import redis
 
 from support.expect import SYNTAX, arity, bulk, err, integer, nil, ok, run_steps, simple
+from support.server import wait_for
 
 CLIENT_NAME_ERROR = err("ERR Client names cannot contain spaces, newlines or special characters.")
 
@@ -297,3 +298,35 @@ def test_select_is_per_connection(raw, server):
     run_steps(raw, [("SELECT 1", ok), ("SET k one", ok)])
     with server.raw() as other:
         run_steps(other, [("GET k", nil), ("SELECT 1", ok), ("GET k", bulk("one"))])
+
+
+def query_buffer_of(r, name) -> tuple[int, int]:
+    for line in r.execute_command("CLIENT", "LIST").decode().splitlines():
+        fields = dict(item.split("=", 1) for item in line.split())
+        if fields["name"] == name:
+            return int(fields["qbuf"]), int(fields["qbuf-free"])
+    raise AssertionError(f"no client named {name}")
+
+
+def test_idle_client_gives_back_its_query_buffer_room(server, r):
+    """Redis's rule: a client idle for over 2 s keeps only the bytes it has sent; the request
+    it is in the middle of completes unharmed afterwards."""
+    sender = server.raw()
+    try:
+        sender.call("CLIENT", "SETNAME", "sender")
+        value = bytes(range(256)) * 4096  # 1 MiB
+        head = b"*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$%d\r\n" % len(value)
+        sent = head + value[:300000]
+        sender.send(sent)
+        wait_for(lambda: query_buffer_of(r, "sender")[0] == len(sent), what="the partial request read")
+        assert query_buffer_of(r, "sender")[1] > 4096  # room reserved for the rest of the bulk
+        wait_for(lambda: query_buffer_of(r, "sender") == (len(sent), 0), timeout=15,
+                 what="the idle client's buffer cut to its pending bytes")
+        sender.send(value[300000:] + b"\r\n")
+        assert sender.read_reply(timeout=10).raw == b"+OK\r\n"
+        assert r.get("big") == value
+        # Idle again with nothing pending: the buffer goes.
+        wait_for(lambda: query_buffer_of(r, "sender") == (0, 0), timeout=15,
+                 what="the idle client's empty buffer released")
+    finally:
+        sender.close()
