@@ -29,5 +29,6 @@ void RegisterScriptingCommands(CommandTable* table);
 void RegisterStreamCommands(CommandTable* table);
 void RegisterHyperLogLogCommands(CommandTable* table);
 void RegisterGeoCommands(CommandTable* table);
+void RegisterLolwutCommand(CommandTable* table);
 
 }  // namespace goblin

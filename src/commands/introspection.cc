@@ -273,15 +273,19 @@ void ReplyArgument(ReplyBuilder& r, const CommandArgument& argument) {
 void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
   bool has_subcommands = command.HasSubcommands();
   std::vector<CommandArgument> arguments = ParseCommandSyntax(command.syntax);
-  r.Map(4 + (has_subcommands ? 1 : 0) + (arguments.empty() ? 0 : 1));
+  // Redis leaves out a complexity it does not state (LOLWUT).
+  const bool has_complexity = !command.complexity.empty();
+  r.Map(3 + has_complexity + (has_subcommands ? 1 : 0) + (arguments.empty() ? 0 : 1));
   r.Bulk("summary");
   r.Bulk(command.summary);
   r.Bulk("since");
   r.Bulk(command.since);
   r.Bulk("group");
   r.Bulk(command.group);
-  r.Bulk("complexity");
-  r.Bulk(command.complexity);
+  if (has_complexity) {
+    r.Bulk("complexity");
+    r.Bulk(command.complexity);
+  }
   if (!arguments.empty()) {
     r.Bulk("arguments");
     r.Array(arguments.size());

@@ -23,6 +23,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterStreamCommands(table);
   RegisterHyperLogLogCommands(table);
   RegisterGeoCommands(table);
+  RegisterLolwutCommand(table);
 }
 
 }  // namespace goblin

@@ -22,7 +22,7 @@ std::string TypeForName(std::string_view name) {
       "seconds", "milliseconds", "count",     "offset", "start",          "end",
       "index",   "index1",       "index2",    "db",     "destination-db", "numkeys",
       "timeout", "increment",    "decrement", "cursor", "protover",       "client-id",
-      "maxage",  "samples",      "limit",     "stop"};
+      "maxage",  "samples",      "limit",     "stop",   "version"};
   static const char* kDoubles[] = {"score", "min", "max", "weight"};
   for (const char* k : kKeys)
     if (name == k) return "key";

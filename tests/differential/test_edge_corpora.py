@@ -256,3 +256,11 @@ def test_debug_subcommands(check):
              ("SLEEP", "x"), ("ERROR", "ERR custom"), ("DIGEST-VALUE", "nokey")]
     ops = [Op([S("SET", "s", "v"), S("DEBUG", *call)]) for call in calls]
     check("debug_subcommands", ops)
+
+
+def test_lolwut_errors(check):
+    """LOLWUT's argument errors (its art is random, and its version line names each server's
+    own version: test_server.py checks those)."""
+    calls = [("VERSION", "x"), ("VERSION", "5", "x"), ("VERSION", "6", "1", "y"), ("VERSION", "5", "1", "1", "1.5"),
+             ("VERSION", "99999999999999999999"), ("VERSION", "")]
+    check("lolwut_errors", [Op([S("LOLWUT", *call)]) for call in calls])

@@ -582,3 +582,38 @@ def test_info_clients_counts_subscribers_watchers_and_blocked_keys(make_server):
     finally:
         for conn in conns:
             conn.close()
+
+
+# ---- LOLWUT ------------------------------------------------------------------------------------
+
+def test_lolwut_prints_the_version_as_redis_7_does(raw):
+    version_line = b"Redis ver. 7.2.4\n"
+    for call in [("LOLWUT",), ("LOLWUT", "VERSION", "7"), ("LOLWUT", "VERSION", "4"), ("LOLWUT", "foo"),
+                 ("LOLWUT", "VERSION")]:
+        assert raw.call(*call).value == version_line, call
+    assert raw.call("LOLWUT", "VERSION", "x").raw == err("ERR value is not an integer or out of range")
+    assert raw.call("LOLWUT", "VERSION", "5", "x").raw == err("ERR value is not an integer or out of range")
+
+
+def test_lolwut_5_draws_schotter_in_braille(raw):
+    text = raw.call("LOLWUT", "VERSION", "5", "20", "2", "2").value.decode()
+    art, credit = text.rsplit("\n\n", 1)
+    assert credit == "Georg Nees - schotter, plotter on paper, 1968. Redis ver. 7.2.4\n"
+    lines = art.split("\n")
+    assert len(lines) > 1 and all(len(line) == 20 for line in lines)
+    assert all(0x2800 <= ord(ch) <= 0x28FF for line in lines for ch in line)
+    assert any(ch != "\u2800" for line in lines for ch in line)  # something was drawn
+    # Out-of-range sizes are clamped, as in Redis.
+    tiny = raw.call("LOLWUT", "VERSION", "5", "0").value.decode().rsplit("\n\n", 1)[0]
+    assert all(len(line) == 1 for line in tiny.split("\n"))
+    wide = raw.call("LOLWUT", "VERSION", "5", "5000", "1", "1").value.decode().rsplit("\n\n", 1)[0]
+    assert all(len(line) == 1000 for line in wide.split("\n"))
+
+
+def test_lolwut_6_draws_a_skyline_in_terminal_colors(raw):
+    text = raw.call("LOLWUT", "VERSION", "6", "30", "5").value.decode()
+    art, credit = text.rsplit("\n\n", 1)
+    assert credit.endswith(" Redis ver. 7.2.4\n")
+    lines = art.split("\n")
+    assert len(lines) == 5
+    assert all(line.count("\x1b[0m") == 30 for line in lines)
