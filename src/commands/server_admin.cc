@@ -55,7 +55,14 @@ void ConfigSetCommand(CommandContext& ctx) {
   std::string error = ctx.server.config_registry.SetAtRuntime(pairs, &changed);
   if (error.empty()) {
     error = ctx.server.ApplyConfigChanges(changed);
-    if (!error.empty()) ctx.server.config = before;
+    if (!error.empty()) {
+      // Redis's rollback: the old values come back and are applied again, undoing what the
+      // failed apply half did (the old port's listener closed for a port that was taken).
+      ctx.server.config = before;
+      if (const std::string again = ctx.server.ApplyConfigChanges(changed); !again.empty()) {
+        LogWarning("CONFIG SET rollback failed: " + again);
+      }
+    }
   }
   if (!error.empty()) {
     ctx.reply.Error(error);

@@ -3,6 +3,7 @@ LATENCY, DEBUG (and its gating), MODULE, COMMAND."""
 
 import os
 import resource
+import socket
 import time
 
 import pytest
@@ -271,6 +272,26 @@ def test_config_set_errors(raw, restore_config):
         ("CONFIG SET hz", arity("config|set")),
         ("CONFIG FOO", err("ERR unknown subcommand 'FOO'. Try CONFIG HELP.")),
     ])
+
+
+def test_config_set_rolls_back_when_applying_fails(make_server):
+    """A multi-parameter CONFIG SET whose port cannot be bound changes nothing: the other
+    values come back, and the server listens on its old port again."""
+    srv = make_server(name="goblin-rollback", unix=False)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        with srv.raw() as conn:
+            reply = conn.call("CONFIG", "SET", "maxmemory", "5mb", "port", str(busy.getsockname()[1]))
+            assert reply.raw == err("ERR CONFIG SET failed (possibly related to argument 'port') - "
+                                    "Unable to listen on this port")
+            assert conn.call("CONFIG", "GET", "maxmemory").py() == [b"maxmemory", b"0"]
+            assert conn.call("CONFIG", "GET", "port").py() == [b"port", str(srv.port).encode()]
+        with srv.raw() as fresh:  # a new connection to the old port
+            assert fresh.call("PING").raw == simple("PONG")
+    finally:
+        busy.close()
 
 
 def test_config_rewrite_without_file(raw):
