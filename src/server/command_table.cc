@@ -76,4 +76,11 @@ const Command* CommandTable::Find(std::string_view name) const {
   return it == commands_.end() ? nullptr : it->second.get();
 }
 
+const Command* CommandTable::FindFullName(std::string_view name) const {
+  const size_t bar = name.find('|');
+  const Command* command = Find(name.substr(0, bar));
+  if (command == nullptr || bar == std::string_view::npos) return command;
+  return command->FindSubcommand(name.substr(bar + 1));
+}
+
 }  // namespace goblin

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/latency_histogram.h"
+
 namespace goblin {
 
 struct CommandContext;
@@ -57,6 +59,9 @@ struct CommandStats {
   uint64_t usec = 0;
   uint64_t rejected_calls = 0;
   uint64_t failed_calls = 0;
+  // The calls' durations in nanoseconds while latency-tracking is on (LATENCY HISTOGRAM, INFO
+  // latencystats); null until a call is recorded, as most commands are never called.
+  std::unique_ptr<LatencyHistogram> latency;
 };
 
 struct Command {
@@ -109,6 +114,9 @@ class CommandTable {
   Command* AddSubcommand(Command* parent, Command command);
 
   const Command* Find(std::string_view name) const;  // case-insensitive
+  // A command or, for "container|sub", its subcommand (Redis's lookupCommandBySds); null when
+  // either part is unknown.
+  const Command* FindFullName(std::string_view name) const;
   const std::vector<const Command*>& All() const { return ordered_; }
   size_t size() const { return ordered_.size(); }
 

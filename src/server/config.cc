@@ -44,6 +44,17 @@ bool ParseMemory(std::string_view text, int64_t* bytes) {
   return true;
 }
 
+std::string FormatPercentile(double percentile) {
+  char buf[512];  // "%f" of up to 100: the validated range
+  int len = std::snprintf(buf, sizeof(buf), "%f", percentile);
+  if (len <= 0 || static_cast<size_t>(len) >= sizeof(buf)) return "0";
+  if (std::memchr(buf, '.', static_cast<size_t>(len)) != nullptr) {
+    while (buf[len - 1] == '0') --len;
+    if (buf[len - 1] == '.') --len;
+  }
+  return std::string(buf, static_cast<size_t>(len));
+}
+
 namespace {
 
 // Reasons more than one kind or parser gives, as Redis words them. CONFIG SET puts them after
@@ -67,7 +78,8 @@ struct ConfigRegistry::Option {
     kOctal,
     kDir,
     kOutputLimits,
-    kNotifyClasses
+    kNotifyClasses,
+    kPercentiles
   };
   enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
@@ -136,6 +148,10 @@ class ConfigRegistry::OptionTable {
   void NotifyClasses(const char* name, uint32_t* field, Mutability mutability) {
     Add(name, Kind::kNotifyClasses, field, mutability, kNone);
   }
+  // Percentiles in [0, 100]: words in a file, one space-separated value from CONFIG SET.
+  void Percentiles(const char* name, std::vector<double>* field, Mutability mutability) {
+    Add(name, Kind::kPercentiles, field, mutability, kNone);
+  }
   // Another name for the option added last, answered by CONFIG GET and accepted everywhere.
   void Alias(const char* name) { rows_->back().aliases.push_back(name); }
 
@@ -175,6 +191,14 @@ std::string ConfigRegistry::Option::Format() const {
       return *static_cast<std::string*>(field);
     case Kind::kNotifyClasses:
       return FormatNotifyClasses(*static_cast<uint32_t*>(field));
+    case Kind::kPercentiles: {
+      std::string out;
+      for (double percentile : *static_cast<std::vector<double>*>(field)) {
+        if (!out.empty()) out += ' ';
+        out += FormatPercentile(percentile);
+      }
+      return out;
+    }
     case Kind::kSave: {
       std::string out;
       for (const SaveRule& rule : *static_cast<std::vector<SaveRule>*>(field)) {
@@ -328,6 +352,34 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       *static_cast<OutputBufferLimits*>(field) = limits;
       return "";
     }
+    case Kind::kPercentiles: {
+      // CONFIG SET's one value is cut at every single space, as Redis's multi-argument options
+      // are: "" is no percentile at all, "50  99" holds an empty word and is refused.
+      std::vector<std::string> words = values;
+      if (single) {
+        const std::string& text = values[0];
+        words.clear();
+        for (size_t start = 0; !text.empty();) {
+          const size_t space = text.find(' ', start);
+          words.push_back(text.substr(start, space - start));
+          if (space == std::string::npos) break;
+          start = space + 1;
+        }
+      }
+      std::vector<double> percentiles;
+      for (const std::string& word : words) {
+        long double percentile;
+        if (!ParseLongDouble(word, &percentile)) {
+          return "Invalid latency-tracking-info-percentiles parameters";
+        }
+        if (percentile > 100.0 || percentile < 0.0) {
+          return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+        }
+        percentiles.push_back(static_cast<double>(percentile));
+      }
+      *static_cast<std::vector<double>*>(field) = std::move(percentiles);
+      return "";
+    }
     case Kind::kBind: {
       std::vector<std::string> addresses;
       for (const std::string& value : values) {
@@ -421,6 +473,9 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
+  table.Bool("latency-tracking", &c.latency_tracking, kMutable);
+  table.Percentiles("latency-tracking-info-percentiles", &c.latency_tracking_info_percentiles,
+                    kMutable);
   table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
   table.Alias("lua-time-limit");
   table.NotifyClasses("notify-keyspace-events", &c.notify_keyspace_events, kMutable);

@@ -101,6 +101,10 @@ struct Config {
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
   int64_t latency_monitor_threshold = 0;
+  // Per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats) and the percentiles
+  // INFO prints from them.
+  bool latency_tracking = true;
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Milliseconds a script runs before other clients get -BUSY (lua-time-limit); 0: at once.
   int64_t busy_reply_threshold = 5000;
   int64_t tracking_table_max_keys = 1000000;  // 0: no limit
@@ -165,6 +169,10 @@ class ConfigRegistry {
   std::vector<Option> options_;
   Config* config_;
 };
+
+// A percentile as Redis prints it in CONFIG GET and INFO latencystats: "%f" without trailing
+// zeros or dot (99.9 -> "99.9", 50 -> "50", 3.14159265 -> "3.141593").
+std::string FormatPercentile(double percentile);
 
 // "1gb" -> 1073741824, as Redis's memtoll; false on malformed text.
 bool ParseMemory(std::string_view text, int64_t* bytes);

@@ -10,10 +10,13 @@ void CycleClock::Calibrate() {
   uint64_t start = Now();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   uint64_t ticks = Now() - start;
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::steady_clock::now() - wall_start)
-                    .count();
-  if (ticks > 0 && micros > 0) micros_per_tick_ = static_cast<double>(micros) / ticks;
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - wall_start)
+                   .count();
+  if (ticks > 0 && nanos > 0) {
+    nanos_per_tick_ = static_cast<double>(nanos) / static_cast<double>(ticks);
+    micros_per_tick_ = nanos_per_tick_ / 1000;
+  }
 #endif
 }
 

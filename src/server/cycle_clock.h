@@ -1,4 +1,5 @@
-// A cheap monotonic clock for timing individual commands (INFO commandstats, SLOWLOG).
+// A cheap monotonic clock for timing individual commands (INFO commandstats and latencystats,
+// SLOWLOG, LATENCY).
 //
 // Reading the time through clock_gettime cost 9% of the serving thread at -P 16 on this
 // machine's virtual clock source; the processor's time-stamp counter costs a few cycles. It is
@@ -24,7 +25,7 @@ inline int64_t SteadyMicros() {
 
 class CycleClock {
  public:
-  // Measures the counter's rate; call once before Now()/ToMicros() matter.
+  // Measures the counter's rate; call once before Now()/ToMicros()/ToNanos() matter.
   static void Calibrate();
 
   static uint64_t Now() {
@@ -41,8 +42,14 @@ class CycleClock {
     return static_cast<int64_t>(static_cast<double>(ticks) * micros_per_tick_);
   }
 
+  static uint64_t ToNanos(uint64_t ticks) {
+    return static_cast<uint64_t>(static_cast<double>(ticks) * nanos_per_tick_);
+  }
+
  private:
-  static inline double micros_per_tick_ = 0.001;  // steady_clock nanoseconds until calibrated
+  // steady_clock nanoseconds until calibrated.
+  static inline double micros_per_tick_ = 0.001;
+  static inline double nanos_per_tick_ = 1;
 };
 
 }  // namespace goblin

@@ -1,7 +1,7 @@
 // Running one command: lookup, the checks Redis makes before a command may run (arity, AUTH,
 // maxmemory, loading, MISCONF, the subscribed context, CLIENT PAUSE, MULTI queueing), the
-// handler, its effects, and the statistics after it (commandstats, errorstats, SLOWLOG,
-// LATENCY, MONITOR).
+// handler, its effects, and the statistics after it (commandstats, the latency histograms,
+// errorstats, SLOWLOG, LATENCY, MONITOR).
 #include <algorithm>
 
 #include "core/ascii.h"
@@ -178,7 +178,8 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   effects.EndCommand(client.db, argv,
                      (command->flags & (kCmdWrite | kCmdMayReplicate)) &&
                          (dirty != dirty_before || stats.keyspace.modifications != changes_before));
-  int64_t duration = CycleClock::ToMicros(CycleClock::Now() - start);
+  const uint64_t elapsed = CycleClock::Now() - start;
+  int64_t duration = CycleClock::ToMicros(elapsed);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
   if (client.output.size() > output_before && client.output[output_before] == '-') {
     if (stats.total_error_replies == errors_before) {
@@ -190,6 +191,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   }
   ++command->stats.calls;
   command->stats.usec += static_cast<uint64_t>(duration);
+  if (config.latency_tracking) {
+    std::unique_ptr<LatencyHistogram>& histogram = command->stats.latency;
+    if (histogram == nullptr) histogram = std::make_unique<LatencyHistogram>();
+    histogram->Record(CycleClock::ToNanos(elapsed));
+  }
   ++client.commands_processed;
   ++stats.total_commands_processed;
   if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, argv, duration);
