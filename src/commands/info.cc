@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "commands/command_util.h"
 #include "commands/families.h"
@@ -340,6 +341,31 @@ void ErrorstatsSection(CommandContext& ctx, InfoWriter& w) {
   }
 }
 
+// Percentiles of each command's latency histogram, in microseconds with three decimals;
+// only the header while latency-tracking is off.
+void LatencystatsSection(CommandContext& ctx, InfoWriter& w) {
+  w.Section("Latencystats");
+  if (!ctx.server.config.latency_tracking) return;
+  const std::vector<double>& percentiles = ctx.server.config.latency_tracking_info_percentiles;
+  auto emit = [&w, &percentiles](const Command& command) {
+    if (!command.stats.latency) return;
+    std::string value;
+    for (double percentile : percentiles) {
+      char micros[64];
+      std::snprintf(
+          micros, sizeof(micros), "%.3f",
+          static_cast<double>(command.stats.latency->ValueAtPercentile(percentile)) / 1000.0);
+      if (!value.empty()) value += ',';
+      value += "p" + FormatPercentile(percentile) + "=" + micros;
+    }
+    w.Field("latency_percentiles_usec_" + command.name, value);
+  };
+  for (const Command* command : ctx.server.commands.All()) {
+    emit(*command);
+    for (const auto& sub : command->subcommands) emit(*sub);
+  }
+}
+
 void ClusterSection(CommandContext&, InfoWriter& w) {
   w.Section("Cluster");
   w.Field("cluster_enabled", "0");
@@ -373,6 +399,7 @@ constexpr InfoSection kSections[] = {
     {"modules", ModulesSection, true, false},
     {"commandstats", CommandstatsSection, false, true},
     {"errorstats", ErrorstatsSection, true, true},
+    {"latencystats", LatencystatsSection, false, true},
     {"cluster", ClusterSection, true, true},
     {"keyspace", KeyspaceSection, true, true},
 };

@@ -4,14 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #define XXH_INLINE_ALL
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/glob.h"
+#include "core/sparkline.h"
 #include "core/string_number.h"
 #include "core/value_digest.h"
 #include "core/value_types.h"
@@ -307,6 +310,8 @@ void SlowlogHelpCommand(CommandContext& ctx) {
 
 // --- LATENCY ------------------------------------------------------------------------------
 
+constexpr int kLatencyGraphColumns = 80;
+
 void LatencyLatestCommand(CommandContext& ctx) {
   const auto& events = ctx.server.latency_events;
   ctx.reply.Array(events.size());
@@ -347,11 +352,194 @@ void LatencyResetCommand(CommandContext& ctx) {
   ctx.reply.Integer(count);
 }
 
+// LATENCY HISTOGRAM: per command, its calls and the cumulative counts at power-of-two bounds
+// in microseconds, as Redis prints its hdr_histogram (core/latency_histogram.h).
+void ReplyCommandHistogram(ReplyBuilder& reply, const Command& command) {
+  const LatencyHistogram& histogram = *command.stats.latency;
+  const std::vector<LatencyHistogram::Step> steps = histogram.PowerOfTwoSteps();
+  reply.Bulk(command.name);
+  reply.Map(2);
+  reply.Bulk("calls");
+  reply.Integer(static_cast<int64_t>(histogram.count()));
+  reply.Bulk("histogram_usec");
+  reply.Map(steps.size());
+  for (const LatencyHistogram::Step& step : steps) {
+    reply.Integer(static_cast<int64_t>(step.upper / 1000));
+    reply.Integer(static_cast<int64_t>(step.count));
+  }
+}
+
+// Every command named (a container brings its subcommands, "config|get" one subcommand;
+// unknown names are skipped, a name given twice is shown twice), or with no name every
+// command, that has a histogram.
+void LatencyHistogramCommand(CommandContext& ctx) {
+  std::vector<const Command*> shown;
+  auto add = [&shown](const Command& command) {
+    if (command.stats.latency) shown.push_back(&command);
+    for (const auto& sub : command.subcommands) {
+      if (sub->stats.latency) shown.push_back(sub.get());
+    }
+  };
+  if (ctx.argc() == 2) {
+    for (const Command* command : ctx.server.commands.All()) add(*command);
+  }
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    if (const Command* command = ctx.server.commands.FindFullName(ctx.arg(i))) add(*command);
+  }
+  ctx.reply.Map(shown.size());
+  for (const Command* command : shown) ReplyCommandHistogram(ctx.reply, *command);
+}
+
+// The column labels of LATENCY GRAPH: how long ago a sample was taken, in its largest unit.
+std::string AgeLabel(int64_t seconds) {
+  if (seconds < 60) return std::to_string(seconds) + "s";
+  if (seconds < 3600) return std::to_string(seconds / 60) + "m";
+  if (seconds < 86400) return std::to_string(seconds / 3600) + "h";
+  return std::to_string(seconds / 86400) + "d";
+}
+
+void LatencyGraphCommand(CommandContext& ctx) {
+  auto it = ctx.server.latency_events.find(std::string(ctx.arg(2)));
+  if (it == ctx.server.latency_events.end()) {
+    ctx.reply.Error("ERR No samples available for event '" + errors::Quote(ctx.arg(2)) + "'");
+    return;
+  }
+  const LatencyEvent& event = it->second;
+  const int64_t now = ctx.server.NowMs() / 1000;
+  std::vector<SparklineSample> samples;
+  int64_t high = event.history.front().latency_ms, low = high;
+  for (const LatencySample& sample : event.history) {
+    high = std::max(high, sample.latency_ms);
+    low = std::min(low, sample.latency_ms);
+    samples.push_back({static_cast<double>(sample.latency_ms), AgeLabel(now - sample.unix_time)});
+  }
+  std::string graph = it->first + " - high " + std::to_string(high) + " ms, low " +
+                      std::to_string(low) + " ms (all time high " + std::to_string(event.max_ms) +
+                      " ms)\n" + std::string(kLatencyGraphColumns, '-') + "\n";
+  graph += RenderSparkline(samples, kLatencyGraphColumns, 4);
+  ctx.reply.Verbatim(graph);
+}
+
+// What LATENCY DOCTOR says about one event's samples (whole milliseconds, as recorded).
+struct LatencyEventSummary {
+  int64_t samples = 0;
+  int64_t average_ms = 0;
+  int64_t mean_deviation_ms = 0;  // mean absolute difference from the average
+  double seconds_between = 0;     // the samples' time span (at least 1 s) over their number
+};
+
+LatencyEventSummary Summarize(const LatencyEvent& event, int64_t now) {
+  LatencyEventSummary summary;
+  if (event.history.empty()) return summary;
+  int64_t sum = 0, oldest = event.history.front().unix_time;
+  for (const LatencySample& sample : event.history) {
+    sum += sample.latency_ms;
+    oldest = std::min(oldest, sample.unix_time);
+  }
+  summary.samples = static_cast<int64_t>(event.history.size());
+  summary.average_ms = sum / summary.samples;
+  int64_t deviation = 0;
+  for (const LatencySample& sample : event.history) {
+    deviation += std::abs(sample.latency_ms - summary.average_ms);
+  }
+  summary.mean_deviation_ms = deviation / summary.samples;
+  summary.seconds_between = static_cast<double>(std::max<int64_t>(now - oldest, 1)) /
+                            static_cast<double>(summary.samples);
+  return summary;
+}
+
+// LATENCY DOCTOR. The two texts for an instance without spikes are redis-server's own, which
+// tools and people recognise; the report on recorded spikes is Goblin's.
+std::string LatencyReport(Server& server) {
+  const Config& config = server.config;
+  if (server.latency_events.empty() && config.latency_monitor_threshold == 0) {
+    return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis "
+           "instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in "
+           "order to enable it. If we weren't in a deep space mission I'd suggest to take a look "
+           "at https://redis.io/topics/latency-monitor.\n";
+  }
+  const int64_t now = server.NowMs() / 1000;
+  const std::string threshold_us = std::to_string(config.latency_monitor_threshold * 1000);
+  std::vector<std::string> advice;
+  auto advise = [&advice](const std::string& text) {
+    if (std::find(advice.begin(), advice.end(), text) == advice.end()) advice.push_back(text);
+  };
+  std::string report;
+  int number = 0;
+  for (const auto& [name, event] : server.latency_events) {
+    if (number++ == 0) {
+      report += "Latency spikes were recorded on this server (latency-monitor-threshold " +
+                std::to_string(config.latency_monitor_threshold) + " ms). By event:\n\n";
+    }
+    const LatencyEventSummary summary = Summarize(event, now);
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.2f", summary.seconds_between);
+    report += std::to_string(number) + ". " + name + ": " + std::to_string(summary.samples) +
+              " spikes kept, " + std::to_string(summary.average_ms) +
+              " ms on average (mean deviation " + std::to_string(summary.mean_deviation_ms) +
+              " ms), one every " + seconds + " s; the worst since startup took " +
+              std::to_string(event.max_ms) + " ms.\n";
+    if (name == "command") {
+      if (config.slowlog_log_slower_than < 0) {
+        advise(
+            "- The slow log is off, so nothing says which commands these were. 'CONFIG SET "
+            "slowlog-log-slower-than " +
+            threshold_us + "' records every command slower than the latency threshold.");
+      } else if (config.slowlog_log_slower_than / 1000 > config.latency_monitor_threshold) {
+        advise("- The slow log records only commands slower than " +
+               std::to_string(config.slowlog_log_slower_than) +
+               " us, which misses some of these spikes. 'CONFIG SET slowlog-log-slower-than " +
+               threshold_us + "' records them all.");
+      }
+      advise(
+          "- SLOWLOG GET lists the slow commands with their arguments: look there for the "
+          "commands, or the keys, that take long.");
+      advise(
+          "- Deleting, expiring or evicting a key with a very large value frees it in one "
+          "step. Values spread over several smaller keys are freed in smaller steps.");
+    } else if (name == "fast-command") {
+      advise(
+          "- Commands that should take microseconds took milliseconds: the process was "
+          "probably waiting for the CPU. Lower the load on the machine, give goblin-server "
+          "a core of its own, and measure what the system adds with 'redis-cli "
+          "--intrinsic-latency 100'.");
+    }
+  }
+  if (SmapsBytes("AnonHugePages") > 0) {
+    advise(
+        "- The process uses transparent huge pages, which stall it while the kernel copies "
+        "or compacts them (after a fork for a snapshot, above all). 'echo never > "
+        "/sys/kernel/mm/transparent_hugepage/enabled' turns them off for processes started "
+        "afterwards: run it at boot, then restart goblin-server.");
+  }
+  if (number == 0 && advice.empty()) {
+    return "Dave, no latency spike was observed during the lifetime of this Redis instance, not "
+           "in the slightest bit. I honestly think you ought to sit down calmly, take a stress "
+           "pill, and think things over.\n";
+  }
+  if (advice.empty()) {
+    report +=
+        "\nNone of these events has a known remedy; the figures above and LATENCY HISTORY "
+        "<event> show when they happen.\n";
+    return report;
+  }
+  report += "\nWhat may help:\n\n";
+  for (const std::string& text : advice) report += text + "\n";
+  return report;
+}
+
+void LatencyDoctorCommand(CommandContext& ctx) { ctx.reply.Verbatim(LatencyReport(ctx.server)); }
+
 void LatencyHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"HISTORY <event>", "    Return time-latency samples for the <event> class.",
-                  "LATEST", "    Return the latest latency samples for all events.",
-                  "RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
-                  "    (default: reset all data for all event classes)"});
+  ReplyHelp(ctx, {"DOCTOR", "    Return a human readable latency analysis report.", "GRAPH <event>",
+                  "    Return an ASCII latency graph for the <event> class.", "HISTORY <event>",
+                  "    Return time-latency samples for the <event> class.", "LATEST",
+                  "    Return the latest latency samples for all events.", "RESET [<event> ...]",
+                  "    Reset latency data of one or more <event> classes.",
+                  "    (default: reset all data for all event classes)", "HISTOGRAM [COMMAND ...]",
+                  "    Return a cumulative distribution of latencies in the format of a histogram "
+                  "for the specified command names.",
+                  "    If no commands are specified then all histograms are replied."});
 }
 
 // --- DEBUG --------------------------------------------------------------------------------
@@ -679,6 +867,14 @@ void RegisterServerCommands(CommandTable* table) {
   add.Sub(latency, "reset", -2, kAdmin, 0, 0, 0, LatencyResetCommand,
           "Resets the latency data for one or more events.", "2.8.13", "O(1)",
           "[event [event ...]]");
+  add.Sub(latency, "doctor", 2, kAdmin, 0, 0, 0, LatencyDoctorCommand,
+          "Returns a human-readable latency analysis report.", "2.8.13", "O(1)", "");
+  add.Sub(latency, "graph", 3, kAdmin, 0, 0, 0, LatencyGraphCommand,
+          "Returns a latency graph for an event.", "2.8.13", "O(1)", "event");
+  add.Sub(latency, "histogram", -2, kAdmin, 0, 0, 0, LatencyHistogramCommand,
+          "Returns the cumulative distribution of latencies of a subset or all commands.", "7.0.0",
+          "O(N) where N is the number of commands with latency information being retrieved.",
+          "[command [command ...]]");
   add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, LatencyHelpCommand,
           "Returns helpful text about the different subcommands.", "2.8.13", "O(1)", "");
   add("debug", -2, kAdmin, 0, 0, 0, DebugCommand, "A container for debugging commands.", "1.0.0",

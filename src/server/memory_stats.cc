@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #ifdef GOBLIN_HAVE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -100,6 +103,19 @@ size_t ResidentBytes() {
   std::fclose(f);
   if (n != 2) return 0;
   return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+uint64_t SmapsBytes(std::string_view field) {
+  std::ifstream smaps("/proc/self/smaps_rollup");
+  std::string line;
+  uint64_t total = 0;
+  while (std::getline(smaps, line)) {
+    if (line.size() > field.size() && line.compare(0, field.size(), field) == 0 &&
+        line[field.size()] == ':') {
+      total += std::strtoull(line.c_str() + field.size() + 1, nullptr, 10) * 1024;
+    }
+  }
+  return total;
 }
 
 }  // namespace goblin

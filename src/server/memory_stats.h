@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace goblin {
@@ -14,6 +15,9 @@ size_t ResidentBytes();
 size_t AllocatorActiveBytes();
 size_t AllocatorResidentBytes();
 std::string_view AllocatorName();
+// One field of /proc/self/smaps_rollup ("Private_Dirty", "AnonHugePages") summed over this
+// process's mappings, in bytes; 0 when it cannot be read.
+uint64_t SmapsBytes(std::string_view field);
 
 // used_memory cheaply enough to check before every command (maxmemory): the last exact reading
 // (AllocatedBytes) moved by what the serving thread allocated and freed since, from the

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include "core/ascii.h"
 #include "core/key_entry.h"
@@ -25,6 +24,7 @@
 #include "server/encoding_limits.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/memory_stats.h"
 #include "server/script_runner.h"
 #include "server/server.h"
 
@@ -38,19 +38,6 @@ constexpr int64_t kBgsaveRetryDelayMs = 5000;
 constexpr int64_t kLoadingPumpIntervalUs = 2000;
 // A long load logs its progress this often.
 constexpr int64_t kLoadingLogIntervalUs = 2'000'000;
-
-// Bytes of this process's private pages that were written (copied on write, in a child).
-uint64_t PrivateDirtyBytes() {
-  std::ifstream smaps("/proc/self/smaps_rollup");
-  std::string line;
-  uint64_t total = 0;
-  while (std::getline(smaps, line)) {
-    if (line.rfind("Private_Dirty:", 0) == 0) {
-      total += std::strtoull(line.c_str() + 14, nullptr, 10) * 1024;
-    }
-  }
-  return total;
-}
 
 uint64_t FileSize(const std::string& path) {
   struct stat st {};
@@ -397,7 +384,8 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     const bool ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(),
                                       &stats, &child_error);
     if (!ok) LogWarning("Background save error: " + child_error);
-    const uint64_t cow = PrivateDirtyBytes();
+    // The private pages that were written: copied on write.
+    const uint64_t cow = SmapsBytes("Private_Dirty");
     ssize_t ignored = write(fds[1], &cow, sizeof(cow));
     (void)ignored;
     _exit(ok ? 0 : 1);
