@@ -354,7 +354,8 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
     }
     case Kind::kPercentiles: {
       // CONFIG SET's one value is cut at every single space, as Redis's multi-argument options
-      // are: "" is no percentile at all, "50  99" holds an empty word and is refused.
+      // are: "" is no percentile at all, "50  99" holds an empty word and is refused. Each word
+      // is a double as Redis's string2d reads it (so 1e400 and 1e-400 are refused too).
       std::vector<std::string> words = values;
       if (single) {
         const std::string& text = values[0];
@@ -368,14 +369,14 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       }
       std::vector<double> percentiles;
       for (const std::string& word : words) {
-        long double percentile;
-        if (!ParseLongDouble(word, &percentile)) {
+        double percentile;
+        if (!ParseDouble(word, &percentile)) {
           return "Invalid latency-tracking-info-percentiles parameters";
         }
         if (percentile > 100.0 || percentile < 0.0) {
           return "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
         }
-        percentiles.push_back(static_cast<double>(percentile));
+        percentiles.push_back(percentile);
       }
       *static_cast<std::vector<double>*>(field) = std::move(percentiles);
       return "";
