@@ -475,10 +475,10 @@ std::string LatencyReport(Server& server) {
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%.2f", summary.seconds_between);
     report += std::to_string(number) + ". " + name + ": " + std::to_string(summary.samples) +
-              " spikes kept, " + std::to_string(summary.average_ms) +
-              " ms on average (mean deviation " + std::to_string(summary.mean_deviation_ms) +
-              " ms), one every " + seconds + " s; the worst since startup took " +
-              std::to_string(event.max_ms) + " ms.\n";
+              (summary.samples == 1 ? " spike kept, " : " spikes kept, ") +
+              std::to_string(summary.average_ms) + " ms on average (mean deviation " +
+              std::to_string(summary.mean_deviation_ms) + " ms), one every " + seconds +
+              " s; the worst since startup took " + std::to_string(event.max_ms) + " ms.\n";
     if (name == "command") {
       if (config.slowlog_log_slower_than < 0) {
         advise(
