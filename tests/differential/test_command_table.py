@@ -19,6 +19,7 @@ object|encoding object|refcount object|idletime object|freq object|help
 client|id client|setname client|getname client|list client|info client|kill client|setinfo
 client|no-evict client|reply config|get config|set config|resetstat config|rewrite memory|usage
 memory|stats slowlog|get slowlog|len slowlog|reset latency|latest latency|history latency|reset
+latency|doctor latency|graph latency|histogram
 module|list module|load command|count command|info command|docs command|list""".split()
 
 # Subcommands that exist only from Redis 7.2 on: the 7.0 reference cannot describe them.
