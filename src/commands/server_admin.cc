@@ -346,9 +346,12 @@ void LatencyResetCommand(CommandContext& ctx) {
     ctx.reply.Integer(count);
     return;
   }
+  // Names match without case here, as in Redis (HISTORY and GRAPH match them exactly).
   int64_t count = 0;
-  for (size_t i = 2; i < ctx.argc(); ++i)
-    count += static_cast<int64_t>(events.erase(std::string(ctx.arg(i))));
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    count += static_cast<int64_t>(std::erase_if(
+        events, [&](const auto& event) { return EqualsIgnoreCase(event.first, ctx.arg(i)); }));
+  }
   ctx.reply.Integer(count);
 }
 
@@ -531,15 +534,23 @@ std::string LatencyReport(Server& server) {
 void LatencyDoctorCommand(CommandContext& ctx) { ctx.reply.Verbatim(LatencyReport(ctx.server)); }
 
 void LatencyHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"DOCTOR", "    Return a human readable latency analysis report.", "GRAPH <event>",
-                  "    Return an ASCII latency graph for the <event> class.", "HISTORY <event>",
-                  "    Return time-latency samples for the <event> class.", "LATEST",
-                  "    Return the latest latency samples for all events.", "RESET [<event> ...]",
-                  "    Reset latency data of one or more <event> classes.",
-                  "    (default: reset all data for all event classes)", "HISTOGRAM [COMMAND ...]",
-                  "    Return a cumulative distribution of latencies in the format of a histogram "
-                  "for the specified command names.",
-                  "    If no commands are specified then all histograms are replied."});
+  ReplyHelp(ctx, {
+                     "DOCTOR",
+                     "    Return a human readable latency analysis report.",
+                     "GRAPH <event>",
+                     "    Return an ASCII latency graph for the <event> class.",
+                     "HISTORY <event>",
+                     "    Return time-latency samples for the <event> class.",
+                     "LATEST",
+                     "    Return the latest latency samples for all events.",
+                     "RESET [<event> ...]",
+                     "    Reset latency data of one or more <event> classes.",
+                     "    (default: reset all data for all event classes)",
+                     "HISTOGRAM [COMMAND ...]",
+                     "    Return a cumulative distribution of latencies in the format of a "
+                     "histogram for the specified command names.",
+                     "    If no commands are specified then all histograms are replied.",
+                 });
 }
 
 // --- DEBUG --------------------------------------------------------------------------------
@@ -713,24 +724,33 @@ void DebugCommand(CommandContext& ctx) {
           "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
     }
   } else if (EqualsIgnoreCase(sub, "help")) {
-    ReplyHelp(ctx, {"DIGEST", "    Output a hex signature representing the current DB content.",
+    ReplyHelp(ctx, {"DIGEST",
+                    "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    Output a hex signature of the values of all the specified keys.",
-                    "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
+                    "ERROR <string>",
+                    "    Return a Redis protocol error with <string> as message.",
                     "CHANGE-REPL-ID",
                     "    Change the replication IDs of the instance.",
                     "    Dangerous: should be used only for testing the replication subsystem.",
-                    "LISTPACK <key>", "    Show low level info about the listpack encoding of <key>.",
-                    "LOG <message>", "    Write <message> to the server log.",
-                    "OBJECT <key>", "    Show low level info about the <key> and associated value.",
-                    "PAUSE-CRON <0|1>", "    Stop periodic cron job processing.",
-                    "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+                    "LISTPACK <key>",
+                    "    Show low level info about the listpack encoding of <key>.",
+                    "LOG <message>",
+                    "    Write <message> to the server log.",
+                    "OBJECT <key>",
+                    "    Show low level info about the <key> and associated value.",
+                    "PAUSE-CRON <0|1>",
+                    "    Stop periodic cron job processing.",
+                    "PROTOCOL <type>",
+                    "    Reply with a test value of the specified type.",
                     "QUICKLIST-PACKED-THRESHOLD <size>",
                     "    Accepted for compatibility (1GB by default, 0 restores it); every list",
                     "    element is stored packed, whatever its size.",
                     "SET-ACTIVE-EXPIRE <0|1>",
-                    "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
-                    "    Stop the server for <seconds>. Decimals allowed.", "STRINGMATCH-LEN",
+                    "    Setting it to 0 disables expiring keys in background.",
+                    "SLEEP <seconds>",
+                    "    Stop the server for <seconds>. Decimals allowed.",
+                    "STRINGMATCH-LEN",
                     "    Run a fuzz tester against the stringmatchlen() function."});
   } else {
     ctx.reply.Error(errors::UnknownSubcommandOrArity(sub, "DEBUG"));

@@ -303,3 +303,6 @@ def test_graph_of_one_spike(conns, protocol):
         high = int(re.search(rb"high (\d+) ms", reply.value).group(1))
         assert high >= 20
     same(g, r, "LATENCY", "GRAPH", "fast-command")
+    # RESET matches names without case; a name given twice resets once.
+    same(g, r, "LATENCY", "RESET", "COMMAND", "command", "nosuch")
+    same(g, r, "LATENCY", "GRAPH", "command")
