@@ -12,19 +12,28 @@ rate.
 
     bench/latency_tracking.py --server build/goblin-server [--baseline OTHER_BINARY]
                               [--rounds 6] [--keys 1000000] [--requests 2000000] [--cpu 1]
-                              [--markdown]
+                              [--callgrind 100000] [--markdown]
 
 --baseline compares against another binary (run without options, e.g. a build from before the
 histograms) instead of --server with --latency-tracking no.
+
+--callgrind N counts instead: each variant runs under valgrind's callgrind, and the
+instructions of Server::Dispatch itself (where the recording is inlined; not its callees) are
+counted over N requests of SET over 1000 keys (nearly all overwrites) and, on another server
+started empty, N of GET (misses). Instruction counts do not depend on the machine's other load,
+so they show a difference of a few instructions per request that the rates cannot.
 """
 
 import argparse
 import datetime
 import os
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 
 from pinned_server import Conn, redis_benchmark, start
 
@@ -46,6 +55,37 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
+def dispatch_instructions(binary, extra, command, requests, cpu, workdir):
+    """Instructions executed inside Server::Dispatch per request of command, under callgrind."""
+    sock = os.path.join(workdir, "s.sock")
+    out = os.path.join(workdir, "callgrind.out")
+    proc = subprocess.Popen(["taskset", "-c", str(cpu), "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                             "--toggle-collect=*Server::Dispatch*", binary, "--port", "0", "--unixsocket", sock,
+                             "--save", "", "--appendonly", "no", "--dir", workdir,
+                             # A call slowed past 10 ms by valgrind would add a slow log entry.
+                             "--slowlog-log-slower-than", "-1", *extra],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while True:
+        try:
+            conn = Conn(sock)
+            if conn.call("PING") == b"+PONG":
+                break
+        except OSError:
+            if time.time() > deadline:
+                proc.kill()
+                raise RuntimeError(binary + " did not start under valgrind")
+            time.sleep(0.1)
+    redis_benchmark(sock, cpu, command, requests, keyspace=1000)
+    conn.send("SHUTDOWN", "NOSAVE")
+    proc.wait(timeout=120)
+    # Dispatch's own instructions: the recording is inlined there, while the callees' counts move
+    # with the keys redis-benchmark happened to draw (hash collisions, table growth).
+    report = subprocess.run(["callgrind_annotate", out], capture_output=True, text=True, check=True).stdout
+    own = re.search(r"^\s*([\d,]+) .*goblin::Server::Dispatch\(", report, re.M)
+    return int(own.group(1).replace(",", "")) / requests
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", required=True)
@@ -54,6 +94,7 @@ def main():
     parser.add_argument("--keys", type=int, default=1000000)
     parser.add_argument("--requests", type=int, default=2000000)
     parser.add_argument("--cpu", type=int, default=1)
+    parser.add_argument("--callgrind", type=int, metavar="N")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     out = sys.stderr if args.markdown else sys.stdout
@@ -63,6 +104,23 @@ def main():
 
     variants = {"tracking": (args.server, []),
                 "baseline": (args.baseline, []) if args.baseline else (args.server, ["--latency-tracking", "no"])}
+    commands = {"SET": ["SET", "key:__rand_int__", "v" * 16], "GET": ["GET", "key:__rand_int__"]}
+    if args.callgrind:
+        lines = [f"instructions per request in Server::Dispatch itself (callgrind, -c 1 -P 16, {args.callgrind} "
+                 "requests)",
+                 "| command | tracking | baseline | difference |", "|---|---|---|---|"]
+        for command, words in commands.items():
+            counts = {}
+            for name, (binary, extra) in variants.items():
+                workdir = tempfile.mkdtemp(prefix=f"goblin-latency-{name}-")
+                try:
+                    counts[name] = dispatch_instructions(binary, extra, words, args.callgrind, args.cpu, workdir)
+                finally:
+                    shutil.rmtree(workdir, ignore_errors=True)
+            lines.append(f"| {command} | {counts['tracking']:.1f} | {counts['baseline']:.1f} | "
+                         f"{counts['tracking'] - counts['baseline']:+.1f} |")
+        print("\n".join(lines))
+        return
     servers = {}
     dirs = []
     try:
@@ -73,7 +131,6 @@ def main():
             servers[name] = (proc, sock)
             load(conn, args.keys)
             print(f"# {name}: {binary} {' '.join(extra)}".rstrip(), file=out)
-        commands = {"SET": ["SET", "key:__rand_int__", "v" * 16], "GET": ["GET", "key:__rand_int__"]}
         rate = {(n, c): [] for n in variants for c in commands}
         cost = {(n, c): [] for n in variants for c in commands}
         for r in range(args.rounds):

@@ -41,7 +41,10 @@ class LatencyHistogram {
 
   // Counts one value, clamped into [kLowest, kHighest].
   void Record(uint64_t value) {
-    value = value < kLowest ? kLowest : value > kHighest ? kHighest : value;
+    // One unsigned comparison for both ends: 0 wraps around past kHighest.
+    if (value - kLowest > kHighest - kLowest) [[unlikely]] {
+      value = value < kLowest ? kLowest : kHighest;
+    }
     const unsigned index = IndexOf(value);
     uint64_t* block = blocks_[index >> kBlockBits].get();
     if (block == nullptr) [[unlikely]]
