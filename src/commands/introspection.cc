@@ -311,14 +311,6 @@ void CommandCountCommand(CommandContext& ctx) {
   ctx.reply.Integer(static_cast<int64_t>(ctx.server.commands.size()));
 }
 
-// "config|get" or "config get" style lookups: COMMAND INFO takes names and name|sub.
-const Command* LookupByFullName(const CommandTable& table, std::string_view name) {
-  size_t bar = name.find('|');
-  const Command* command = table.Find(name.substr(0, bar));
-  if (command == nullptr || bar == std::string_view::npos) return command;
-  return command->FindSubcommand(name.substr(bar + 1));
-}
-
 void CommandInfoCommand(CommandContext& ctx) {
   if (ctx.argc() == 2) {
     CommandCommand(ctx);
@@ -326,7 +318,7 @@ void CommandInfoCommand(CommandContext& ctx) {
   }
   ctx.reply.Array(ctx.argc() - 2);
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    const Command* command = LookupByFullName(ctx.server.commands, ctx.arg(i));
+    const Command* command = ctx.server.commands.FindFullName(ctx.arg(i));
     if (command == nullptr) {
       ctx.reply.NullArray();
     } else {
@@ -341,7 +333,7 @@ void CommandDocsCommand(CommandContext& ctx) {
     chosen = ctx.server.commands.All();
   } else {
     for (size_t i = 2; i < ctx.argc(); ++i) {
-      if (const Command* c = LookupByFullName(ctx.server.commands, ctx.arg(i))) chosen.push_back(c);
+      if (const Command* c = ctx.server.commands.FindFullName(ctx.arg(i))) chosen.push_back(c);
     }
   }
   ctx.reply.Map(chosen.size());
