@@ -9,6 +9,7 @@
 #include <new>
 
 #include "core/bytes.h"
+#include "core/listpack.h"
 #include "core/string_number.h"
 #include "core/varint.h"
 
@@ -16,9 +17,6 @@ namespace goblin {
 
 namespace {
 
-// Redis's quicklist: a positive fill still caps a node at 8 KB; a negative one names 4 KB << n.
-constexpr size_t kSafetyBytes = 8192;
-constexpr size_t kMaxFillLevel = 4;
 // A first node starts this small and doubles: a list of a few short elements stays small.
 constexpr size_t kFirstNodeBlock = 64;
 // Redis's quicklist leaves nodes under 48 bytes raw, and keeps a compression that saves less
@@ -26,54 +24,12 @@ constexpr size_t kFirstNodeBlock = 64;
 constexpr size_t kMinCompressBytes = 48;
 constexpr size_t kMinCompressGain = 8;
 
-size_t NodeBlockLimit(const ListLimits& limits) {
-  if (limits.max_listpack_size >= 0) return kSafetyBytes;
-  const auto level =
-      std::min<uint64_t>(static_cast<uint64_t>(-(limits.max_listpack_size + 1)), kMaxFillLevel);
-  return size_t{4096} << level;
-}
-
-size_t BackLengthSize(size_t n) {
-  if (n < 128) return 1;
-  if (n < 16384) return 2;
-  if (n < 2097152) return 3;
-  if (n < 268435456) return 4;
-  return 5;
-}
-
 }  // namespace
 
 // ---- entries ------------------------------------------------------------------------------
 
 size_t PackedList::EntrySize(std::string_view value) {
   return VarintSize(value.size()) + value.size();
-}
-
-size_t PackedList::ListpackEntrySize(std::string_view value) {
-  int64_t v;
-  size_t encoded;
-  if (ParseInt64(value, &v)) {
-    if (v >= 0 && v <= 127) {
-      encoded = 1;
-    } else if (v >= -4096 && v <= 4095) {
-      encoded = 2;
-    } else if (v >= INT16_MIN && v <= INT16_MAX) {
-      encoded = 3;
-    } else if (v >= -8388608 && v <= 8388607) {
-      encoded = 4;
-    } else if (v >= INT32_MIN && v <= INT32_MAX) {
-      encoded = 5;
-    } else {
-      encoded = 9;
-    }
-  } else if (value.size() < 64) {
-    encoded = 1 + value.size();
-  } else if (value.size() < 4096) {
-    encoded = 2 + value.size();
-  } else {
-    encoded = 5 + value.size();
-  }
-  return encoded + BackLengthSize(encoded);
 }
 
 const uint8_t* PackedList::ReadEntry(const uint8_t* p, std::string_view* value) {
@@ -183,12 +139,7 @@ void PackedList::EnforceWindow(bool all) {
 void PackedList::FreeNode(Node* node) { std::free(node); }
 
 size_t PackedList::NodePayloadLimit(const ListLimits& limits) {
-  return NodeBlockLimit(limits) - sizeof(Node);
-}
-
-size_t PackedList::NodeCountLimit(const ListLimits& limits) {
-  if (limits.max_listpack_size > 0) return static_cast<size_t>(limits.max_listpack_size);
-  return limits.max_listpack_size == 0 ? 1 : SIZE_MAX;
+  return limits.NodeBytes() - sizeof(Node);
 }
 
 PackedList::~PackedList() { Clear(); }
@@ -343,7 +294,7 @@ void PackedList::RemoveNode(size_t at) {
 PackedList::Node* PackedList::MakeRoom(size_t node_index, size_t bytes, bool front,
                                        const ListLimits& limits) {
   Node* node = nodes_[node_index];
-  if (node->count + 1 > NodeCountLimit(limits)) return nullptr;
+  if (node->count + 1 > limits.NodeEntries()) return nullptr;
   if (front ? node->begin >= bytes : node->capacity - node->end >= bytes) return node;
   const bool last = node_index + 1 == nodes_.size();
   const size_t used = node->bytes();
@@ -378,16 +329,16 @@ void PackedList::ConvertForGrowth(size_t add_count, size_t add_bytes, const List
   if (quicklist_) return;
   const size_t bytes = listpack_bytes_ + add_bytes;
   if (limits.max_listpack_size < 0) {
-    quicklist_ = bytes > NodeBlockLimit(limits);
+    quicklist_ = bytes > limits.NodeBytes();
   } else {
-    quicklist_ = bytes > kSafetyBytes || size_ + add_count > NodeCountLimit(limits);
+    quicklist_ = bytes > ListLimits::kSafetyBytes || size_ + add_count > limits.NodeEntries();
   }
 }
 
 bool PackedList::FitsListpack(const ListLimits& limits, size_t divisor) const {
-  if (limits.max_listpack_size < 0) return listpack_bytes_ <= NodeBlockLimit(limits) / divisor;
+  if (limits.max_listpack_size < 0) return listpack_bytes_ <= limits.NodeBytes() / divisor;
   // One 8 KB node, and the entries the limit allows.
-  return listpack_bytes_ <= kSafetyBytes && size_ <= NodeCountLimit(limits) / divisor;
+  return listpack_bytes_ <= ListLimits::kSafetyBytes && size_ <= limits.NodeEntries() / divisor;
 }
 
 void PackedList::ConvertForShrink(const ListLimits& limits) {
@@ -415,7 +366,7 @@ void PackedList::PushBack(std::string_view value, const ListLimits& limits) {
   ++node->count;
   ++size_;
   AddToIndex(nodes_.size() - 1, 1);
-  listpack_bytes_ += ListpackEntrySize(value);
+  listpack_bytes_ += listpack::ElementSize(value);
   EnforceWindow(false);
 }
 
@@ -436,7 +387,7 @@ void PackedList::PushFront(std::string_view value, const ListLimits& limits) {
   ++size_;
   if (nodes_.size() == 1) InvalidateTail();
   AddToIndex(0, 1);
-  listpack_bytes_ += ListpackEntrySize(value);
+  listpack_bytes_ += listpack::ElementSize(value);
   EnforceWindow(false);
 }
 
@@ -448,7 +399,7 @@ std::string PackedList::PopFront() {
   node->begin = static_cast<uint32_t>(next - node->data());
   --node->count;
   --size_;
-  listpack_bytes_ -= ListpackEntrySize(value);
+  listpack_bytes_ -= listpack::ElementSize(value);
   if (nodes_.size() == 1) InvalidateTail();
   if (node->count == 0) {
     RemoveNode(0);
@@ -470,7 +421,7 @@ std::string PackedList::PopBack() {
   node->end = at;
   --node->count;
   --size_;
-  listpack_bytes_ -= ListpackEntrySize(value);
+  listpack_bytes_ -= listpack::ElementSize(value);
   if (node->count == 0) {
     RemoveNode(nodes_.size() - 1);
   } else {
@@ -550,13 +501,13 @@ void PackedList::InsertUnwindowed(size_t index, std::string_view value, const Li
     ++size_;
     if (target + 1 == nodes_.size()) InvalidateTail();
     AddToIndex(target, 1);
-    listpack_bytes_ += ListpackEntrySize(value);
+    listpack_bytes_ += listpack::ElementSize(value);
     return;
   }
   const size_t n = pos.node;
   if (n + 1 == nodes_.size()) InvalidateTail();
   Node* node = Writable(n);
-  const bool fits_count = node->count + 1 <= NodeCountLimit(limits);
+  const bool fits_count = node->count + 1 <= limits.NodeEntries();
   if (fits_count && node->bytes() + bytes <= std::max<size_t>(payload_limit_, node->capacity)) {
     // Neither end has the room: move the entries to the left, growing the node if need be.
     if (node->capacity - node->end < bytes && node->begin < bytes) {
@@ -576,7 +527,7 @@ void PackedList::InsertUnwindowed(size_t index, std::string_view value, const Li
     ++node->count;
     ++size_;
     AddToIndex(n, 1);
-    listpack_bytes_ += ListpackEntrySize(value);
+    listpack_bytes_ += listpack::ElementSize(value);
     return;
   }
   // Full: split the node at the position; the tail half goes to a new node with room for the
@@ -594,7 +545,7 @@ void PackedList::InsertUnwindowed(size_t index, std::string_view value, const Li
   ++tail->count;
   ++size_;
   InsertNode(n + 1, tail);
-  listpack_bytes_ += ListpackEntrySize(value);
+  listpack_bytes_ += listpack::ElementSize(value);
 }
 
 void PackedList::EraseRange(size_t start, size_t stop) {
@@ -618,7 +569,7 @@ void PackedList::EraseUnwindowed(size_t start, size_t stop) {
     for (size_t i = 0; i < count; ++i) {
       std::string_view value;
       p = ReadEntry(p, &value);
-      listpack_bytes_ -= ListpackEntrySize(value);
+      listpack_bytes_ -= listpack::ElementSize(value);
     }
     const auto to = static_cast<uint32_t>(p - node->data());
     if (first == 0) {
@@ -647,7 +598,7 @@ void PackedList::EraseUnwindowed(size_t start, size_t stop) {
     for (uint32_t i = 0; i < node->count; ++i) {
       std::string_view value;
       p = ReadEntry(p, &value);
-      listpack_bytes_ -= ListpackEntrySize(value);
+      listpack_bytes_ -= listpack::ElementSize(value);
     }
     ++whole_end;
   }

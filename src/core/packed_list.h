@@ -62,6 +62,21 @@ namespace goblin {
 struct ListLimits {
   int64_t max_listpack_size = -2;  // > 0: entries per node; -1..-5: 4, 8, 16, 32, 64 KB per node
   int64_t compress_depth = 0;      // nodes kept raw at each end; 0: no compression
+
+  // A node's listpack never passes this many bytes when its size is a count.
+  static constexpr size_t kSafetyBytes = 8192;
+  // Redis 7.2's quicklist node limits under max_listpack_size: the listpack bytes of a node (4
+  // to 64 KB for a negative size, below -5 as -5; 8 KB, its safety limit, for a count) and
+  // the entries (the count; 1 for 0; no limit for a negative size).
+  size_t NodeBytes() const {
+    if (max_listpack_size >= 0) return kSafetyBytes;
+    const uint64_t level = std::min<uint64_t>(static_cast<uint64_t>(-(max_listpack_size + 1)), 4);
+    return size_t{4096} << level;
+  }
+  size_t NodeEntries() const {
+    if (max_listpack_size > 0) return static_cast<size_t>(max_listpack_size);
+    return max_listpack_size == 0 ? 1 : SIZE_MAX;
+  }
 };
 
 struct ListStats {
@@ -160,12 +175,9 @@ class PackedList {
   bool FitsListpack(const ListLimits& limits, size_t divisor) const;
   static Node* NewNode(size_t capacity);
   static void FreeNode(Node* node);
-  // The payload bytes a node may hold and the entries it may count, under limits.
+  // The payload bytes a node may hold under limits.
   static size_t NodePayloadLimit(const ListLimits& limits);
-  static size_t NodeCountLimit(const ListLimits& limits);
   static size_t EntrySize(std::string_view value);
-  // The bytes value takes in Redis's listpack (encoding, data and back length).
-  static size_t ListpackEntrySize(std::string_view value);
   static const uint8_t* ReadEntry(const uint8_t* p, std::string_view* value);
   static uint8_t* WriteEntry(uint8_t* p, std::string_view value);
 
@@ -199,7 +211,7 @@ class PackedList {
   void MergeIfSparse(size_t at);
   void RememberLimits(const ListLimits& limits) {
     payload_limit_ = NodePayloadLimit(limits);
-    count_limit_ = NodeCountLimit(limits);
+    count_limit_ = limits.NodeEntries();
     const size_t depth = static_cast<size_t>(std::max<int64_t>(0, limits.compress_depth));
     if (depth != compress_depth_) {
       compress_depth_ = depth;
