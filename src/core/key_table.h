@@ -209,10 +209,10 @@ class Directory {
     return entries_[i];
   }
 
-  // A directory of one entry. REQUIRES: !allocated().
-  void Init() {
-    depth_ = 0;
-    entries_ = new DirEntry[1]();
+  // A directory of 2^depth entries. REQUIRES: !allocated().
+  void Init(uint32_t depth = 0) {
+    depth_ = depth;
+    entries_ = new DirEntry[size()]();
   }
 
   // Starts moving to 2^depth entries (depth = depth() +- 1); reads and writes use the new
@@ -404,6 +404,23 @@ class KeyTable {
     SetCount(canonical, count + 1);
     ++size_;
     if (dir_.resizing()) dir_.Step();
+  }
+
+  // Sizes an empty table for about `count` keys at once: one segment per ~200 keys, each with
+  // the buckets its share needs at the rebuild load, so inserting them rebuilds only the few
+  // segments their hashes fill past that and splits none (a split reads every entry it moves:
+  // a cache miss each). A snapshot load knows its key count. REQUIRES: empty().
+  void Reserve(size_t count) {
+    using namespace key_table_internal;
+    assert(empty());
+    constexpr size_t kKeysPerSegment = 200;
+    uint32_t depth = 0;
+    while ((count >> depth) > kKeysPerSegment && depth < kMaxDepth) ++depth;
+    if (depth == 0) return;  // one segment: growing it is cheap
+    Release();
+    dir_.Init(depth);
+    const uint32_t nb = BucketsFor(static_cast<uint32_t>((count >> depth) + 1));
+    for (size_t i = 0; i < dir_.size(); ++i) Publish(i, 1, AllocateSegment(nb, depth), 0);
   }
 
   // Removes and returns the entry whose key is `key` (the caller frees it), or nullptr. May

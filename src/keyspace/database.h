@@ -115,6 +115,11 @@ class Database {
   bool Contains(std::string_view key) const { return table_.Find(key) != nullptr; }
   size_t size() const { return table_.size(); }
   size_t expires() const { return expires_; }
+  // Sizes the empty table for `keys` keys about to be added (a snapshot load). No-op unless
+  // empty.
+  void Reserve(size_t keys) {
+    if (table_.empty()) table_.Reserve(keys);
+  }
   uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
   KeyEntry* Random(uint64_t random_bits) const { return table_.Random(random_bits); }
   template <class F>

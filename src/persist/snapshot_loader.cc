@@ -217,6 +217,8 @@ class Loading {
     seen_db_[index] = true;
     ++databases_seen_;
     db_ = dbs_[index];
+    // A key record takes a few bytes at least: a count the file cannot hold is not believed.
+    db_->Reserve(std::min<uint64_t>(db_keys_, data_.size() / 4));
     db_at_ = at;
     db_read_ = db_expires_read_ = 0;
     return true;

@@ -500,5 +500,41 @@ TEST(KeyTableTest, BytesPerKeyStaysLowAtEverySize) {
   DeleteAll(&table);
 }
 
+// A table reserved for its key count holds the same keys as one grown by inserts, costs about
+// the same bytes per key, and keeps working (growth past the reservation, erases, merges).
+TEST(KeyTableTest, ReservedTableHoldsItsKeysAtTheUsualCost) {
+  for (uint64_t n : {0u, 150u, 5000u, 200000u}) {
+    SCOPED_TRACE(n);
+    Table grown;
+    Table reserved;
+    reserved.Reserve(n);
+    EXPECT_EQ(reserved.Validate(), "");
+    for (uint64_t i = 0; i < n; ++i) {
+      grown.Insert(new TestEntry{KeyFor(i), i});
+      reserved.Insert(new TestEntry{KeyFor(i), i});
+    }
+    EXPECT_EQ(reserved.Validate(), "");
+    ASSERT_EQ(reserved.size(), n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const TestEntry* e = reserved.Find(KeyFor(i));
+      ASSERT_NE(e, nullptr) << i;
+      ASSERT_EQ(e->value, i);
+    }
+    if (n >= 5000) {
+      const double grown_bytes = static_cast<double>(grown.AllocatedBytes()) / n;
+      const double reserved_bytes = static_cast<double>(reserved.AllocatedBytes()) / n;
+      EXPECT_LT(reserved_bytes, grown_bytes * 1.15);
+      EXPECT_LT(reserved_bytes, 8.5);
+    }
+    // Twice the reservation: segments rebuild and split past it as usual.
+    for (uint64_t i = n; i < 2 * n + 10; ++i) reserved.Insert(new TestEntry{KeyFor(i), i});
+    for (uint64_t i = 0; i < 2 * n + 10; i += 2) delete reserved.Erase(KeyFor(i));
+    EXPECT_EQ(reserved.Validate(), "");
+    EXPECT_EQ(reserved.size(), n + 5);
+    DeleteAll(&grown);
+    DeleteAll(&reserved);
+  }
+}
+
 }  // namespace
 }  // namespace goblin
