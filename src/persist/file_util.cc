@@ -131,7 +131,8 @@ bool CreateDirectoryIfMissing(const std::string& dir, std::string* error) {
   return true;
 }
 
-bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error) {
+bool ReplaceFile(const std::string& path, const std::function<bool(int, std::string*)>& write,
+                 std::string* error) {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   int fd = OpenRetryingEintr(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -139,7 +140,7 @@ bool WriteFileAtomically(const std::string& path, std::string_view contents, std
     return false;
   }
   std::string write_error;
-  if (!WriteAll(fd, contents.data(), contents.size(), &write_error)) {
+  if (!write(fd, &write_error)) {
     *error = write_error + " (" + temp + ")";
     ::close(fd);
     ::unlink(temp.c_str());
@@ -170,6 +171,15 @@ bool WriteFileAtomically(const std::string& path, std::string_view contents, std
   // Until the directory is fsynced the rename itself may be lost; the old file is then still
   // whole, but the caller must not act (delete files) as if the new one were durable.
   return FsyncDirectory(DirectoryOf(path), error);
+}
+
+bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error) {
+  return ReplaceFile(
+      path,
+      [&](int fd, std::string* write_error) {
+        return WriteAll(fd, contents.data(), contents.size(), write_error);
+      },
+      error);
 }
 
 }  // namespace goblin

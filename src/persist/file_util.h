@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -42,9 +43,15 @@ bool FsyncDirectory(const std::string& dir, std::string* error);
 // was created.
 bool CreateDirectoryIfMissing(const std::string& dir, std::string* error);
 
-// Writes contents to "<path>.tmp-<pid>", fsyncs it, renames it over path and fsyncs the
-// directory. A crash at any point leaves path either whole and old or whole and new (at worst
-// with a stray temporary beside it). On failure the temporary is removed and path is untouched.
+// Creates "<path>.tmp-<pid>", lets write(fd, error) fill it, fsyncs and closes it, renames it
+// over path and fsyncs the directory. A crash at any point leaves path either whole and old or
+// whole and new (at worst with a stray temporary beside it). On failure the temporary is
+// removed and path is untouched, except when only the final directory fsync fails (the new
+// file is in place by then). write's error is passed on with the temporary's name after it.
+bool ReplaceFile(const std::string& path, const std::function<bool(int, std::string*)>& write,
+                 std::string* error);
+
+// ReplaceFile with contents as the new file.
 bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error);
 
 }  // namespace goblin

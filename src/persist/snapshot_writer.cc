@@ -1,11 +1,7 @@
 #include "persist/snapshot_writer.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <xxhash.h>
 
-#include <cerrno>
-#include <cstring>
 #include <string_view>
 
 #include "core/bytes.h"
@@ -177,31 +173,12 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error) {
-  const std::string temp = path + ".tmp-" + std::to_string(getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "Failed opening " + temp + " for saving: " + std::strerror(errno);
-    return false;
-  }
-  bool ok = WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, error);
-  if (ok && fdatasync(fd) != 0) {
-    *error = "fsync of " + temp + " failed: " + std::strerror(errno);
-    ok = false;
-  }
-  if (close(fd) != 0 && ok) {
-    *error = "close of " + temp + " failed: " + std::strerror(errno);
-    ok = false;
-  }
-  if (ok && rename(temp.c_str(), path.c_str()) != 0) {
-    *error = "rename of " + temp + " to " + path + " failed: " + std::strerror(errno);
-    ok = false;
-  }
-  if (!ok) {
-    unlink(temp.c_str());
-    return false;
-  }
-  const size_t slash = path.rfind('/');
-  return FsyncDirectory(slash == std::string::npos ? "." : path.substr(0, slash), error);
+  return ReplaceFile(
+      path,
+      [&](int fd, std::string* write_error) {
+        return WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, write_error);
+      },
+      error);
 }
 
 }  // namespace goblin
