@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "core/crc64.h"
+#include "core/string_number.h"
+#include "persist/rdb_format.h"
 
 namespace goblin {
 
@@ -26,6 +28,40 @@ void RdbAppendLength(std::string* out, uint64_t length) {
 void RdbAppendString(std::string* out, std::string_view bytes) {
   RdbAppendLength(out, bytes.size());
   out->append(bytes);
+}
+
+void RdbAppendEncodedString(std::string* out, std::string_view bytes, bool compress) {
+  int64_t value;
+  if (bytes.size() <= 11 && ParseInt64(bytes, &value) && value >= INT32_MIN && value <= INT32_MAX) {
+    const int width = value >= INT8_MIN && value <= INT8_MAX     ? 1
+                      : value >= INT16_MIN && value <= INT16_MAX ? 2
+                                                                 : 4;
+    out->push_back(static_cast<char>(0xc0 | (width == 1 ? 0 : width == 2 ? 1 : 2)));
+    const auto bits = static_cast<uint32_t>(static_cast<int32_t>(value));
+    for (int i = 0; i < width; ++i) out->push_back(static_cast<char>(bits >> (8 * i)));
+    return;
+  }
+  if (compress && bytes.size() > 20) {
+    // The compressed form must save 4 bytes: LZF gets that much room and gives up beyond it.
+    thread_local std::string packed;
+    const size_t room = bytes.size() - 4;
+    if (packed.size() < room) packed.resize(room);
+    const unsigned int size = lzf_compress(bytes.data(), static_cast<unsigned int>(bytes.size()),
+                                           packed.data(), static_cast<unsigned int>(room));
+    if (size > 0) {
+      out->push_back(static_cast<char>(0xc3));
+      RdbAppendLength(out, size);
+      RdbAppendLength(out, bytes.size());
+      out->append(packed.data(), size);
+      return;
+    }
+  }
+  RdbAppendString(out, bytes);
+}
+
+void RdbAppendFunction(std::string* out, std::string_view code, bool compress) {
+  out->push_back(static_cast<char>(rdb::kOpFunction2));
+  RdbAppendEncodedString(out, code, compress);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 //   string:  length + bytes, or a special encoding 11xxxxxx:
 //            C0 int8, C1 int16 (LE), C2 int32 (LE)  an integer written as its decimal text
 //            C3 compressed-length, length, LZF data
+// A function record: kOpFunction2 (rdb_format.h), then the library's code as a string.
 //
 // Trailer of a DUMP payload: the RDB version (2 bytes, little-endian), then the CRC-64 of
 // everything before it (8 bytes, little-endian).
@@ -25,7 +26,15 @@ inline constexpr uint16_t kRdbVersionWritten = 10;
 inline constexpr uint16_t kRdbVersionRead = 11;
 
 void RdbAppendLength(std::string* out, uint64_t length);
+// A string as length + bytes, verbatim.
 void RdbAppendString(std::string* out, std::string_view bytes);
+// A string as Redis's RDB writer stores it: canonical integer text (ParseInt64) of at most 11
+// characters that fits 32 bits as C0/C1/C2; else, with compress (rdbcompression), LZF when the
+// string is over 20 bytes and LZF saves at least 4 of them; else verbatim.
+void RdbAppendEncodedString(std::string* out, std::string_view bytes, bool compress);
+// One function library's record (RDB_OPCODE_FUNCTION2 and its code), in an RDB file or a
+// FUNCTION DUMP payload.
+void RdbAppendFunction(std::string* out, std::string_view code, bool compress);
 // Reads one length (not a special encoding) at data[*pos]; false when truncated.
 bool RdbReadLength(std::string_view data, size_t* pos, uint64_t* length);
 // Reads one string in any encoding; false when truncated or corrupt.

@@ -3,20 +3,12 @@
 #include <chrono>
 
 #include "core/ascii.h"
+#include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
 #include "scripting/lua_api.h"
 #include "scripting/script_flags.h"
 
 namespace goblin {
-
-namespace {
-
-// RDB_OPCODE_FUNCTION2: one library's code in an RDB file or a FUNCTION DUMP payload.
-constexpr uint8_t kRdbOpcodeFunction = 245;
-// The pre-release format of Redis 7.0 release candidates.
-constexpr uint8_t kRdbOpcodeFunctionPreGa = 246;
-
-}  // namespace
 
 // The library being built while its code runs (redis.register_function adds to it).
 struct LibraryLoad {
@@ -312,8 +304,7 @@ std::vector<std::string_view> FunctionLibraries::Codes() const {
 std::string FunctionLibraries::Dump() const {
   std::string payload;
   for (const auto& [name, library] : libraries_) {
-    payload.push_back(static_cast<char>(kRdbOpcodeFunction));
-    RdbAppendString(&payload, library->code);
+    RdbAppendFunction(&payload, library->code, /*compress=*/false);
   }
   RdbAppendPayloadTrailer(&payload);
   return payload;
@@ -330,11 +321,11 @@ bool FunctionLibraries::Restore(std::string_view payload, RestorePolicy policy,
   size_t pos = 0;
   while (pos < body.size()) {
     uint8_t opcode = static_cast<uint8_t>(body[pos++]);
-    if (opcode == kRdbOpcodeFunctionPreGa) {
+    if (opcode == rdb::kOpFunctionPreGa) {
       *error = "ERR Pre-GA function format not supported";
       return false;
     }
-    if (opcode != kRdbOpcodeFunction) {
+    if (opcode != rdb::kOpFunction2) {
       *error = "ERR given type is not a function";
       return false;
     }
