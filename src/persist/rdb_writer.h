@@ -1,0 +1,107 @@
+// RdbWriter: Goblin's keyspace in Redis's RDB format, version 10 (what Redis 7.0 writes and every
+// Redis 7 loads; 11 adds only the listpack set, which 7.0 refuses). WriteRdbFile is what SAVE,
+// BGSAVE and SHUTDOWN write with snapshot-format rdb and what --export-rdb writes;
+// RdbAppendValue encodes one value, the body of a DUMP payload.
+//
+//   file   := "REDIS0010" aux* function* database* kOpEof crc
+//   aux    := kOpAux name value            redis-ver, redis-bits, ctime, used-mem, aof-base
+//   function := kOpFunction2 code          (RdbAppendFunction, shared with FUNCTION DUMP)
+//   database := kOpSelectDb index, kOpResizeDb keys keys-with-expiry, record*   (only those
+//               holding keys)
+//   record := [kOpExpireTimeMs deadline (i64 LE ms)] value-type key value
+//   crc    := CRC-64 of every byte before it, 8 bytes LE; 0 with rdbchecksum no
+//   (numbers are RDB lengths, strings RdbAppendEncodedString: integers, LZF with rdbcompression)
+//
+// Each value is written in the form the loading Redis keeps it in under the encoding limits
+// given (so it stays as it was written, and the file looks like one Redis wrote):
+//   string  0   the bytes
+//   list   18   quicklist-2: node count, then per node its container and bytes: 2 and a
+//               listpack, filled as Redis 7.2's quicklist fills nodes under
+//               list-max-listpack-size (an element joins a node while the node's bytes + its
+//               length + 8 stay within the node limit, and, for a count, the node holds fewer
+//               than the count); an element of quicklist_packed_threshold bytes or more alone,
+//               container 1 and the bytes as they are
+//   set    11   intset when every member is an integer and there are at most
+//               set-max-intset-entries: [width u32 LE = 2, 4 or 8][count u32 LE][values LE,
+//               ascending], the narrowest width holding them all
+//           2   else: count, members
+//   zset   17   listpack of member, score pairs in rank order when within zset-max-listpack-
+//               entries and -value (scores as Redis 7.2's text; an integral one an integer)
+//           5   else: count, then member and score (binary double LE) from the highest rank
+//               down, Redis's order
+//   hash   16   listpack of field, value pairs in the hash's order when within
+//               hash-max-listpack-entries and -value
+//           4   else: count, field, value
+//   stream 19   node count, then per node its master id (a 16-byte string: ms, seq big-endian)
+//               and a listpack:
+//                 master entry  live count, deleted count (0), field count, field names, 0
+//                 entry         flags (2: same field names as the master), ms - master ms,
+//                               seq - master seq, [field count, field, value ... | value ...],
+//                               the entry's element count
+//               holding the live entries, cut where XADD would open a node
+//               (stream-node-max-bytes / -entries); then length, last id (ms, seq), first id,
+//               max deleted id, entries added; groups: count, per group its name, last
+//               delivered id, entries read (-1 is 2^64 - 1), the PEL (count, per entry its id
+//               as 16 raw bytes, delivery time i64 LE ms, delivery count), the consumers
+//               (count, per consumer its name, seen time i64 LE ms, its pending ids: count,
+//               16 raw bytes each)
+// Listpacks of over 1 GB (Redis's listpack safety limit) give way to the large forms.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/value_types.h"
+#include "persist/snapshot_writer.h"
+
+namespace goblin {
+
+class Database;
+class KeyEntry;
+
+inline constexpr std::string_view kRdbMagic = "REDIS0010";
+
+struct RdbWriteOptions {
+  EncodingLimits limits;
+  bool compress = true;  // rdbcompression
+  bool checksum = true;  // rdbchecksum
+  // DEBUG QUICKLIST-PACKED-THRESHOLD: list elements this long get a plain node.
+  uint64_t quicklist_packed_threshold = uint64_t{1} << 30;
+  uint64_t used_memory = 0;  // the used-mem aux field
+};
+
+// Where the encoders put their bytes: appended to bytes. A writer that streams them to a file
+// sets drain, which the encoders call between elements once bytes holds drain_at or more, and
+// which must empty it.
+struct RdbOutput {
+  std::string bytes;
+  std::function<void(std::string*)> drain;
+  size_t drain_at = size_t{1} << 20;
+
+  void Checkpoint() {
+    if (drain && bytes.size() >= drain_at) drain(&bytes);
+  }
+};
+
+// Appends entry's value-type byte and value (see the top of the file): what follows the key in
+// a file's record, and the body of a DUMP payload (RdbAppendPayloadTrailer completes it).
+void RdbAppendValue(RdbOutput* out, const KeyEntry& entry, const RdbWriteOptions& options);
+
+// Writes the function libraries (their code) and the databases (index i of dbs is database i)
+// as an RDB file at path, replacing it as ReplaceFile does. False with a message naming the file
+// on any I/O error.
+bool WriteRdbFile(const std::vector<const Database*>& dbs,
+                  const std::vector<std::string_view>& libraries, const std::string& path,
+                  int64_t now_ms, const RdbWriteOptions& options, SnapshotSaveStats* stats,
+                  std::string* error);
+
+// The same into an open file descriptor; no rename, no fsync.
+bool WriteRdbToFd(const std::vector<const Database*>& dbs,
+                  const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
+                  const RdbWriteOptions& options, SnapshotSaveStats* stats, std::string* error);
+
+}  // namespace goblin
