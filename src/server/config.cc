@@ -438,6 +438,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Enum("appendfsync", &c.appendfsync, kFsyncPolicies, kMutable, ConfigHook::kPersistence);
   table.String("appendfilename", &c.appendfilename, kImmutable);
   table.String("dbfilename", &c.dbfilename, kProtected);
+  table.Enum("snapshot-format", &c.snapshot_format, {"goblin", "rdb"}, kMutable);
   table.String("appenddirname", &c.appenddirname, kImmutable);
   table.Int("auto-aof-rewrite-percentage", &c.auto_aof_rewrite_percentage, 0, kMaxInt, kMutable);
   table.Memory("auto-aof-rewrite-min-size", &c.auto_aof_rewrite_min_size, 0, kMaxLong, kMutable);

@@ -55,14 +55,18 @@ struct Config {
   std::string logfile;
   bool daemonize = false;
   std::string pidfile;
-  // Persistence (src/persist). Options Redis has that change nothing in Goblin's formats
-  // (rdbcompression, rdbchecksum, aof-use-rdb-preamble, ...) are accepted and reported.
+  // Persistence (src/persist). rdbcompression and rdbchecksum apply to RDB files; options Redis
+  // has that change nothing in Goblin's formats (aof-use-rdb-preamble, ...) are accepted and
+  // reported.
   std::vector<SaveRule> save = {{3600, 1}, {300, 100}, {60, 10000}};
   bool appendonly = false;
   std::string appendfsync = "everysec";
   std::string appendfilename = "appendonly.aof";
   std::string appenddirname = "appendonlydir";
   std::string dbfilename = "dump.rdb";
+  // What SAVE, BGSAVE and shutdown write to dbfilename: "goblin" (docs/FORMAT.md) or "rdb"
+  // (Redis's RDB, version 10). The AOF base is always Goblin's.
+  std::string snapshot_format = "goblin";
   int64_t auto_aof_rewrite_percentage = 100;
   int64_t auto_aof_rewrite_min_size = 64LL * 1024 * 1024;
   bool aof_load_truncated = true;

@@ -11,6 +11,7 @@
 #include "core/packed_list.h"
 #include "core/packed_set.h"
 #include "core/sorted_set.h"
+#include "core/value_types.h"
 #include "server/config.h"
 
 namespace goblin {
@@ -43,6 +44,11 @@ inline SetLimits SetLimitsOf(const Config& c) {
   using encoding_limits_internal::Size;
   return {Size(c.set_max_intset_entries), Size(c.set_max_listpack_entries),
           Size(c.set_max_listpack_value)};
+}
+
+// All of them, as the snapshot loader and the RDB writer take them.
+inline EncodingLimits EncodingLimitsOf(const Config& c) {
+  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c), ListLimitsOf(c), StreamLimitsOf(c)};
 }
 
 }  // namespace goblin

@@ -16,6 +16,7 @@
 #include "core/key_entry.h"
 #include "keyspace/database.h"
 #include "persist/file_util.h"
+#include "persist/rdb_writer.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
 #include "server/client.h"
@@ -44,10 +45,6 @@ uint64_t FileSize(const std::string& path) {
   return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-EncodingLimits LimitsOf(const Config& c) {
-  return {ZsetLimitsOf(c), HashLimitsOf(c), SetLimitsOf(c), ListLimitsOf(c), StreamLimitsOf(c)};
-}
-
 }  // namespace
 
 Persistence::Persistence(Server& server)
@@ -60,6 +57,21 @@ Persistence::~Persistence() {
 
 std::string Persistence::SnapshotPath() const {
   return JoinPath(server_.config.dir, server_.config.dbfilename);
+}
+
+bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
+                                std::string* error) const {
+  const Config& config = server_.config;
+  if (config.snapshot_format != "rdb") {
+    return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error);
+  }
+  RdbWriteOptions options;
+  options.limits = EncodingLimitsOf(config);
+  options.compress = config.rdbcompression;
+  options.checksum = config.rdbchecksum;
+  options.quicklist_packed_threshold = server_.quicklist_packed_threshold;
+  options.used_memory = AllocatedBytes();
+  return WriteRdbFile(Databases(), FunctionLibraries(), path, now_ms, options, stats, error);
 }
 
 std::string Persistence::LogDirectory() const {
@@ -131,7 +143,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   SnapshotLoadStats stats;
   const uint64_t total = loading_total_bytes_;
   const bool ok = LoadSnapshotFile(
-      path, dbs, LimitsOf(server_.config), server_.NowMs(),
+      path, dbs, EncodingLimitsOf(server_.config), server_.NowMs(),
       [&](uint64_t bytes, uint64_t keys) { return ServeWhileLoading(bytes, total, keys); },
       server_.config.key_load_delay, &stats, nullptr, missing, error);
   last_load_keys_loaded_ = stats.keys_read;
@@ -306,7 +318,7 @@ std::string Persistence::Save() {
   SnapshotSaveStats stats;
   std::string error;
   const int64_t start = server_.NowMs();
-  if (!WriteSnapshotFile(Databases(), FunctionLibraries(), SnapshotPath(), start, &stats, &error)) {
+  if (!WriteSnapshot(SnapshotPath(), start, &stats, &error)) {
     LogWarning("Error saving DB on disk: " + error);
     last_bgsave_ok_ = false;
     return "ERR " + error;
@@ -342,6 +354,11 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
 
 std::string Persistence::DebugReload() {
   if (loading_) return std::string(errors::kLoading);
+  // The file is read back with the snapshot loader, which reads Goblin's format only: saving
+  // an RDB file and flushing would lose the keyspace.
+  if (server_.config.snapshot_format == "rdb") {
+    return "ERR DEBUG RELOAD reads Goblin snapshots; it needs snapshot-format goblin";
+  }
   if (std::string error = Save(); !error.empty()) return error;
   server_.FlushAll();
   bool missing = false;
@@ -381,8 +398,11 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     server_.CloseListenersInChild();
     SnapshotSaveStats stats;
     std::string child_error;
-    const bool ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(),
-                                      &stats, &child_error);
+    // A BGSAVE writes the configured format; an AOF rewrite always a Goblin snapshot (the base).
+    const bool ok = kind == ChildKind::kSnapshot
+                        ? WriteSnapshot(target, server_.NowMs(), &stats, &child_error)
+                        : WriteSnapshotFile(Databases(), FunctionLibraries(), target,
+                                            server_.NowMs(), &stats, &child_error);
     if (!ok) LogWarning("Background save error: " + child_error);
     // The private pages that were written: copied on write.
     const uint64_t cow = SmapsBytes("Private_Dirty");

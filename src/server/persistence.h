@@ -1,10 +1,11 @@
 // Persistence: snapshots (SAVE, BGSAVE, save rules, SHUTDOWN) and the append-only file, with
 // Redis's commands, configuration and INFO fields, on top of Goblin's own file formats.
 //
-// Snapshots: the keyspace is written by SnapshotWriter, in the foreground (SAVE, GOBLIN.SAVE,
-// SHUTDOWN) or in a forked child that sees a copy-on-write image while the serving thread
-// keeps answering (BGSAVE, save rules). The child reports its copy-on-write size through a
-// pipe before it exits; the tick reaps it.
+// Snapshots: the keyspace is written by SnapshotWriter, or with snapshot-format rdb by RdbWriter
+// as Redis's RDB (the same temporary file, rename, child and INFO fields either way), in the
+// foreground (SAVE, GOBLIN.SAVE, SHUTDOWN) or in a forked child that sees a copy-on-write image
+// while the serving thread keeps answering (BGSAVE, save rules). The child reports its
+// copy-on-write size through a pipe before it exits; the tick reaps it.
 //
 // Append-only file: Redis 7's multi-part layout (<dir>/<appenddirname>/ with a manifest, one
 // base file and incremental files). The base is a Goblin snapshot; the incremental files hold
@@ -40,6 +41,7 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
+#include "persist/snapshot_writer.h"
 #include "server/effects.h"
 
 namespace goblin {
@@ -94,6 +96,9 @@ class Persistence : public EffectConsumer {
   enum class ChildKind { kNone, kSnapshot, kRewrite };
 
   std::string SnapshotPath() const;
+  // SAVE's and BGSAVE's file at path, in the format snapshot-format names.
+  bool WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
+                     std::string* error) const;
   std::string LogDirectory() const;
   std::vector<const class Database*> Databases() const;
   // The function libraries' code, saved with the keyspace.
