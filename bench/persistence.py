@@ -15,6 +15,11 @@ commands for both servers, pipelined through redis-py over a Unix socket):
 Servers alternate A B, B A per workload (--rounds), pinned with the client to one
 CPU (taskset -c 1).  Markdown tables go to stdout, progress to stderr.
 
+With --export-rdb it measures leaving for Redis instead: per workload, the time of
+`goblin-server --export-rdb SNAPSHOT OUT.rdb` (the whole process: loading the Goblin snapshot
+SAVE wrote, writing the RDB file) and goblin's SAVE with snapshot-format rdb, against
+redis-server's SAVE of the same data; each file goblin wrote is checked with redis-check-rdb.
+
 With --crash-cycles N it runs the durability soak instead: the --server binary
 with --appendonly yes and --appendfsync always (then everysec), acknowledged
 INCR/SET writes, SIGKILL after a seeded random 50-500 ms, restart on the same
@@ -630,6 +635,135 @@ def markdown(workloads, results, notes, versions, args, cmdline, started):
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- leaving for Redis
+
+def export_run(binary, w, n, cmds, args, notes):
+    """One server, one workload, for --export-rdb.  goblin: fill, SAVE (its format), SAVE with
+    snapshot-format rdb, then `--export-rdb` of the first file, timed as a process.  redis: fill, SAVE."""
+    res = {}
+
+    def note(text):
+        notes.append(text)
+        log("#   note: " + text)
+
+    d = mkdtemp(args.tmpdir, "goblin-export-")
+    srv = Server(binary, d, args.cpu, ["--save", "", "--appendonly", "no"])
+    try:
+        r = srv.client()
+        res["kind"], res["version"] = server_info(r)
+        path = os.path.join(d, "dump.rdb")
+        errors = fill(r, cmds)
+        bad = check_count(r, w, n)
+        if errors or bad:
+            note("fill %s: %s" % (w, errors[0] if errors else bad))
+            return res
+        t0 = time.perf_counter()
+        r.execute_command("SAVE")
+        res["save_s"] = time.perf_counter() - t0
+        res["save_bytes"] = os.path.getsize(path)
+        if res["kind"] != "goblin":
+            return res
+        snapshot = os.path.join(d, "goblin.snapshot")
+        os.rename(path, snapshot)
+        r.config_set("snapshot-format", "rdb")
+        t0 = time.perf_counter()
+        r.execute_command("SAVE")
+        res["rdb_save_s"] = time.perf_counter() - t0
+        res["rdb_save_bytes"] = os.path.getsize(path)
+        srv.shutdown()
+        out = os.path.join(d, "exported.rdb")
+        cmd = [binary, "--export-rdb", snapshot, out]
+        if args.cpu:
+            cmd = ["taskset", "-c", args.cpu] + cmd
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        res["export_s"] = time.perf_counter() - t0
+        if proc.returncode != 0:
+            note("--export-rdb failed: %s" % proc.stdout.decode(errors="replace").strip())
+            res.pop("export_s")
+            return res
+        res["export_bytes"] = os.path.getsize(out)
+        checker = shutil.which("redis-check-rdb")
+        for f in (path, out):
+            if checker is None:
+                note("redis-check-rdb not found: files not checked")
+                break
+            check = subprocess.run([checker, f], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if check.returncode != 0 or b"RDB looks OK" not in check.stdout:
+                note("redis-check-rdb refused %s: %s" % (os.path.basename(f),
+                                                        check.stdout.decode(errors="replace")[-300:]))
+        return res
+    finally:
+        if srv.proc.poll() is None:
+            srv.kill()
+        srv._closed()
+        if not args.keep:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+# key in goblin's result, title, format, key in redis's result
+EXPORT_TABLES = [
+    ("export_s", "`--export-rdb SNAPSHOT OUT.rdb`, s (the process: load the Goblin snapshot, write the RDB) "
+     "against redis SAVE", fmt_s, "save_s"),
+    ("rdb_save_s", "SAVE with snapshot-format rdb, s, against redis SAVE", fmt_s, "save_s"),
+    ("save_s", "SAVE in Goblin's format, s, against redis SAVE", fmt_s, "save_s"),
+    ("export_bytes", "RDB file written by goblin, MB, against redis's", fmt_mb, "save_bytes"),
+]
+
+
+def run_export(args, cmdline, started):
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    for w in workloads:
+        if w not in WORKLOADS:
+            sys.exit("unknown workload %r (known: %s)" % (w, ", ".join(WORKLOADS)))
+    servers = {"goblin": args.server, "redis": args.redis}
+    results = {(w, s): [] for w in workloads for s in servers}
+    notes, versions = {}, {}
+    log("# %s\n# %s, N %d, rounds %d, cpu %s" % (cmdline, started, args.n, args.rounds, args.cpu or "unpinned"))
+    for w in workloads:
+        cmds = memory.generate(w, args.n, args.batch, args.seed)
+        for rnd in range(args.rounds):
+            order = ("goblin", "redis") if rnd % 2 == 0 else ("redis", "goblin")
+            for s in order:
+                run_notes = []
+                try:
+                    res = export_run(servers[s], w, args.n, cmds, args, run_notes)
+                except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
+                    res = {}
+                    run_notes.append("run failed: %s" % str(e).strip().splitlines()[0])
+                results[(w, s)].append(res)
+                if "version" in res:
+                    versions[s] = (res["kind"], res["version"])
+                for t in run_notes:
+                    notes.setdefault("%s: %s" % (s, t), [])
+                log("# %s %s round %d: %s" % (w, s, rnd + 1, ", ".join(
+                    "%s %s" % (k, fmt_s(v) if k.endswith("_s") else fmt_mb(v)) for k, v in res.items()
+                    if k.endswith(("_s", "_bytes")))))
+        del cmds
+    gk, gv = versions.get("goblin", ("?", "?"))
+    rk, rv = versions.get("redis", ("?", "?"))
+    out = ["Leaving for Redis: `%s` (%s; goblin = `%s` %s %s, redis = `%s` %s %s; N = {:,}, medians of %d "
+           "rounds alternated A B B A; servers and --export-rdb pinned to CPU %s; files on %s)."
+           .format(args.n) % (cmdline, started, args.server, gk, gv, args.redis, rk, rv, args.rounds,
+                              args.cpu or "none", fs_of(args.tmpdir)),
+           "", "| workload | " + " | ".join(t[1].split(",")[0] for t in EXPORT_TABLES) + " |",
+           "|---|" + "---:|" * len(EXPORT_TABLES)]
+    for w in workloads:
+        cells = []
+        for key, _, f, rkey in EXPORT_TABLES:
+            g = median([res.get(key) for res in results[(w, "goblin")]])
+            r = median([res.get(rkey) for res in results[(w, "redis")]])
+            if g is None or r is None:
+                cells.append("n/a")
+            else:
+                cells.append("%s / %s, **%.2f**" % (f(g), f(r), g / r))
+        out.append("| %s | %s |" % (w, " | ".join(cells)))
+    out += ["", "Columns: " + "; ".join(t[1] for t in EXPORT_TABLES) + "."]
+    for t in notes:
+        out.append("- %s" % t)
+    print("\n".join(out))
+
+
 # ---------------------------------------------------------------- the durability soak
 
 class AckWriter(threading.Thread):
@@ -901,6 +1035,8 @@ def main():
     ap.add_argument("--cpu", default="1", help="pin servers and this script with taskset -c CPU ('' for none; default %(default)s)")
     ap.add_argument("--tmpdir", default=tempfile.gettempdir(), help="where the server dirs go (default %(default)s)")
     ap.add_argument("--keep", action="store_true", help="keep the server dirs")
+    ap.add_argument("--export-rdb", action="store_true",
+                    help="measure --export-rdb and SAVE with snapshot-format rdb against redis SAVE instead")
     ap.add_argument("--crash-cycles", type=int, default=0, metavar="N",
                     help="run the durability soak with N SIGKILL cycles per pass instead of the benchmark")
     ap.add_argument("--crash-fsync", default="always,everysec", help="soak passes (default %(default)s)")
@@ -934,6 +1070,8 @@ def main():
     try:
         if args.crash_cycles > 0:
             status = run_soak(args, cmdline, started)
+        elif args.export_rdb:
+            run_export(args, cmdline, started)
         else:
             run_bench(args, cmdline, started)
     except KeyboardInterrupt:
