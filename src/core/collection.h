@@ -7,10 +7,10 @@
 // name, its stable snapshot tag and the function that decodes its snapshot value. Adding a
 // type is docs/DESIGN.md's "Adding a value type".
 //
-// A value's byte encodings belong to the value, like its layout: Goblin's snapshot value here,
-// and Redis's RDB/DUMP payload beside it when DUMP/RESTORE come (one more virtual here, one
-// more decoder on the registry row). The files around them (sections, checksums, the AOF)
-// belong to src/persist.
+// A value's own byte encoding belongs to the value, like its layout: Goblin's snapshot value
+// here. Redis's RDB encoding (persist/rdb_writer.h) rebuilds Redis's layouts from each type's
+// public walks instead, since it depends on Redis's encoding limits rather than the value's.
+// The files around them (sections, checksums, the AOF) belong to src/persist.
 #pragma once
 
 #include <cstddef>
