@@ -516,11 +516,7 @@ def bench_run(binary, w, n, cmds, batches, args, notes):
             res["load_s"] = res["file_s"] - res["empty_s"]
         return res
     finally:
-        if srv.proc.poll() is None:
-            srv.kill()
-        srv._closed()
-        if not args.keep:
-            shutil.rmtree(d, ignore_errors=True)
+        discard(srv, d, args)
 
 
 def fmt_s(v):
@@ -551,11 +547,26 @@ TABLES = [
 ]
 
 
-def run_bench(args, cmdline, started):
+def discard(srv, d, args):
+    """Stops a measured server and removes its directory (unless --keep)."""
+    if srv.proc.poll() is None:
+        srv.kill()
+    srv._closed()
+    if not args.keep:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def chosen_workloads(args):
+    """--workloads as a list; exits on a name bench/memory.py does not know."""
     workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
     for w in workloads:
         if w not in WORKLOADS:
             sys.exit("unknown workload %r (known: %s)" % (w, ", ".join(WORKLOADS)))
+    return workloads
+
+
+def run_bench(args, cmdline, started):
+    workloads = chosen_workloads(args)
     servers = {"goblin": args.server, "redis": args.redis}
     results = {(w, s): [] for w in workloads for s in servers}
     notes = {}  # text -> workloads
@@ -694,11 +705,7 @@ def export_run(binary, w, n, cmds, args, notes):
                                                         check.stdout.decode(errors="replace")[-300:]))
         return res
     finally:
-        if srv.proc.poll() is None:
-            srv.kill()
-        srv._closed()
-        if not args.keep:
-            shutil.rmtree(d, ignore_errors=True)
+        discard(srv, d, args)
 
 
 # key in goblin's result, title, format, key in redis's result
@@ -712,10 +719,7 @@ EXPORT_TABLES = [
 
 
 def run_export(args, cmdline, started):
-    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    for w in workloads:
-        if w not in WORKLOADS:
-            sys.exit("unknown workload %r (known: %s)" % (w, ", ".join(WORKLOADS)))
+    workloads = chosen_workloads(args)
     servers = {"goblin": args.server, "redis": args.redis}
     results = {(w, s): [] for w in workloads for s in servers}
     notes, versions = {}, {}

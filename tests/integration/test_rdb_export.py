@@ -28,6 +28,7 @@ import pytest
 
 from support.resp import RawConnection, encode_command
 from support.server import REFERENCE_BINARY, ServerProcess, goblin_binary, run_until_exit, stop_and_check, wait_for
+from support.stream_state import as_map, stream_full_state
 
 REDIS_CHECK_RDB = shutil.which("redis-check-rdb") or "/usr/bin/redis-check-rdb"
 DATABASES = (0, 2, 15)
@@ -158,29 +159,14 @@ def run(conn: RawConnection, commands, timeout: float = 60.0) -> list:
 
 # ---- reading a server's state ----------------------------------------------------------------------------
 
-def as_map(flat_list) -> dict:
-    return dict(zip(flat_list[0::2], flat_list[1::2]))
-
-
 def stream_groups(conn: RawConnection, key: bytes) -> dict:
-    """XINFO STREAM key FULL COUNT 0 without each server's own radix-tree sizes and 7.2's active-time."""
-    info = as_map(conn.call("XINFO", "STREAM", key, "FULL", "COUNT", "0").py())
+    """The stream's full state without each server's own radix-tree sizes and 7.2's active-time."""
+    info = stream_full_state(conn, key)
     for own in (b"radix-tree-keys", b"radix-tree-nodes"):
         info.pop(own)
-    info[b"entries"] = [(e[0], tuple(e[1])) for e in info[b"entries"]]
-    groups = {}
-    for flat_group in info.pop(b"groups"):
-        group = as_map(flat_group)
-        group[b"pending"] = [tuple(p) for p in group[b"pending"]]
-        consumers = {}
-        for flat_consumer in group.pop(b"consumers"):
-            consumer = as_map(flat_consumer)
+    for group in info[b"groups"].values():
+        for consumer in group[b"consumers"].values():
             consumer.pop(b"active-time", None)
-            consumer[b"pending"] = [tuple(p) for p in consumer[b"pending"]]
-            consumers[consumer.pop(b"name")] = consumer
-        group[b"consumers"] = consumers
-        groups[group.pop(b"name")] = group
-    info[b"groups"] = groups
     return info
 
 

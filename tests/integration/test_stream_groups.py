@@ -35,6 +35,7 @@ import redis
 from support.expect import WRONGTYPE, arr, bulk, err, integer, null_array, ok, resp3_null
 from support.resp import RawConnection, parse_reply
 from support.server import REDIS_CLI, REFERENCE_BINARY, wait_for
+from support.stream_state import as_map, stream_full_state
 
 NOGROUP_READ = "NOGROUP No such key '{key}' or consumer group '{group}' in XREADGROUP with GROUP option"
 AOF = {"appendonly": "yes", "appendfsync": "always"}
@@ -42,10 +43,6 @@ HOUR_MS = 3_600_000
 
 
 # ---- small helpers ---------------------------------------------------------------------------------
-
-def as_map(flat) -> dict:
-    return dict(zip(flat[0::2], flat[1::2]))
-
 
 def server_ms(client) -> int:
     seconds, micros = client.time()
@@ -67,24 +64,7 @@ def call(conn: RawConnection, *args):
 
 
 def group_state(conn: RawConnection, key: str) -> dict:
-    """XINFO STREAM key FULL COUNT 0 as nested dicts: the stream's fields; per group its fields, its
-    PEL as (id, consumer, delivery time, delivery count) and its consumers by name, each with its
-    fields and its own PEL as (id, delivery time, delivery count)."""
-    info = as_map(call(conn, "XINFO", "STREAM", key, "FULL", "COUNT", "0").py())
-    info[b"entries"] = [(e[0], tuple(e[1])) for e in info[b"entries"]]
-    groups = {}
-    for flat in info.pop(b"groups"):
-        group = as_map(flat)
-        group[b"pending"] = [tuple(p) for p in group[b"pending"]]
-        consumers = {}
-        for c in group.pop(b"consumers"):
-            consumer = as_map(c)
-            consumer[b"pending"] = [tuple(p) for p in consumer[b"pending"]]
-            consumers[consumer.pop(b"name")] = consumer
-        group[b"consumers"] = consumers
-        groups[group.pop(b"name")] = group
-    info[b"groups"] = groups
-    return info
+    return stream_full_state(conn, key)
 
 
 def without_consumer_times(state: dict, fields=(b"seen-time", b"active-time")) -> dict:
