@@ -63,7 +63,7 @@ WritableBits BitsForWrite(CommandContext& ctx, std::string_view key, KeyEntry* e
   if (entry == nullptr) {
     // Sized exactly, as Redis creates it: a bitmap set once stays as long as its highest bit.
     db.Put(key, EntryValue::RawString(std::string(length, '\0')), std::nullopt);
-    entry = db.Find(key, ctx.now_ms);
+    entry = db.Peek(key);  // just created: not an access of it
     auto* bytes = reinterpret_cast<uint8_t*>(KeyEntry::ResizeRawString(entry, length));
     return WritableBits{bytes, length, true};
   }

@@ -63,8 +63,9 @@ void RenameGeneric(CommandContext& ctx, bool nx) {
   }
   // Redis deletes a target that exists and adds the key anew: `new` either way.
   if (db.Find(ctx.arg(2), ctx.now_ms) != nullptr) Notify(ctx, kNotifyNew, "new", ctx.arg(2));
-  KeyEntry* source = db.Take(ctx.arg(1));
-  db.Adopt(KeyEntry::WithKey(source, ctx.arg(2)));
+  uint32_t stamp = 0;  // the key keeps its access stamp under its new name, as in Redis
+  KeyEntry* source = db.Take(ctx.arg(1), &stamp);
+  db.Adopt(KeyEntry::WithKey(source, ctx.arg(2)), stamp);
   KeyEntry::FreeBlock(source);
   MarkDirty(ctx);
   Notify(ctx, kNotifyGeneric, "rename_from", ctx.arg(1));
@@ -116,13 +117,13 @@ void ScanCommand(CommandContext& ctx) {
     });
   } while (cursor != 0 && visited < budget);
   // As Redis, after the pattern: TYPE looks each key up as a read, then a key past its deadline
-  // is expired here (and announced) rather than returned.
+  // is expired here (and announced) rather than returned; neither counts as an access.
   std::erase_if(keys, [&](const std::string& key) {
     if (options.has_type) {
-      const KeyEntry* entry = db.FindForRead(key, ctx.now_ms);
+      const KeyEntry* entry = db.FindForRead(key, ctx.now_ms, /*touch=*/false);
       return unknown_type || entry == nullptr || entry->type() != *type_filter;
     }
-    return db.Find(key, ctx.now_ms) == nullptr;
+    return db.Find(key, ctx.now_ms, /*touch=*/false) == nullptr;
   });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(cursor));
@@ -142,7 +143,7 @@ void RandomkeyCommand(CommandContext& ctx) {
       return;
     }
     std::string key(entry->key());
-    db.Find(key, ctx.now_ms);  // deletes it
+    db.Find(key, ctx.now_ms, /*touch=*/false);  // deletes it
   }
   ctx.reply.Null();
 }
@@ -207,7 +208,9 @@ void MoveCommand(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  destination.Adopt(source.Take(ctx.arg(1)));
+  uint32_t stamp = 0;
+  KeyEntry* moved = source.Take(ctx.arg(1), &stamp);
+  destination.Adopt(moved, stamp);
   MarkDirty(ctx);
   Notify(ctx, kNotifyGeneric, "move_from", ctx.arg(1));
   NotifyIn(ctx, target, kNotifyGeneric, "move_to", ctx.arg(1));
@@ -297,7 +300,7 @@ void ObjectRefcountCommand(CommandContext& ctx) {
 }
 
 bool LfuPolicy(const CommandContext& ctx) {
-  return ctx.server.config.maxmemory_policy.find("lfu") != std::string::npos;
+  return ctx.server.access_clock.lfu;
 }
 
 void ObjectIdletimeCommand(CommandContext& ctx) {
@@ -309,18 +312,16 @@ void ObjectIdletimeCommand(CommandContext& ctx) {
         "switching between policies at runtime LRU and LFU data will take some time to adjust.");
     return;
   }
-  // Goblin keeps no per-key access clock (it would cost bytes on every key); every key reads
-  // as just used.
-  ctx.reply.Integer(0);
+  const uint32_t stamp = ctx.db().AccessStamp(ctx.arg(2));
+  ctx.reply.Integer(static_cast<int64_t>(ctx.server.access_clock.IdleMs(stamp) / 1000));
 }
 
 void ObjectFreqCommand(CommandContext& ctx) {
   KeyEntry* entry = ObjectTarget(ctx);
   if (entry == nullptr) return;
   if (LfuPolicy(ctx)) {
-    // No per-key access counters are kept (they would cost bytes on every key): every key
-    // reports the counter Redis gives a freshly written key (LFU_INIT_VAL).
-    ctx.reply.Integer(5);
+    const uint32_t stamp = ctx.db().AccessStamp(ctx.arg(2));
+    ctx.reply.Integer(ctx.server.access_clock.DecayedCounter(stamp));
     return;
   }
   ctx.reply.Error(
@@ -536,13 +537,13 @@ void RegisterKeyCommands(CommandTable* table) {
   add("pexpireat", -3, kWriteFast, 1, 1, 1, PexpireatCommand,
       "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0", "O(1)",
       "key unix-time-milliseconds [NX | XX | GT | LT]");
-  add("ttl", 2, kReadFast, 1, 1, 1, TtlCommand, "Returns the expiration time in seconds of a key.",
+  add("ttl", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TtlCommand, "Returns the expiration time in seconds of a key.",
       "1.0.0", "O(1)", "key");
-  add("pttl", 2, kReadFast, 1, 1, 1, PttlCommand,
+  add("pttl", 2, kReadFast | kCmdNoTouch, 1, 1, 1, PttlCommand,
       "Returns the expiration time in milliseconds of a key.", "2.6.0", "O(1)", "key");
-  add("expiretime", 2, kReadFast, 1, 1, 1, ExpiretimeCommand,
+  add("expiretime", 2, kReadFast | kCmdNoTouch, 1, 1, 1, ExpiretimeCommand,
       "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "O(1)", "key");
-  add("pexpiretime", 2, kReadFast, 1, 1, 1, PexpiretimeCommand,
+  add("pexpiretime", 2, kReadFast | kCmdNoTouch, 1, 1, 1, PexpiretimeCommand,
       "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "O(1)",
       "key");
   add("persist", 2, kWriteFast, 1, 1, 1, PersistCommand, "Removes the expiration time of a key.",

@@ -663,6 +663,7 @@ void DebugCommand(CommandContext& ctx) {
       ctx.reply.Simple(entry != nullptr ? DigestValue(entry).Hex() : ValueDigest().Hex());
     }
   } else if (EqualsIgnoreCase(sub, "object") && ctx.argc() == 3) {
+    const uint32_t stamp = ctx.db().AccessStamp(ctx.arg(2));  // read before Find touches it
     KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
     if (entry == nullptr) {
       ctx.reply.Error(errors::kNoSuchKey);
@@ -673,7 +674,8 @@ void DebugCommand(CommandContext& ctx) {
     ctx.reply.Simple(std::string("Value at:") + address +
                      " refcount:1 encoding:" + std::string(entry->EncodingName()) +
                      " serializedlength:" + std::to_string(entry->MemoryUsage()) +
-                     " lru:0 lru_seconds_idle:0");
+                     " lru:" + std::to_string(stamp) + " lru_seconds_idle:" +
+                     std::to_string(ctx.server.access_clock.IdleMs(stamp) / 1000));
   } else if (EqualsIgnoreCase(sub, "protocol") && ctx.argc() == 3) {
     std::string_view type = ctx.arg(2);
     ReplyBuilder& r = ctx.reply;

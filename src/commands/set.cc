@@ -138,6 +138,7 @@ void SmoveCommand(CommandContext& ctx) {
   PackedSet* destination;
   // Redis looks both keys up, then replies 0 for a missing source before checking types.
   KeyEntry* source_entry = ctx.db().Find(ctx.arg(1), ctx.now_ms);
+  ctx.db().Find(ctx.arg(2), ctx.now_ms);  // the destination's lookup (an access, or its expiry)
   if (source_entry == nullptr) {
     ctx.reply.Integer(0);
     return;

@@ -89,7 +89,7 @@ bool KeyEntry::TryOverwrite(KeyEntry* entry, const EntryValue& value,
   if (size > usable || size * 2 < usable) return false;
   auto* block = reinterpret_cast<uint8_t*>(entry);
   uint8_t* payload = const_cast<uint8_t*>(entry->payload());
-  block[0] = static_cast<uint8_t>(static_cast<uint8_t>(ValueType::kString) | kRecentlyUsedBit |
+  block[0] = static_cast<uint8_t>(static_cast<uint8_t>(ValueType::kString) |
                                   (static_cast<uint8_t>(value.encoding) << 3) |
                                   (expire_ms ? kHasExpireBit : 0));
   if (expire_ms) std::memcpy(block + 1, &*expire_ms, 8);

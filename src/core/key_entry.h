@@ -8,9 +8,8 @@
 //   | 1 byte | only if bit 7    | varint    |           |                                |
 //   +--------+------------------+-----------+-----------+--------------------------------+
 //   header bits 0-2: ValueType; bits 3-4: StringEncoding; bit 5: an integer copied by COPY
-//   (Redis reports its refcount as 1 rather than that of a shared integer); bit 6: used since
-//   the eviction clock last passed (server/eviction.h: clear in a new block, set by MarkUsed and
-//   by TryOverwrite, cleared by the clock's hand); bit 7: has expire
+//   (Redis reports its refcount as 1 rather than that of a shared integer); bit 6: free (a
+//   key's access stamp lives in its key table slot, keyspace/database.h); bit 7: has expire
 //   payload: kInt    -> int64, 8 bytes
 //            kEmbstr / kRaw -> varint length + bytes
 //            collection types -> Collection* (8 bytes), owned by the entry
@@ -103,13 +102,6 @@ class KeyEntry {
   }
   bool has_expire() const { return header() & kHasExpireBit; }
   bool unshared_int() const { return header() & kUnsharedIntBit; }
-  // The eviction clock's reference bit. MarkUsed writes only when the bit is clear, so reads
-  // of a key already marked dirty no page (a forked snapshot child shares the pages).
-  bool recently_used() const { return header() & kRecentlyUsedBit; }
-  void MarkUsed() {
-    if (!recently_used()) *reinterpret_cast<uint8_t*>(this) |= kRecentlyUsedBit;
-  }
-  void ClearUsed() { *reinterpret_cast<uint8_t*>(this) &= ~kRecentlyUsedBit; }
   int64_t expire_ms() const;  // REQUIRES: has_expire()
 
   // The string value as bytes; an integer is formatted into scratch (kInt64TextMax bytes).
@@ -131,7 +123,6 @@ class KeyEntry {
  private:
   static constexpr uint8_t kHasExpireBit = 0x80;
   static constexpr uint8_t kUnsharedIntBit = 0x20;
-  static constexpr uint8_t kRecentlyUsedBit = 0x40;
 
   uint8_t header() const { return *reinterpret_cast<const uint8_t*>(this); }
   const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(this); }

@@ -29,6 +29,9 @@
 //     +--------+--------+-- ... --+--------+-------+
 //   Slot, a little-endian 56-bit word, 0 when empty:
 //     [55..44 tag: the 12 hash bits that follow the segment's prefix][43..0 entry address >> 3]
+//   A table whose slots carry a stamp (kStampBytes, 1 to 3) stores it little-endian right after
+//   each word, and fits (63 / (7 + kStampBytes)) slots in a bucket: 6 of 10 bytes with a
+//   3-byte stamp (the keyspace's access clock), about 11.5 B per key instead of 7.7.
 //   Spill: how many entries are stored past this bucket although their probe passed through it
 //   (saturates at 255, after which it only resets when the segment is rebuilt).
 //
@@ -90,8 +93,7 @@ namespace goblin {
 
 namespace key_table_internal {
 
-inline constexpr uint32_t kSlotsPerBucket = 9;
-inline constexpr size_t kSlotBytes = 7;
+inline constexpr size_t kSlotWordBytes = 7;  // tag and address; a stamp follows
 inline constexpr size_t kBucketBytes = 64;
 inline constexpr size_t kSpillOffset = 63;
 inline constexpr uint8_t kSpillSaturated = 255;
@@ -106,21 +108,10 @@ inline constexpr uint64_t kPointerMask = (uint64_t{1} << 48) - 1;
 inline constexpr uint32_t kSplitBuckets = 32;
 inline constexpr uint32_t kMaxBuckets = 64;
 inline constexpr uint32_t kMaxDepth = 64 - 16;
-// Buddies merge when together they hold at most this many keys: half of what makes a split,
-// so a workload hovering around one size cannot make a segment split and merge in turn.
-inline constexpr uint32_t kMergeCount = kSplitBuckets * kSlotsPerBucket / 2;
-
 // Load thresholds, in hundredths.
 inline constexpr uint32_t kGrowAbove = 95;
 inline constexpr uint32_t kRebuildAt = 92;
 inline constexpr uint32_t kShrinkBelow = 85;
-
-// Buckets a segment needs to hold `count` keys at the rebuild load (at least one).
-constexpr uint32_t BucketsFor(uint32_t count) {
-  constexpr uint32_t kPerBucket = kSlotsPerBucket * kRebuildAt;  // hundredths of a key
-  uint32_t nb = (count * 100 + kPerBucket - 1) / kPerBucket;
-  return nb == 0 ? 1 : nb;
-}
 
 // kMainBucketTable[nb]: the largest bucket count <= nb whose byte size is a jemalloc size
 // class; the remaining nb - main (< 8) buckets go to the tail array, itself a size class.
@@ -136,19 +127,46 @@ inline constexpr std::array<uint8_t, kMaxBuckets + 1> kMainBucketTable = [] {
   return table;
 }();
 
-inline uint64_t LoadSlot(const uint8_t* bucket, uint32_t i) {
-  uint64_t word;
-  std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
-  return word & kSlotMask;
-}
+// Where slots sit in a bucket when each carries kStampBytes of stamp after its word: 9 slots of
+// 7 bytes without a stamp, 6 of 10 with a 3-byte one.
+template <size_t kStampBytes>
+struct BucketLayout {
+  static_assert(kStampBytes <= 3);
+  static constexpr size_t kSlotBytes = kSlotWordBytes + kStampBytes;
+  static constexpr uint32_t kSlotsPerBucket = (kBucketBytes - 1) / kSlotBytes;
+  // Buddies merge when together they hold at most this many keys: half of what makes a split,
+  // so a workload hovering around one size cannot make a segment split and merge in turn.
+  static constexpr uint32_t kMergeCount = kSplitBuckets * kSlotsPerBucket / 2;
 
-// Rewrites slot i's 7 bytes and keeps the byte after them (the next slot's, or the spill).
-inline void StoreSlot(uint8_t* bucket, uint32_t i, uint64_t slot) {
-  uint64_t word;
-  std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
-  word = (word & ~kSlotMask) | slot;
-  std::memcpy(bucket + kSlotBytes * i, &word, sizeof(word));
-}
+  // Buckets a segment needs to hold `count` keys at the rebuild load (at least one).
+  static constexpr uint32_t BucketsFor(uint32_t count) {
+    constexpr uint32_t kPerBucket = kSlotsPerBucket * kRebuildAt;  // hundredths of a key
+    uint32_t nb = (count * 100 + kPerBucket - 1) / kPerBucket;
+    return nb == 0 ? 1 : nb;
+  }
+
+  static uint64_t LoadSlot(const uint8_t* bucket, uint32_t i) {
+    uint64_t word;
+    std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
+    return word & kSlotMask;
+  }
+  // Rewrites slot i's word and keeps the byte after it (the stamp's, the next slot's or the
+  // spill).
+  static void StoreSlot(uint8_t* bucket, uint32_t i, uint64_t slot) {
+    uint64_t word;
+    std::memcpy(&word, bucket + kSlotBytes * i, sizeof(word));
+    word = (word & ~kSlotMask) | slot;
+    std::memcpy(bucket + kSlotBytes * i, &word, sizeof(word));
+  }
+  static uint32_t LoadStamp(const uint8_t* bucket, uint32_t i) {
+    uint32_t stamp = 0;
+    std::memcpy(&stamp, bucket + kSlotBytes * i + kSlotWordBytes, kStampBytes);
+    return stamp;
+  }
+  static void StoreStamp(uint8_t* bucket, uint32_t i, uint32_t stamp) {
+    std::memcpy(bucket + kSlotBytes * i + kSlotWordBytes, &stamp, kStampBytes);
+  }
+};
 
 inline uint64_t SlotTag(uint64_t slot) { return slot >> kTagShift; }
 inline uint64_t MakeSlot(uint64_t tag, uint64_t address_bits) {
@@ -319,9 +337,30 @@ inline uint64_t SplitMix64(uint64_t* state) {
 
 // Entry: any type the caller allocates (8-byte aligned). KeyOf: a stateless functor with
 // `std::string_view operator()(const Entry*) const` giving the entry's key. The table stores
-// pointers only: it never allocates, copies or frees entries.
-template <typename Entry, typename KeyOf>
+// pointers only: it never allocates, copies or frees entries. kStampBytes (0 to 3): a small
+// number the table keeps beside each entry's address and moves with it, its "stamp" (the
+// keyspace keeps its access clock there: writing it touches the cache line the lookup has
+// just read, and it survives the entry's reallocations).
+template <typename Entry, typename KeyOf, size_t kStampBytes = 0>
 class KeyTable {
+  using Layout = key_table_internal::BucketLayout<kStampBytes>;
+  static constexpr size_t kSlotBytes = Layout::kSlotBytes;
+  static constexpr uint32_t kSlotsPerBucket = Layout::kSlotsPerBucket;
+  static constexpr uint32_t kMergeCount = Layout::kMergeCount;
+  static constexpr uint32_t BucketsFor(uint32_t count) { return Layout::BucketsFor(count); }
+  static uint64_t LoadSlot(const uint8_t* bucket, uint32_t i) {
+    return Layout::LoadSlot(bucket, i);
+  }
+  static void StoreSlot(uint8_t* bucket, uint32_t i, uint64_t slot) {
+    Layout::StoreSlot(bucket, i, slot);
+  }
+  static uint32_t LoadStamp(const uint8_t* bucket, uint32_t i) {
+    return Layout::LoadStamp(bucket, i);
+  }
+  static void StoreStamp(uint8_t* bucket, uint32_t i, uint32_t stamp) {
+    Layout::StoreStamp(bucket, i, stamp);
+  }
+
  public:
   // A found slot, so a caller that reallocates an entry (same key) can store it back without a
   // second lookup. Valid until the next Insert, Erase or Clear.
@@ -330,7 +369,10 @@ class KeyTable {
     Slot() = default;
     explicit operator bool() const { return bucket_ != nullptr; }
     // REQUIRES: *this is non-empty.
-    Entry* entry() const { return Decode(key_table_internal::LoadSlot(bucket_, index_)); }
+    Entry* entry() const { return Decode(LoadSlot(bucket_, index_)); }
+    // REQUIRES: *this is non-empty.
+    uint32_t stamp() const { return LoadStamp(bucket_, index_); }
+    void set_stamp(uint32_t stamp) { StoreStamp(bucket_, index_, stamp); }
     // Stores `e` in place of the current entry, which may already be freed (as after a
     // realloc). REQUIRES: *this is non-empty and e's key equals the current entry's key (the tag
     // is kept).
@@ -371,7 +413,7 @@ class KeyTable {
   // The entry whose key is `key`, or nullptr.
   Entry* Find(std::string_view key) const {
     Position p = Locate(key);
-    return p.bucket == nullptr ? nullptr : Decode(key_table_internal::LoadSlot(p.bucket, p.slot));
+    return p.bucket == nullptr ? nullptr : Decode(LoadSlot(p.bucket, p.slot));
   }
 
   // The slot holding `key`'s entry; empty when absent.
@@ -380,9 +422,9 @@ class KeyTable {
     return p.bucket == nullptr ? Slot() : Slot(p.bucket, p.slot, p.depth);
   }
 
-  // Adds e. May rebuild one segment (or split it, doubling the directory if needed).
-  // REQUIRES: no entry with e's key is present; e is 8-byte aligned.
-  void Insert(Entry* e) {
+  // Adds e with its stamp. May rebuild one segment (or split it, doubling the directory if
+  // needed). REQUIRES: no entry with e's key is present; e is 8-byte aligned.
+  void Insert(Entry* e, uint32_t stamp = 0) {
     using namespace key_table_internal;
     uint64_t address = AddressBits(e);
     std::string_view key = KeyOf{}(e);
@@ -400,7 +442,7 @@ class KeyTable {
       canonical = Canonical(index, seg.depth);
       count = CountAt(canonical);
     }
-    Place(seg, TagOf(hash, seg.depth), address);
+    Place(seg, TagOf(hash, seg.depth), address, stamp);
     SetCount(canonical, count + 1);
     ++size_;
     if (dir_.resizing()) dir_.Step();
@@ -435,6 +477,7 @@ class KeyTable {
     if (p.bucket == nullptr) return nullptr;
     Entry* e = Decode(LoadSlot(p.bucket, p.slot));
     StoreSlot(p.bucket, p.slot, 0);
+    StoreStamp(p.bucket, p.slot, 0);
     // Invariant 3: the entry no longer passes through the buckets between its home and p.
     for (uint32_t b = p.home; b != p.stored; b = Next(b, seg.nb)) {
       uint8_t* spill = seg.Bucket(b) + kSpillOffset;
@@ -497,16 +540,22 @@ class KeyTable {
   // random_bits, retrying empty slots, so an entry's chance is inversely proportional to its
   // segment's load; loads stay within 0.85-0.95, so this is within about 10% of uniform.
   Entry* Random(uint64_t random_bits) const {
+    Slot slot = RandomSlot(random_bits);
+    return slot ? slot.entry() : nullptr;
+  }
+  // The slot of such an entry (its stamp included); empty when the table is empty.
+  Slot RandomSlot(uint64_t random_bits) const {
     using namespace key_table_internal;
-    if (size_ == 0) return nullptr;
+    if (size_ == 0) return Slot();
     uint64_t state = random_bits;
     for (int attempt = 0; attempt < 64; ++attempt) {
       uint64_t r = SplitMix64(&state);
       Segment seg = SegmentAt(DirIndex(r));
       uint32_t slot_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
-      uint64_t slot =
-          LoadSlot(seg.Bucket(slot_index / kSlotsPerBucket), slot_index % kSlotsPerBucket);
-      if (slot != 0) return Decode(slot);
+      uint8_t* bucket = seg.Bucket(slot_index / kSlotsPerBucket);
+      if (LoadSlot(bucket, slot_index % kSlotsPerBucket) != 0) {
+        return Slot(bucket, slot_index % kSlotsPerBucket, seg.depth);
+      }
     }
     // Very sparse table: walk from a random directory entry to the first entry.
     size_t start = DirIndex(SplitMix64(&state));
@@ -515,12 +564,11 @@ class KeyTable {
       Segment seg = SegmentAt((start + n) & (dir_size - 1));
       for (uint32_t b = 0; b < seg.nb; ++b) {
         for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
-          uint64_t slot = LoadSlot(seg.Bucket(b), i);
-          if (slot != 0) return Decode(slot);
+          if (LoadSlot(seg.Bucket(b), i) != 0) return Slot(seg.Bucket(b), i, seg.depth);
         }
       }
     }
-    return nullptr;  // Unreachable while invariant 4 holds.
+    return Slot();  // Unreachable while invariant 4 holds.
   }
 
   // Calls f(Entry*) once per entry, in no useful order. REQUIRES: f does not modify the table.
@@ -529,8 +577,8 @@ class KeyTable {
     ForEachSegment([&](const Segment& seg) {
       for (uint32_t b = 0; b < seg.nb; ++b) {
         const uint8_t* bucket = seg.Bucket(b);
-        for (uint32_t i = 0; i < key_table_internal::kSlotsPerBucket; ++i) {
-          uint64_t slot = key_table_internal::LoadSlot(bucket, i);
+        for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+          uint64_t slot = LoadSlot(bucket, i);
           if (slot != 0) f(Decode(slot));
         }
       }
@@ -571,7 +619,7 @@ class KeyTable {
     uint32_t main_buckets = 0;
     uint32_t depth = 0;
 
-    uint32_t Capacity() const { return nb * key_table_internal::kSlotsPerBucket; }
+    uint32_t Capacity() const { return nb * kSlotsPerBucket; }
     uint8_t* Bucket(uint32_t b) const {
       return b < main_buckets ? main + key_table_internal::kBucketBytes * b
                               : tail + key_table_internal::kBucketBytes * (b - main_buckets);
@@ -657,7 +705,7 @@ class KeyTable {
 
   // Stores a slot in the first free place of its probe chain, counting the spill of every
   // full bucket it passes (invariant 3). REQUIRES: the segment has a free slot.
-  static void Place(const Segment& seg, uint64_t tag, uint64_t address_bits) {
+  static void Place(const Segment& seg, uint64_t tag, uint64_t address_bits, uint32_t stamp) {
     using namespace key_table_internal;
     uint32_t b = HomeOf(tag, seg.nb);
     for (uint32_t step = 0; step < seg.nb; ++step) {
@@ -665,6 +713,7 @@ class KeyTable {
       for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
         if (LoadSlot(bucket, i) == 0) {
           StoreSlot(bucket, i, MakeSlot(tag, address_bits));
+          StoreStamp(bucket, i, stamp);
           return;
         }
       }
@@ -683,17 +732,19 @@ class KeyTable {
       for (uint32_t b = 0; b < nb_; ++b) buckets_[b] = seg.Bucket(b);
     }
     // REQUIRES: fewer slots added than the segment's capacity.
-    void Add(uint64_t tag, uint64_t address_bits) {
+    void Add(uint64_t tag, uint64_t address_bits, uint32_t stamp) {
       using namespace key_table_internal;
       uint32_t b = HomeOf(tag, nb_);
       while (fill_[b] == kSlotsPerBucket) {
         if (buckets_[b][kSpillOffset] != kSpillSaturated) ++buckets_[b][kSpillOffset];
         b = Next(b, nb_);
       }
-      // An 8-byte store: its last byte lands on the next slot, still empty, or for slot 8 on
-      // the spill byte, which is still 0 because spill only grows once the bucket is full.
+      // An 8-byte store: its last byte lands on the stamp, written next, on the next slot, still
+      // empty, or for the last slot on the spill byte, which is still 0 because spill only
+      // grows once the bucket is full.
       uint64_t slot = MakeSlot(tag, address_bits);
       std::memcpy(buckets_[b] + kSlotBytes * fill_[b], &slot, sizeof(slot));
+      StoreStamp(buckets_[b], fill_[b], stamp);
       ++fill_[b];
     }
 
@@ -778,7 +829,7 @@ class KeyTable {
       const uint8_t* bucket = old.Bucket(b);
       for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
         uint64_t slot = LoadSlot(bucket, i);
-        if (slot != 0) filler.Add(SlotTag(slot), slot & kAddressMask);
+        if (slot != 0) filler.Add(SlotTag(slot), slot & kAddressMask, LoadStamp(bucket, i));
       }
     }
     Publish(Canonical(index, old.depth), RangeSize(old.depth), seg, count);
@@ -788,7 +839,8 @@ class KeyTable {
   // Reads every entry of the given segments and rehashes its key, for a split or merge.
   // Prefetches a few entries ahead: the entries are scattered over the heap, and their cache
   // misses overlap only if they are requested before they are needed.
-  size_t CollectHashes(const Segment* segs, int n, Entry** entries, uint64_t* hashes) const {
+  size_t CollectHashes(const Segment* segs, int n, Entry** entries, uint32_t* stamps,
+                       uint64_t* hashes) const {
     using namespace key_table_internal;
     size_t total = 0;
     for (int s = 0; s < n; ++s) {
@@ -796,7 +848,9 @@ class KeyTable {
         const uint8_t* bucket = segs[s].Bucket(b);
         for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
           uint64_t slot = LoadSlot(bucket, i);
-          if (slot != 0) entries[total++] = Decode(slot);
+          if (slot == 0) continue;
+          stamps[total] = LoadStamp(bucket, i);
+          entries[total++] = Decode(slot);
         }
       }
     }
@@ -817,8 +871,9 @@ class KeyTable {
       index *= 2;
     }
     Entry* entries[kMaxBuckets * kSlotsPerBucket];
+    uint32_t stamps[kMaxBuckets * kSlotsPerBucket];
     uint64_t hashes[kMaxBuckets * kSlotsPerBucket];
-    size_t total = CollectHashes(&old, 1, entries, hashes);
+    size_t total = CollectHashes(&old, 1, entries, stamps, hashes);
     assert(total == count);
     const uint32_t depth = old.depth + 1;
     const uint64_t upper_bit = uint64_t{1} << (63 - old.depth);
@@ -830,7 +885,7 @@ class KeyTable {
     Filler lower_filler(lower), upper_filler(upper);
     for (size_t i = 0; i < total; ++i) {
       ((hashes[i] & upper_bit) ? upper_filler : lower_filler)
-          .Add(TagOf(hashes[i], depth), AddressBits(entries[i]));
+          .Add(TagOf(hashes[i], depth), AddressBits(entries[i]), stamps[i]);
     }
     size_t first = Canonical(index, old.depth);
     size_t half = RangeSize(depth);
@@ -866,14 +921,17 @@ class KeyTable {
   size_t Merge(size_t index, const Segment& seg, const Segment& buddy, uint32_t count) {
     using namespace key_table_internal;
     Entry* entries[kMergeCount];
+    uint32_t stamps[kMergeCount];
     uint64_t hashes[kMergeCount];
     const Segment both[2] = {seg, buddy};
-    size_t total = CollectHashes(both, 2, entries, hashes);
+    size_t total = CollectHashes(both, 2, entries, stamps, hashes);
     assert(total == count);
     const uint32_t depth = seg.depth - 1;
     Segment parent = AllocateSegment(BucketsFor(count), depth);
     Filler filler(parent);
-    for (size_t i = 0; i < total; ++i) filler.Add(TagOf(hashes[i], depth), AddressBits(entries[i]));
+    for (size_t i = 0; i < total; ++i) {
+      filler.Add(TagOf(hashes[i], depth), AddressBits(entries[i]), stamps[i]);
+    }
     Publish(Canonical(index, depth), RangeSize(depth), parent, count);
     FreeSegment(seg);
     FreeSegment(buddy);
@@ -915,8 +973,8 @@ class KeyTable {
   std::array<uint32_t, key_table_internal::kMaxDepth + 1> depth_histogram_{};
 };
 
-template <typename Entry, typename KeyOf>
-std::string KeyTable<Entry, KeyOf>::Validate() const {
+template <typename Entry, typename KeyOf, size_t kStampBytes>
+std::string KeyTable<Entry, KeyOf, kStampBytes>::Validate() const {
   using namespace key_table_internal;
   if (!dir_.allocated()) return size_ == 0 && segment_bytes_ == 0 ? "" : "no directory";
   std::string error;

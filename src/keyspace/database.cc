@@ -7,11 +7,14 @@
 
 namespace goblin {
 
-KeyEntry* Database::Find(std::string_view key, int64_t now_ms) {
-  KeyEntry* entry = table_.Find(key);
-  if (entry == nullptr) return nullptr;
+KeyEntry* Database::Find(std::string_view key, int64_t now_ms, bool touch) {
+  Table::Slot slot = table_.FindSlot(key);
+  if (!slot) return nullptr;
+  KeyEntry* entry = slot.entry();
   if (!Expired(entry, now_ms) || (expiry_paused_ != nullptr && *expiry_paused_)) {
-    if (mark_use_ != nullptr && *mark_use_) entry->MarkUsed();
+    if (touch && touching_ != nullptr && *touching_) {
+      slot.set_stamp(access_->Accessed(slot.stamp()));
+    }
     return entry;
   }
   DeleteExpired(key);
@@ -31,8 +34,8 @@ void Database::DeleteExpired(std::string_view key) {
   if (counters_ != nullptr) ++counters_->expired_keys;
 }
 
-KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms) {
-  KeyEntry* entry = Find(key, now_ms);
+KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms, bool touch) {
+  KeyEntry* entry = Find(key, now_ms, touch);
   if (counters_ != nullptr) ++(entry ? counters_->keyspace_hits : counters_->keyspace_misses);
   if (entry == nullptr && waiters_ != nullptr && waiters_->events != nullptr) {
     waiters_->events->KeyMissed(waiters_->index, key);
@@ -68,10 +71,10 @@ void Database::TouchAllWatched() {
   }
 }
 
-void Database::Insert(KeyEntry* entry) {
+void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
   Touch(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
-  table_.Insert(entry);
+  table_.Insert(entry, stamp.value_or(NewStamp()));
   if (waiters_ != nullptr && waiters_->events != nullptr) {
     waiters_->events->KeyAdded(waiters_->index, entry->key());
   }
@@ -79,7 +82,9 @@ void Database::Insert(KeyEntry* entry) {
 
 void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
   Touch(fresh->key());
-  if (mark_use_ != nullptr && *mark_use_) fresh->MarkUsed();  // a key changed is a key used
+  // A value replaced is a new object to Redis: stamped now under LRU, keeping the old counter
+  // under LFU.
+  if (access_ != nullptr && !access_->lfu) slot.set_stamp(NewStamp());
   Forget(slot.entry());
   expires_ += fresh->has_expire() ? 1 : 0;
   slot.Replace(fresh);
@@ -92,6 +97,8 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
     Insert(KeyEntry::Make(key, value, keep_ttl ? std::nullopt : expire_ms));
     return;
   }
+  // Redis's setKey looks the key up first: storing over a key is an access of it.
+  if (touching_ != nullptr && *touching_) slot.set_stamp(access_->Accessed(slot.stamp()));
   KeyEntry* old = slot.entry();
   std::optional<int64_t> deadline = expire_ms;
   if (keep_ttl) deadline = old->has_expire() ? std::optional(old->expire_ms()) : std::nullopt;
@@ -117,7 +124,6 @@ KeyEntry* Database::UnshareString(std::string_view key) {
   // WithValue builds the new block before it frees the old one, so the bytes may point into it.
   KeyEntry* fresh =
       KeyEntry::WithValue(old, EntryValue::RawString(old->string_value(scratch)), true);
-  if (mark_use_ != nullptr && *mark_use_) fresh->MarkUsed();
   slot.Replace(fresh);  // same key and deadline: nothing else to account
   return fresh;
 }
@@ -129,18 +135,20 @@ bool Database::AddNew(std::string_view key, const EntryValue& value,
   return true;
 }
 
-void Database::Adopt(KeyEntry* entry) {
+void Database::Adopt(KeyEntry* entry, std::optional<uint32_t> stamp) {
   Table::Slot slot = table_.FindSlot(entry->key());
   if (!slot) {
-    Insert(entry);
+    Insert(entry, stamp);
     return;
   }
   KeyEntry* old = slot.entry();
   Replace(slot, entry);
+  slot.set_stamp(stamp.value_or(NewStamp()));
   KeyEntry::Destroy(old);
 }
 
-KeyEntry* Database::Take(std::string_view key) {
+KeyEntry* Database::Take(std::string_view key, uint32_t* stamp) {
+  if (stamp != nullptr) *stamp = AccessStamp(key);
   KeyEntry* entry = table_.Erase(key);
   if (entry != nullptr) {
     Touch(key);
@@ -161,6 +169,16 @@ void Database::SetExpire(std::string_view key, std::optional<int64_t> expire_ms)
   KeyEntry* old = slot.entry();
   Replace(slot, KeyEntry::WithExpire(old, expire_ms));
   KeyEntry::FreeBlock(old);
+}
+
+uint32_t Database::AccessStamp(std::string_view key) const {
+  // FindSlot is non-const only because a Slot can write; reading through it changes nothing.
+  Table::Slot slot = const_cast<Table&>(table_).FindSlot(key);
+  return slot ? slot.stamp() : 0;
+}
+
+void Database::SetAccessStamp(std::string_view key, uint32_t stamp) {
+  if (Table::Slot slot = table_.FindSlot(key)) slot.set_stamp(stamp & AccessClock::kStampMask);
 }
 
 uint64_t Database::Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const {

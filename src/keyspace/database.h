@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/access_clock.h"
 #include "core/key_entry.h"
 #include "core/key_table.h"
 
@@ -72,7 +73,8 @@ struct KeyspaceCounters {
 
 class Database {
  public:
-  using Table = KeyTable<KeyEntry, KeyOfEntry>;
+  // Each slot carries the key's access stamp (core/access_clock.h).
+  using Table = KeyTable<KeyEntry, KeyOfEntry, 3>;
 
   Database() = default;
   // Frees every entry; waiters are not told (they may be gone already at shutdown).
@@ -82,10 +84,12 @@ class Database {
   Database(Database&&) = default;
   Database& operator=(Database&&) = default;
 
-  // The live entry for key, or nullptr (deleting it first when it has expired).
-  KeyEntry* Find(std::string_view key, int64_t now_ms);
+  // The live entry for key, or nullptr (deleting it first when it has expired). A lookup is an
+  // access of the key (its access stamp moves) unless touch is false, as for Redis's
+  // LOOKUP_NOTOUCH.
+  KeyEntry* Find(std::string_view key, int64_t now_ms, bool touch = true);
   // The same, counting keyspace_hits / keyspace_misses for INFO.
-  KeyEntry* FindForRead(std::string_view key, int64_t now_ms);
+  KeyEntry* FindForRead(std::string_view key, int64_t now_ms, bool touch = true);
 
   // Stores value under key, replacing any previous value. With keep_ttl the old deadline
   // stays, else expire_ms (or none) applies.
@@ -94,8 +98,9 @@ class Database {
   // Adds key only when absent (a snapshot loader finding a key twice reports it); returns
   // false, storing nothing, when key is present. Ownership of value.object passes only on true.
   bool AddNew(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms);
-  // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key.
-  void Adopt(KeyEntry* entry);
+  // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key, with
+  // the access stamp given (a key moved keeps its own) or a new key's.
+  void Adopt(KeyEntry* entry, std::optional<uint32_t> stamp = std::nullopt);
   // Makes room for key's raw string value to grow to `length` bytes in place (see
   // KeyEntry::GrowForString: the default headroom, or `room` bytes) and returns its entry,
   // which may have moved. REQUIRES: key holds a kRaw string.
@@ -105,14 +110,17 @@ class Database {
   // bytes before it knows whether it will change any, as Redis's dbUnshareStringValue.
   // REQUIRES: key holds a string.
   KeyEntry* UnshareString(std::string_view key);
-  // Removes key from the table and hands its entry to the caller, or nullptr.
-  KeyEntry* Take(std::string_view key);
+  // Removes key from the table and hands its entry to the caller, or nullptr; *stamp gets its
+  // access stamp when given.
+  KeyEntry* Take(std::string_view key, uint32_t* stamp = nullptr);
   bool Delete(std::string_view key);
   // Sets or clears the deadline of a present key.
   void SetExpire(std::string_view key, std::optional<int64_t> expire_ms);
 
   // Whether key is stored, expired or not (no lazy expiry: for bookkeeping, not for commands).
   bool Contains(std::string_view key) const { return table_.Find(key) != nullptr; }
+  // The stored entry, expired or not, without touching it (bookkeeping, as Contains).
+  KeyEntry* Peek(std::string_view key) const { return table_.Find(key); }
   size_t size() const { return table_.size(); }
   size_t expires() const { return expires_; }
   // Sizes the empty table for `keys` keys about to be added (a snapshot load). No-op unless
@@ -122,6 +130,17 @@ class Database {
   }
   uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
   KeyEntry* Random(uint64_t random_bits) const { return table_.Random(random_bits); }
+  // The same with its access stamp; nullptr when empty.
+  KeyEntry* RandomWithStamp(uint64_t random_bits, uint32_t* stamp) const {
+    Table::Slot slot = table_.RandomSlot(random_bits);
+    if (!slot) return nullptr;
+    *stamp = slot.stamp();
+    return slot.entry();
+  }
+  // A stored key's access stamp (expired or not, and without touching it); 0 when absent.
+  uint32_t AccessStamp(std::string_view key) const;
+  // Sets a present key's access stamp (RESTORE IDLETIME / FREQ, a loaded file's records).
+  void SetAccessStamp(std::string_view key, uint32_t stamp);
   template <class F>
   void ForEach(F&& fn) const {
     table_.ForEach(std::forward<F>(fn));
@@ -129,16 +148,19 @@ class Database {
   void Clear();
   size_t TableBytes() const { return table_.AllocatedBytes(); }
 
-  // Eviction's clock hand (server/eviction.h): visits entries from where the last sweep
-  // stopped, a home bucket at a time in hash order, wrapping around, calling visit(entry) on
-  // each. Stops at the end of the first bucket in which visit returned true, or once
-  // max_visits entries were visited. visit may flip an entry's use bit but must not change
-  // the table. Returns the number of entries visited.
+  // Eviction's hand (server/eviction.h): visits entries from where the last sweep stopped, a
+  // home bucket at a time in hash order, wrapping around, calling visit(entry) on each. Stops
+  // at the end of the first bucket in which visit returned true, or once max_visits entries
+  // were visited. visit must not change the table. Returns the number of entries visited.
   size_t SweepEvictionHand(const std::function<bool(KeyEntry*)>& visit, size_t max_visits);
 
-  // Lookups mark the key used for the eviction clock while *enabled (the server clears it
-  // while a forked child shares the pages: a marked key would copy its page).
-  void set_use_marking(const bool* enabled) { mark_use_ = enabled; }
+  // New keys take their access stamp from clock, and lookups update it while *touching (the
+  // server clears it while a forked child shares the pages, which a write would copy, and for
+  // the commands that must not count as an access).
+  void set_access_clock(AccessClock* clock, const bool* touching) {
+    access_ = clock;
+    touching_ = touching;
+  }
   // While *paused, lookups never expire a key (a load replays the log: as in Redis, a key
   // whose deadline has passed by now is still what the logged commands after it saw).
   void set_expiry_paused(const bool* paused) { expiry_paused_ = paused; }
@@ -173,7 +195,8 @@ class Database {
   void WakeBlocked(std::string_view key);
 
  private:
-  void Insert(KeyEntry* entry);
+  void Insert(KeyEntry* entry, std::optional<uint32_t> stamp = std::nullopt);
+  uint32_t NewStamp() const { return access_ != nullptr ? access_->NewStamp() : 0; }
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
   void TouchWaiters(std::string_view key);
@@ -186,7 +209,8 @@ class Database {
   size_t expires_ = 0;
   uint64_t expire_cursor_ = 0;
   uint64_t eviction_hand_ = 0;
-  const bool* mark_use_ = nullptr;
+  AccessClock* access_ = nullptr;
+  const bool* touching_ = nullptr;
   const bool* expiry_paused_ = nullptr;
   KeyspaceCounters* counters_ = nullptr;
   KeyWaiters* waiters_ = nullptr;

@@ -454,8 +454,11 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
   table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);
   table.Memory("maxmemory", &c.maxmemory, 0, kMaxLong, kMutable);
-  table.Enum("maxmemory-policy", &c.maxmemory_policy, kEvictionPolicies, kMutable);
+  table.Enum("maxmemory-policy", &c.maxmemory_policy, kEvictionPolicies, kMutable,
+             ConfigHook::kAccessClock);
   table.Int("maxmemory-samples", &c.maxmemory_samples, 1, 64, kMutable);
+  table.Int("lfu-log-factor", &c.lfu_log_factor, 0, kMaxInt, kMutable, ConfigHook::kAccessClock);
+  table.Int("lfu-decay-time", &c.lfu_decay_time, 0, kMaxInt, kMutable, ConfigHook::kAccessClock);
   table.OutputLimits("client-output-buffer-limit", &c.client_output_buffer_limit, kMutable);
   table.Int("maxmemory-eviction-tenacity", &c.maxmemory_eviction_tenacity, 0, 100, kMutable);
   table.Int("zset-max-listpack-entries", &c.zset_max_listpack_entries, 0, kMaxLong, kMutable);

@@ -84,6 +84,8 @@ struct Config {
   int64_t maxmemory = 0;
   std::string maxmemory_policy = "noeviction";
   int64_t maxmemory_samples = 5;
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time = 1;  // minutes per step of an LFU counter's decay
   OutputBufferLimits client_output_buffer_limit;
   int64_t maxmemory_eviction_tenacity = 10;
   // Encoding thresholds.
@@ -128,6 +130,7 @@ enum class ConfigHook {
   kClampHz,      // hz is stored within the server's range, as Redis clamps it
   kRebindTcp,    // the TCP listeners are reopened, once, after every other hook
   kPersistence,  // persistence opens or closes the append-only log, or changes its fsync
+  kAccessClock,  // the keyspace's access stamps follow maxmemory-policy and the lfu-* options
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

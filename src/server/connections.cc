@@ -266,7 +266,7 @@ int Server::Run() {
   WatchListeners();
   // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
   // it, as Redis does, for tools that wait for that line.
-  now_ms_ = NowMs();  // replayed commands that record times (XCLAIM, XREADGROUP) see the clock
+  SetClock(NowMs());  // replayed commands that record times (XCLAIM, XREADGROUP) see the clock
   if (!persistence->LoadAtStartup()) return 1;
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
@@ -293,7 +293,7 @@ void Server::ServeWhileScriptRuns() {
   ++serving_depth_;
   const int64_t script_clock = now_ms_;
   ServeEvents(0);
-  now_ms_ = script_clock;  // the script's commands keep seeing the time it started at
+  SetClock(script_clock);  // the script's commands keep seeing the time it started at
   --serving_depth_;
 }
 
@@ -302,13 +302,13 @@ bool Server::ServeEvents(int timeout_ms) {
   std::vector<epoll_event>& events = nested ? nested_events_ : events_;
   if (nested) {
     int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
-    now_ms_ = NowMs();
+    SetClock(NowMs());
     for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
     FlushQueuedWrites();
     CloseClientsToClose();
     return true;
   }
-  now_ms_ = NowMs();
+  SetClock(NowMs());
   if (now_ms_ >= next_tick_ms_ && !loading()) {
     Tick();
     next_tick_ms_ = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
@@ -321,7 +321,7 @@ bool Server::ServeEvents(int timeout_ms) {
   }
   int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
   // One clock read per wake-up: every command handled in this round sees this time.
-  now_ms_ = NowMs();
+  SetClock(NowMs());
   if (!block_deadlines_.empty()) HandleBlockTimeouts();
   if (paused() && now_ms_ >= pause_until_ms_) UnpauseClients();
   if (n < 0) {

@@ -164,9 +164,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t changes_before = stats.keyspace.modifications;
   effects.BeginCommand();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
-  command_marks_use_ =
+  command_touches_keys_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
-  UpdateKeyUseMarking();
+  UpdateKeyTouching();
   command->handler(ctx);
   if (tracking.remembering()) tracking.RememberKeys(*command, argv);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&

@@ -27,11 +27,8 @@ bool VolatileOnly(EvictionPolicy policy) {
          policy == EvictionPolicy::kVolatileRandom || policy == EvictionPolicy::kVolatileTtl;
 }
 
-// Entries the clock visits per step. A step that finds only used keys (their bits now clear)
-// returns without an eviction, and the next step goes on from there: a revolution over keys
-// all used lately, after a bulk load say, is spread over many steps and commands instead of
-// stalling one.
-constexpr size_t kClockVisitBudget = 2048;
+// Candidates the pool keeps between evictions (Redis's EVPOOL_SIZE).
+constexpr size_t kPoolSize = 16;
 
 }  // namespace
 
@@ -82,65 +79,111 @@ Evictor::Result Evictor::Perform() {
 
 Evictor::Step Evictor::EvictOne(EvictionPolicy policy) {
   const size_t databases = server_.database_count();
-  bool searched = false;
-  for (size_t tried = 0; tried < databases; ++tried) {
-    const int index = static_cast<int>(next_db_++ % databases);
-    Database& db = server_.db(index);
-    std::optional<std::string> key = Pick(db, policy, &searched);
-    if (!key) continue;
-    // As Redis: the log and replicas see a DEL, watchers see the key change.
-    server_.effects.Add(index, {"DEL", *key});
-    db.Delete(*key);
-    server_.NotifyKeyspaceEvent(kNotifyEvicted, "evicted", *key, index);
-    ++evicted_keys_;
+  const bool volatile_only = VolatileOnly(policy);
+  auto has_candidates = [&](const Database& db) {
+    return db.size() > 0 && (!volatile_only || db.expires() > 0);
+  };
+  if (policy == EvictionPolicy::kAllKeysRandom || policy == EvictionPolicy::kVolatileRandom) {
+    // Databases take turns, one eviction each.
+    for (size_t tried = 0; tried < databases; ++tried) {
+      const int index = static_cast<int>(next_db_++ % databases);
+      Database& db = server_.db(index);
+      if (!has_candidates(db)) continue;
+      std::string key;
+      if (policy == EvictionPolicy::kAllKeysRandom) {
+        key = db.Random(server_.Random64())->key();
+      } else {
+        db.SweepEvictionHand(
+            [&](KeyEntry* entry) {
+              if (!entry->has_expire()) return false;
+              key = entry->key();
+              return true;
+            },
+            db.size());
+      }
+      Evict(index, key);
+      return Step::kEvicted;
+    }
+    return Step::kNothing;
+  }
+  bool sampled = false;
+  for (size_t index = 0; index < databases; ++index) {
+    Database& db = server_.db(static_cast<int>(index));
+    if (!has_candidates(db)) continue;
+    Sample(db, static_cast<int>(index), policy);
+    sampled = true;
+  }
+  if (!sampled) return Step::kNothing;
+  // The best candidate that is still there (keys change between samplings: one may be gone,
+  // or have lost its deadline).
+  while (!pool_.empty()) {
+    Candidate best = std::move(pool_.back());
+    pool_.pop_back();
+    const KeyEntry* entry = server_.db(best.db).Peek(best.key);
+    if (entry == nullptr || (volatile_only && !entry->has_expire())) continue;
+    Evict(best.db, best.key);
     return Step::kEvicted;
   }
-  return searched ? Step::kSearched : Step::kNothing;
+  return Step::kSearched;
 }
 
-std::optional<std::string> Evictor::Pick(Database& db, EvictionPolicy policy, bool* searched) {
-  const bool volatile_only = VolatileOnly(policy);
-  if (db.size() == 0 || (volatile_only && db.expires() == 0)) return std::nullopt;
-  if (policy == EvictionPolicy::kAllKeysRandom) {
-    return std::string(db.Random(server_.Random64())->key());
-  }
-  // The hand walks on until the policy has what it needs, at most kClockVisitBudget
-  // candidates. Keys with a deadline may be rare (Goblin keeps no separate table of them): the
-  // volatile policies may walk a whole revolution to find one (db.expires() > 0 says there is
-  // one), a pause proportional to the keys without a deadline.
-  std::optional<std::string> chosen;
-  int64_t nearest = std::numeric_limits<int64_t>::max();
-  size_t samples = 0;
-  size_t candidates = 0;
+void Evictor::Evict(int index, const std::string& key) {
+  // As Redis: the log and replicas see a DEL, watchers see the key change.
+  server_.effects.Add(index, {"DEL", key});
+  server_.db(index).Delete(key);
+  server_.NotifyKeyspaceEvent(kNotifyEvicted, "evicted", key, index);
+  ++evicted_keys_;
+}
+
+void Evictor::Sample(Database& db, int index, EvictionPolicy policy) {
   const size_t wanted = static_cast<size_t>(std::max<int64_t>(server_.config.maxmemory_samples, 1));
-  const bool clock =
-      policy != EvictionPolicy::kVolatileRandom && policy != EvictionPolicy::kVolatileTtl;
-  const size_t budget = volatile_only ? std::max(db.size(), kClockVisitBudget) : kClockVisitBudget;
+  const AccessClock& clock = server_.access_clock;
+  // Redis's scores: the larger, the sooner evicted.
+  auto score = [&](const KeyEntry* entry, uint32_t stamp) -> uint64_t {
+    switch (policy) {
+      case EvictionPolicy::kVolatileTtl:
+        return std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(entry->expire_ms());
+      case EvictionPolicy::kAllKeysLfu:
+      case EvictionPolicy::kVolatileLfu:
+        return 255 - clock.DecayedCounter(stamp);
+      default:
+        return clock.IdleMs(stamp);
+    }
+  };
+  if (!VolatileOnly(policy)) {
+    for (size_t n = 0; n < wanted; ++n) {
+      uint32_t stamp = 0;
+      const KeyEntry* entry = db.RandomWithStamp(server_.Random64(), &stamp);
+      Offer(score(entry, stamp), index, entry->key());
+    }
+    return;
+  }
+  // Keys with a deadline come from the hand's sweep (Goblin keeps no separate table of them):
+  // where they are rare it may walk up to a revolution to find them (db.expires() > 0 says
+  // there is one), a pause proportional to the keys without a deadline.
+  size_t found = 0;
   db.SweepEvictionHand(
       [&](KeyEntry* entry) {
-        if (volatile_only && !entry->has_expire()) return false;
-        if (clock) {
-          if (!entry->recently_used()) {
-            if (!chosen) chosen.emplace(entry->key());
-            return true;
-          }
-          entry->ClearUsed();
-          *searched = true;
-          return ++candidates >= kClockVisitBudget;
-        }
-        if (policy == EvictionPolicy::kVolatileRandom) {
-          if (!chosen) chosen.emplace(entry->key());
-          return true;
-        }
-        // volatile-ttl
-        if (entry->expire_ms() < nearest) {
-          nearest = entry->expire_ms();
-          chosen.emplace(entry->key());
-        }
-        return ++samples >= wanted;
+        if (!entry->has_expire()) return false;
+        Offer(score(entry, db.AccessStamp(entry->key())), index, entry->key());
+        return ++found >= wanted;
       },
-      budget);
-  return chosen;
+      db.size());
+}
+
+void Evictor::Offer(uint64_t score, int index, std::string_view key) {
+  for (const Candidate& candidate : pool_) {
+    if (candidate.db == index && candidate.key == key) return;  // already a candidate
+  }
+  // Ascending by score; when full, a candidate must beat the worst kept one, which it pushes out.
+  auto at = std::lower_bound(pool_.begin(), pool_.end(), score,
+                             [](const Candidate& c, uint64_t s) { return c.score < s; });
+  if (pool_.size() == kPoolSize) {
+    if (at == pool_.begin()) return;
+    pool_.erase(pool_.begin());
+    --at;
+  }
+  pool_.insert(at, Candidate{score, index, std::string(key)});
 }
 
 void Evictor::EndExceeded() {

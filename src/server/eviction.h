@@ -2,34 +2,28 @@
 // before each command; when nothing can be evicted, commands that may grow memory are refused
 // with -OOM (Server::Dispatch), as in Redis.
 //
-// Which key goes. Redis keeps a 24-bit clock in every object and samples keys for the oldest;
-// Goblin keeps one bit per key (KeyEntry::recently_used, set when a key is looked up or
-// changed, except by CLIENT NO-TOUCH clients and Redis's no-touch commands TYPE, EXISTS, OBJECT
-// and MEMORY USAGE, and never while a forked child shares the pages) and runs the CLOCK algorithm
-// ("second chance"): a hand sweeps each database in hash order, clears the bit of every key it
-// passes, and evicts the first key whose bit was already clear, that is, one nobody used since the
-// hand last passed. That is the classic one-bit approximation of LRU and costs no byte per key. A
-// new key starts unused (as a page enters Linux's inactive list): a key written once and never read
-// again goes at the hand's next pass, before keys that are read, so a burst of fresh writes cannot
-// flush the keys in use; a key used after its creation lives at least until the hand has passed it
-// twice. The LFU policies use the same clock: Goblin keeps no per-key frequency counter, so OBJECT
-// FREQ stays a constant (commands/keys.cc).
+// Which key goes: Redis's approximation, on the same per-key access stamps
+// (core/access_clock.h; a key's lives in its key table slot, so it costs the table's 3 bytes
+// and none in the entry). Each eviction samples maxmemory-samples keys of every database into a
+// pool of the 16 best candidates kept from one eviction to the next, and evicts the pool's best
+// that still exists:
 //
-//   allkeys-lru, allkeys-lfu        the clock over every key
-//   volatile-lru, volatile-lfu      the clock over keys with a deadline
+//   allkeys-lru, volatile-lru       the longest idle (the access stamp's idle time)
+//   allkeys-lfu, volatile-lfu       the lowest LFU counter, decayed
+//   volatile-ttl                    the nearest deadline
 //   allkeys-random                  a uniformly random key (KeyTable::Random)
 //   volatile-random                 the next key with a deadline at the hand (hash order)
-//   volatile-ttl                    of the next maxmemory-samples keys with a deadline at the
-//                                   hand, the one whose deadline is nearest
 //   noeviction                      nothing: writes are refused until memory is freed
 //
-// Keys with a deadline are found by the same sweep (Goblin keeps no table of them, unlike
-// Redis's expires dict): where they are rare, a volatile policy walks past the others, up to a
-// revolution per eviction.
+// Lookups update the stamps except for CLIENT NO-TOUCH clients and Redis's no-touch commands
+// (TYPE, EXISTS, OBJECT, MEMORY USAGE), and never while a forked child shares the pages.
+// Keys with a deadline are found by a hand that sweeps each database in hash order (Goblin keeps
+// no table of them, unlike Redis's expires dict): where they are rare, a volatile policy walks
+// past the others, up to a revolution per sampling.
 //
-// Databases take turns, one eviction each. One call evicts for at most the time
-// maxmemory-eviction-tenacity allows (Redis's scale: 10 -> 500 us, 100 -> unbounded); what is
-// left continues before the next command and on the server tick, and the command in between
+// The random policies take the databases in turn, one eviction each. One call evicts for at
+// most the time maxmemory-eviction-tenacity allows (Redis's scale: 10 -> 500 us, 100 ->
+// unbounded); what is left continues before the next command and on the server tick, and the command in between
 // runs (Redis does the same). Evicted keys reach the append-only file as DEL.
 //
 // Memory is read through UsedMemoryGauge (memory_stats.h): exact at each tick, moved between
@@ -41,6 +35,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace goblin {
 
@@ -85,15 +80,27 @@ class Evictor {
     kSearched,  // the clock cleared use bits but found no unused key yet
     kNothing,   // no database holds a key the policy may evict
   };
-  // Evicts one key from the next database that has a candidate.
+  // A key sampled by an LRU, LFU or TTL policy and its score (the larger, the sooner evicted).
+  struct Candidate {
+    uint64_t score;
+    int db;
+    std::string key;
+  };
+
+  // Evicts one key: for the random policies from the next database that has one, for the
+  // others the best candidate of the pool after sampling every database.
   Step EvictOne(EvictionPolicy policy);
-  // The key the policy picks in db, or nullopt; sets *searched when the clock cleared bits.
-  std::optional<std::string> Pick(Database& db, EvictionPolicy policy, bool* searched);
+  void Evict(int index, const std::string& key);
+  // Offers maxmemory-samples of db's keys (with a deadline for the volatile policies) to the
+  // pool.
+  void Sample(Database& db, int index, EvictionPolicy policy);
+  void Offer(uint64_t score, int index, std::string_view key);
   void EndExceeded();
   int64_t CurrentExceededMicros() const;
 
   Server& server_;
   size_t next_db_ = 0;
+  std::vector<Candidate> pool_;  // at most kPoolSize, ascending by score
   uint64_t evicted_keys_ = 0;
   int64_t exceeded_since_us_ = 0;  // 0 while under the limit
   int64_t exceeded_total_us_ = 0;

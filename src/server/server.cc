@@ -49,8 +49,10 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
     waiters_[i].any_ready = &any_ready_;
     waiters_[i].events = this;
     dbs_[i].set_waiters(&waiters_[i]);
-    dbs_[i].set_use_marking(&mark_key_use_);
+    dbs_[i].set_access_clock(&access_clock, &touch_keys_);
   }
+  UpdateAccessClock();
+  access_clock.SetNow(NowMs());
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
   persistence = std::make_unique<Persistence>(*this);
@@ -167,6 +169,12 @@ void Server::CountError(std::string_view error_text) {
 
 // Listeners and the loop.
 
+void Server::UpdateAccessClock() {
+  access_clock.lfu = config.maxmemory_policy.find("lfu") != std::string::npos;
+  access_clock.log_factor = config.lfu_log_factor;
+  access_clock.decay_minutes = config.lfu_decay_time;
+}
+
 std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes) {
   bool rebind = false;
   for (const ConfigChange& change : changes) {
@@ -181,6 +189,9 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
         break;
       case ConfigHook::kRebindTcp:
         rebind = true;  // once for port and bind together
+        break;
+      case ConfigHook::kAccessClock:
+        UpdateAccessClock();
         break;
       case ConfigHook::kPersistence:
         if (std::string error = persistence->OnConfigChange(change.name); !error.empty()) {

@@ -223,11 +223,14 @@ class Server : private KeyspaceEvents {
   // maxmemory (eviction.h).
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
-  // Persistence says so while a forked child shares the pages: marking a key used would copy
-  // its page.
+  // Every key's access stamp (OBJECT IDLETIME / FREQ, the LRU and LFU policies) is read and
+  // written through it; its clock is the commands' clock.
+  AccessClock access_clock;
+  // Persistence says so while a forked child shares the pages: updating a key's access stamp
+  // would copy its page.
   void SetChildSharesPages(bool shares) {
     child_shares_pages_ = shares;
-    UpdateKeyUseMarking();
+    UpdateKeyTouching();
   }
   PubSub pubsub;
   // Client-side caching: CLIENT TRACKING's table, prefixes and invalidations (tracking.h).
@@ -286,7 +289,14 @@ class Server : private KeyspaceEvents {
   void KeyExpired(int db, std::string_view key) override;
   void KeyMissed(int db, std::string_view key) override;
   void KeyAdded(int db, std::string_view key) override;
-  void UpdateKeyUseMarking() { mark_key_use_ = !child_shares_pages_ && command_marks_use_; }
+  // The clock commands see, and the access stamps with it.
+  void SetClock(int64_t now_ms) {
+    now_ms_ = now_ms;
+    access_clock.SetNow(now_ms);
+  }
+  void UpdateKeyTouching() { touch_keys_ = !child_shares_pages_ && command_touches_keys_; }
+  // The access clock's policy and parameters from the config.
+  void UpdateAccessClock();
   static bool AllowedWhileSubscribed(const Command& command);
   bool PausesCommand(const Client& client, const Command& command) const;
   // Whether a command client queued in its transaction satisfies predicate (EXEC's checks).
@@ -297,12 +307,12 @@ class Server : private KeyspaceEvents {
   std::vector<KeyWaiters> waiters_;  // by database index, not moved by SWAPDB
   std::vector<Database> dbs_;
   bool any_ready_ = false;  // some KeyWaiters::ready is non-empty
-  // Lookups mark keys used for the eviction clock while mark_key_use_ (each Database points
-  // at it): not while a child shares the pages, nor for a command that does not touch keys
-  // (kCmdNoTouch, or anything but TOUCH from a CLIENT NO-TOUCH client).
-  bool mark_key_use_ = true;
+  // Lookups update the keys' access stamps while touch_keys_ (each Database points at it): not
+  // while a child shares the pages, nor for a command that does not touch keys (kCmdNoTouch,
+  // or anything but TOUCH from a CLIENT NO-TOUCH client).
+  bool touch_keys_ = true;
   bool child_shares_pages_ = false;
-  bool command_marks_use_ = true;
+  bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;
   std::set<std::pair<int64_t, uint64_t>> block_deadlines_;  // (deadline ms, client id)
   std::vector<Listener> listeners_;

@@ -160,46 +160,6 @@ TEST_F(KeyEntryTest, LongKeysAndValuesUseMultiByteLengths) {
   }
 }
 
-// ---- the eviction clock's use bit ----
-
-TEST_F(KeyEntryTest, UseBitStartsClearAndLeavesTheRestOfTheHeaderAlone) {
-  for (std::optional<int64_t> expire : {std::optional<int64_t>(), std::optional<int64_t>(1234)}) {
-    for (const std::string& value : {"42"s, "short"s, std::string(100, 'x')}) {
-      EntryPtr entry = MakeString("key", value, expire);
-      const StringEncoding encoding = entry->string_encoding();
-      EXPECT_FALSE(entry->recently_used());
-      entry->MarkUsed();
-      EXPECT_TRUE(entry->recently_used());
-      entry->MarkUsed();
-      EXPECT_TRUE(entry->recently_used());
-      EXPECT_EQ(entry->type(), ValueType::kString);
-      EXPECT_EQ(entry->string_encoding(), encoding);
-      EXPECT_EQ(entry->has_expire(), expire.has_value());
-      if (expire) {
-        EXPECT_EQ(entry->expire_ms(), *expire);
-      }
-      EXPECT_EQ(entry->key(), "key");
-      EXPECT_EQ(ValueOf(*entry), value);
-      entry->ClearUsed();
-      EXPECT_FALSE(entry->recently_used());
-      EXPECT_EQ(entry->string_encoding(), encoding);
-      EXPECT_EQ(entry->has_expire(), expire.has_value());
-    }
-  }
-  EntryPtr hash(KeyEntry::Make("h", EntryValue::Object(new CountedCollection("x"))));
-  hash->MarkUsed();
-  EXPECT_EQ(hash->type(), ValueType::kHash);
-  EXPECT_TRUE(hash->recently_used());
-}
-
-TEST_F(KeyEntryTest, OverwriteInPlaceCountsAsAUse) {
-  EntryPtr entry = MakeString("key", "value-one");
-  ASSERT_FALSE(entry->recently_used());
-  ASSERT_TRUE(KeyEntry::TryOverwrite(entry.get(), EntryValue::String("value-two"), std::nullopt));
-  EXPECT_TRUE(entry->recently_used());
-  EXPECT_EQ(ValueOf(*entry), "value-two");
-}
-
 // ---- raw strings growing in place (APPEND, SETRANGE) ----
 
 // Applies the resize the way the commands do: in place, or grown with headroom first.

@@ -25,6 +25,8 @@ struct TestKeyOf {
 };
 
 using Table = KeyTable<TestEntry, TestKeyOf>;
+// Slots carrying a 3-byte stamp, as the keyspace's: fewer slots per bucket, same behaviour.
+using StampedTable = KeyTable<TestEntry, TestKeyOf, 3>;
 
 // Keys of varied lengths, some with NUL and high bytes, so the table is tested on binary keys.
 std::string KeyFor(uint64_t n) {
@@ -34,7 +36,8 @@ std::string KeyFor(uint64_t n) {
   return key;
 }
 
-void DeleteAll(Table* table) {
+template <class T>
+void DeleteAll(T* table) {
   table->Clear([](TestEntry* e) { delete e; });
 }
 
@@ -129,12 +132,16 @@ TEST(KeyTableTest, FindSlotReplacesInPlace) {
 // to the table and to std::unordered_map, through phases that grow the table to each target size
 // in turn (past many segment splits and directory doublings) and shrink it back (through merges
 // and directory halvings). Cheap checks after every operation, a full comparison every 100K
-// operations and at every phase change. Returns the number of operations.
+// operations and at every phase change. Returns the number of operations. With kStampMask, the
+// table's slots carry stamps: every insert and some replacements set a random one, and each
+// must still be found beside its entry after every rebuild, split and merge.
+template <class T, uint32_t kStampMask = 0>
 size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& targets) {
   std::mt19937_64 rng(seed);
-  Table table;
+  T table;
   if (stall_directory) table.SetDirectoryResizeForTesting(0, 0, 0);
   std::unordered_map<std::string, TestEntry*> model;
+  std::unordered_map<std::string, uint32_t> stamps;
   std::vector<std::string> present;  // The model's keys, for picking a random present one.
   std::unordered_map<std::string, size_t> position;
   uint64_t next_key = 0;
@@ -161,6 +168,9 @@ size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& 
     });
     ASSERT_EQ(count, model.size());
     for (const auto& [k, e] : model) ASSERT_EQ(table.Find(k), e);
+    if constexpr (kStampMask != 0) {
+      for (const auto& [k, stamp] : stamps) ASSERT_EQ(table.FindSlot(k).stamp(), stamp) << k;
+    }
   };
 
   size_t phase = 0;
@@ -178,7 +188,12 @@ size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& 
     if (r < insert_pct) {
       std::string k = KeyFor(next_key++);
       auto* e = new TestEntry{k, rng()};
-      table.Insert(e);
+      if constexpr (kStampMask != 0) {
+        stamps[k] = static_cast<uint32_t>(rng()) & kStampMask;
+        table.Insert(e, stamps[k]);
+      } else {
+        table.Insert(e);
+      }
       model[k] = e;
       add_present(k);
     } else if (r < insert_pct + erase_pct) {
@@ -199,6 +214,7 @@ size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& 
         if (got != it->second) return ops;
         delete got;
         model.erase(it);
+        stamps.erase(k);
         remove_present(k);
       }
     } else if (r < insert_pct + erase_pct + (100 - insert_pct - erase_pct) / 2) {
@@ -209,11 +225,18 @@ size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& 
       if (::testing::Test::HasFailure()) return ops;
     } else if (!present.empty()) {
       const std::string& k = present[rng() % present.size()];
-      Table::Slot slot = table.FindSlot(k);
+      typename T::Slot slot = table.FindSlot(k);
       EXPECT_TRUE(slot && slot.entry() == model[k]) << k;
       if (::testing::Test::HasFailure()) return ops;
       auto* e = new TestEntry{k, rng()};
       slot.Replace(e);
+      if constexpr (kStampMask != 0) {
+        EXPECT_EQ(slot.stamp(), stamps[k]) << k;  // a replaced entry keeps its stamp
+        if (rng() % 2 == 0) {
+          stamps[k] = static_cast<uint32_t>(rng()) & kStampMask;
+          slot.set_stamp(stamps[k]);
+        }
+      }
       delete model[k];
       model[k] = e;
       EXPECT_EQ(table.Find(k), e);
@@ -238,7 +261,7 @@ size_t RunModel(uint64_t seed, bool stall_directory, const std::vector<size_t>& 
 }
 
 TEST(KeyTableTest, RandomizedAgainstUnorderedMap) {
-  size_t ops = RunModel(20240611, false, {40000, 2000, 100000, 100, 50000, 0, 20000});
+  size_t ops = RunModel<Table>(20240611, false, {40000, 2000, 100000, 100, 50000, 0, 20000});
   EXPECT_GE(ops, 1000000u);
   RecordProperty("operations", static_cast<int>(ops));
 }
@@ -246,9 +269,29 @@ TEST(KeyTableTest, RandomizedAgainstUnorderedMap) {
 // The same with directory resizes that never advance on their own: lookups keep reading the old
 // array, writes fill chunks on demand, and segments that must split wait by growing in place.
 TEST(KeyTableTest, RandomizedWithStalledDirectoryResizes) {
-  size_t ops = RunModel(77, true, {60000, 500, 30000, 0});
+  size_t ops = RunModel<Table>(77, true, {60000, 500, 30000, 0});
   EXPECT_GE(ops, 300000u);
   RecordProperty("operations", static_cast<int>(ops));
+}
+
+TEST(KeyTableTest, StampsTravelWithTheirEntries) {
+  size_t ops = RunModel<StampedTable, 0xffffff>(9001, false, {30000, 1000, 60000, 0, 5000});
+  EXPECT_GE(ops, 200000u);
+  ops = RunModel<StampedTable, 0xffffff>(4242, true, {20000, 300, 10000, 0});
+  EXPECT_GE(ops, 100000u);
+}
+
+TEST(KeyTableTest, StampedTableCostsAboutElevenAndAHalfBytesPerKey) {
+  StampedTable table;
+  for (uint64_t i = 0; i < 200000; ++i) table.Insert(new TestEntry{KeyFor(i), i}, i & 0xffffff);
+  const double per_key = static_cast<double>(table.AllocatedBytes()) / table.size();
+  EXPECT_GT(per_key, 10.5);
+  EXPECT_LT(per_key, 12.8);
+  for (uint64_t i = 0; i < 200000; i += 997) {
+    ASSERT_EQ(table.FindSlot(KeyFor(i)).stamp(), i & 0xffffff);
+  }
+  EXPECT_EQ(table.Validate(), "");
+  DeleteAll(&table);
 }
 
 TEST(KeyTableTest, ScanWithoutChangesReportsEachEntryOnce) {
