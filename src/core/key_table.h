@@ -571,6 +571,38 @@ class KeyTable {
     return Slot();  // Unreachable while invariant 4 holds.
   }
 
+  // Calls fn(Slot) on up to n entries stored next to each other from a random place (hash order
+  // is random with respect to the keys, so they are a random sample, at the cache misses of a
+  // bucket or two instead of one per entry: Redis's dictGetSomeKeys). Fewer than n only when the
+  // table holds fewer. REQUIRES: fn does not insert or erase.
+  template <class F>
+  void Sample(uint64_t random_bits, size_t n, F&& fn) const {
+    using namespace key_table_internal;
+    n = std::min(n, size_);
+    if (n == 0) return;
+    uint64_t state = random_bits;
+    const uint64_t r = SplitMix64(&state);
+    size_t index = DirIndex(r);
+    Segment seg = SegmentAt(index);
+    index = Canonical(index, seg.depth);
+    uint32_t slot_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
+    for (size_t found = 0; found < n;) {
+      if (slot_index == seg.Capacity()) {  // on to the next segment, wrapping around
+        index = (index + RangeSize(seg.depth)) & (dir_.size() - 1);
+        seg = SegmentAt(index);
+        slot_index = 0;
+        continue;
+      }
+      uint8_t* bucket = seg.Bucket(slot_index / kSlotsPerBucket);
+      const uint32_t i = slot_index % kSlotsPerBucket;
+      if (LoadSlot(bucket, i) != 0) {
+        fn(Slot(bucket, i, seg.depth));
+        ++found;
+      }
+      ++slot_index;
+    }
+  }
+
   // Calls f(Entry*) once per entry, in no useful order. REQUIRES: f does not modify the table.
   template <class F>
   void ForEach(F&& f) const {

@@ -130,12 +130,11 @@ class Database {
   }
   uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
   KeyEntry* Random(uint64_t random_bits) const { return table_.Random(random_bits); }
-  // The same with its access stamp; nullptr when empty.
-  KeyEntry* RandomWithStamp(uint64_t random_bits, uint32_t* stamp) const {
-    Table::Slot slot = table_.RandomSlot(random_bits);
-    if (!slot) return nullptr;
-    *stamp = slot.stamp();
-    return slot.entry();
+  // Calls fn(entry, access stamp) on up to n keys stored next to each other from a random place
+  // (KeyTable::Sample): eviction's sample.
+  template <class F>
+  void Sample(uint64_t random_bits, size_t n, F&& fn) const {
+    table_.Sample(random_bits, n, [&](Table::Slot slot) { fn(slot.entry(), slot.stamp()); });
   }
   // A stored key's access stamp (expired or not, and without touching it); 0 when absent.
   uint32_t AccessStamp(std::string_view key) const;

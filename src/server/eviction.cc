@@ -151,11 +151,9 @@ void Evictor::Sample(Database& db, int index, EvictionPolicy policy) {
     }
   };
   if (!VolatileOnly(policy)) {
-    for (size_t n = 0; n < wanted; ++n) {
-      uint32_t stamp = 0;
-      const KeyEntry* entry = db.RandomWithStamp(server_.Random64(), &stamp);
-      Offer(score(entry, stamp), index, entry->key());
-    }
+    db.Sample(server_.Random64(), wanted, [&](const KeyEntry* entry, uint32_t stamp) {
+      Offer(score(entry, stamp), index, entry);
+    });
     return;
   }
   // Keys with a deadline come from the hand's sweep (Goblin keeps no separate table of them):
@@ -165,25 +163,29 @@ void Evictor::Sample(Database& db, int index, EvictionPolicy policy) {
   db.SweepEvictionHand(
       [&](KeyEntry* entry) {
         if (!entry->has_expire()) return false;
-        Offer(score(entry, db.AccessStamp(entry->key())), index, entry->key());
+        Offer(score(entry, db.AccessStamp(entry->key())), index, entry);
         return ++found >= wanted;
       },
       db.size());
 }
 
-void Evictor::Offer(uint64_t score, int index, std::string_view key) {
+void Evictor::Offer(uint64_t score, int index, const KeyEntry* entry) {
+  // Ascending by score; when full, a candidate must beat the worst kept one, which it pushes
+  // out. The entry (a cache miss) is read only for a candidate that gets in.
+  if (pool_.size() == kPoolSize && score <= pool_.front().score) return;
+  const std::string_view key = entry->key();
   for (const Candidate& candidate : pool_) {
     if (candidate.db == index && candidate.key == key) return;  // already a candidate
   }
-  // Ascending by score; when full, a candidate must beat the worst kept one, which it pushes out.
-  auto at = std::lower_bound(pool_.begin(), pool_.end(), score,
-                             [](const Candidate& c, uint64_t s) { return c.score < s; });
+  size_t at = static_cast<size_t>(
+      std::lower_bound(pool_.begin(), pool_.end(), score,
+                       [](const Candidate& c, uint64_t s) { return c.score < s; }) -
+      pool_.begin());
   if (pool_.size() == kPoolSize) {
-    if (at == pool_.begin()) return;
     pool_.erase(pool_.begin());
     --at;
   }
-  pool_.insert(at, Candidate{score, index, std::string(key)});
+  pool_.insert(pool_.begin() + static_cast<ptrdiff_t>(at), Candidate{score, index, std::string(key)});
 }
 
 void Evictor::EndExceeded() {

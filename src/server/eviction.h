@@ -41,6 +41,7 @@ namespace goblin {
 
 class Server;
 class Database;
+class KeyEntry;
 
 enum class EvictionPolicy {
   kNoEviction,
@@ -94,7 +95,7 @@ class Evictor {
   // Offers maxmemory-samples of db's keys (with a deadline for the volatile policies) to the
   // pool.
   void Sample(Database& db, int index, EvictionPolicy policy);
-  void Offer(uint64_t score, int index, std::string_view key);
+  void Offer(uint64_t score, int index, const KeyEntry* entry);
   void EndExceeded();
   int64_t CurrentExceededMicros() const;
 

@@ -281,6 +281,30 @@ TEST(KeyTableTest, StampsTravelWithTheirEntries) {
   EXPECT_GE(ops, 100000u);
 }
 
+// Sample: n distinct present entries (all of them when fewer), and over many calls every entry.
+TEST(KeyTableTest, SampleGivesDistinctPresentEntriesAndReachesAll) {
+  for (uint64_t n_keys : {1u, 7u, 3000u}) {
+    SCOPED_TRACE(n_keys);
+    StampedTable table;
+    for (uint64_t i = 0; i < n_keys; ++i) table.Insert(new TestEntry{KeyFor(i), i}, i);
+    std::unordered_set<const TestEntry*> reached;
+    std::mt19937_64 rng(n_keys);
+    // A key is missed by one call with probability ~(1 - 5/3000): 20000 calls leave none.
+    for (int call = 0; call < 20000; ++call) {
+      std::unordered_set<const TestEntry*> seen;
+      table.Sample(rng(), 5, [&](StampedTable::Slot slot) {
+        ASSERT_EQ(table.Find(slot.entry()->key), slot.entry());
+        ASSERT_EQ(slot.stamp(), slot.entry()->value);
+        EXPECT_TRUE(seen.insert(slot.entry()).second) << "sampled twice in one call";
+      });
+      ASSERT_EQ(seen.size(), std::min<size_t>(5, n_keys));
+      reached.insert(seen.begin(), seen.end());
+    }
+    EXPECT_EQ(reached.size(), n_keys);
+    DeleteAll(&table);
+  }
+}
+
 TEST(KeyTableTest, StampedTableCostsAboutElevenAndAHalfBytesPerKey) {
   StampedTable table;
   for (uint64_t i = 0; i < 200000; ++i) table.Insert(new TestEntry{KeyFor(i), i}, i & 0xffffff);
