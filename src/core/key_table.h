@@ -617,6 +617,20 @@ class KeyTable {
     });
   }
 
+  // The same with each entry's stamp: f(Entry*, uint32_t).
+  template <class F>
+  void ForEachWithStamp(F&& f) const {
+    ForEachSegment([&](const Segment& seg) {
+      for (uint32_t b = 0; b < seg.nb; ++b) {
+        const uint8_t* bucket = seg.Bucket(b);
+        for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+          uint64_t slot = LoadSlot(bucket, i);
+          if (slot != 0) f(Decode(slot), LoadStamp(bucket, i));
+        }
+      }
+    });
+  }
+
   // Calls deleter(Entry*) on every entry and leaves an empty table holding no memory.
   template <class F>
   void Clear(F&& deleter) {

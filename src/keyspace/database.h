@@ -144,6 +144,11 @@ class Database {
   void ForEach(F&& fn) const {
     table_.ForEach(std::forward<F>(fn));
   }
+  // fn(const KeyEntry*, uint32_t access stamp) for every key.
+  template <class F>
+  void ForEachWithStamp(F&& fn) const {
+    table_.ForEachWithStamp(std::forward<F>(fn));
+  }
   void Clear();
   size_t TableBytes() const { return table_.AllocatedBytes(); }
 

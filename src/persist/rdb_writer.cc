@@ -4,6 +4,7 @@
 #include <bit>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "core/bytes.h"
 #include "core/crc64.h"
@@ -461,32 +462,42 @@ bool WriteRdbToFd(const std::vector<const Database*>& dbs,
     bytes->push_back(static_cast<char>(rdb::kOpResizeDb));
     RdbAppendLength(bytes, db.size());
     RdbAppendLength(bytes, db.expires());
-    auto record = [&](const KeyEntry* entry) {
+    using Access = RdbWriteOptions::AccessRecords;
+    auto record = [&](const KeyEntry* entry, uint32_t stamp) {
       if (entry->has_expire()) {
         bytes->push_back(static_cast<char>(rdb::kOpExpireTimeMs));
         AppendFixed(bytes, static_cast<uint64_t>(entry->expire_ms()), 8);
+      }
+      if (options.access_records == Access::kIdle) {
+        bytes->push_back(static_cast<char>(rdb::kOpIdle));
+        RdbAppendLength(bytes, options.clock->IdleMs(stamp) / 1000);
+      } else if (options.access_records == Access::kFreq) {
+        bytes->push_back(static_cast<char>(rdb::kOpFreq));
+        bytes->push_back(static_cast<char>(options.clock->DecayedCounter(stamp)));
       }
       encoder.Record(*entry);
       out.Checkpoint();
     };
     // The table lists entries in hash order, scattered over the heap: each one read at once
     // would be a cache miss. They are prefetched a window ahead and written in the same order.
-    const KeyEntry* window[kPrefetchWindow];
+    std::pair<const KeyEntry*, uint32_t> window[kPrefetchWindow];
     size_t next = 0;
     size_t held = 0;
-    db.ForEach([&](const KeyEntry* entry) {
+    db.ForEachWithStamp([&](const KeyEntry* entry, uint32_t stamp) {
       __builtin_prefetch(entry);
       __builtin_prefetch(reinterpret_cast<const char*>(entry) + 63);
       if (held == kPrefetchWindow) {
-        record(window[next]);
+        record(window[next].first, window[next].second);
       } else {
         ++held;
       }
-      window[next] = entry;
+      window[next] = {entry, stamp};
       next = (next + 1) % kPrefetchWindow;
     });
-    for (size_t i = 0; i < held; ++i)
-      record(window[(next + kPrefetchWindow - held + i) % kPrefetchWindow]);
+    for (size_t i = 0; i < held; ++i) {
+      const auto& [entry, stamp] = window[(next + kPrefetchWindow - held + i) % kPrefetchWindow];
+      record(entry, stamp);
+    }
   }
   bytes->push_back(static_cast<char>(rdb::kOpEof));
   sink.Drain(bytes);

@@ -8,7 +8,9 @@
 //   function := kOpFunction2 code          (RdbAppendFunction, shared with FUNCTION DUMP)
 //   database := kOpSelectDb index, kOpResizeDb keys keys-with-expiry, record*   (only those
 //               holding keys)
-//   record := [kOpExpireTimeMs deadline (i64 LE ms)] value-type key value
+//   record := [kOpExpireTimeMs deadline (i64 LE ms)] [kOpIdle seconds | kOpFreq counter (1 byte)]
+//             value-type key value
+//             (the idle time under an LRU policy, the LFU counter under an LFU one, as Redis)
 //   crc    := CRC-64 of every byte before it, 8 bytes LE; 0 with rdbchecksum no
 //   (numbers are RDB lengths, strings RdbAppendEncodedString: integers, LZF with rdbcompression)
 //
@@ -60,12 +62,17 @@
 
 namespace goblin {
 
+class AccessClock;
 class Database;
 class KeyEntry;
 
 inline constexpr std::string_view kRdbMagic = "REDIS0010";
 
 struct RdbWriteOptions {
+  // Which access record each key gets, from maxmemory-policy, read from the stamps by clock.
+  enum class AccessRecords { kNone, kIdle, kFreq };
+  AccessRecords access_records = AccessRecords::kNone;
+  const AccessClock* clock = nullptr;  // REQUIRES: set unless access_records is kNone
   EncodingLimits limits;
   bool compress = true;  // rdbcompression
   bool checksum = true;  // rdbchecksum

@@ -71,6 +71,14 @@ bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, Snapsho
   options.checksum = config.rdbchecksum;
   options.quicklist_packed_threshold = server_.quicklist_packed_threshold;
   options.used_memory = AllocatedBytes();
+  // As Redis: idle times under an LRU policy, counters under an LFU one.
+  const std::string& policy = config.maxmemory_policy;
+  if (policy.find("lru") != std::string::npos) {
+    options.access_records = RdbWriteOptions::AccessRecords::kIdle;
+  } else if (policy.find("lfu") != std::string::npos) {
+    options.access_records = RdbWriteOptions::AccessRecords::kFreq;
+  }
+  options.clock = &server_.access_clock;
   return WriteRdbFile(Databases(), FunctionLibraries(), path, now_ms, options, stats, error);
 }
 

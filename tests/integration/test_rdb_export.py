@@ -327,6 +327,30 @@ def test_save_with_snapshot_format_rdb_loads_into_redis_with_the_same_data(make_
             assert conn.call("FCALL_RO", "count_keys", 2, "a", "b").value == 2
 
 
+@pytest.mark.parametrize("policy", ["allkeys-lru", "volatile-lfu"])
+def test_access_times_and_counters_reach_redis(make_server, policy):
+    """Under an LRU policy every key's record carries its idle time, under an LFU one its counter
+    (RDB_OPCODE_IDLE / RDB_OPCODE_FREQ): a redis-server with the same policy reports them."""
+    options = {"snapshot-format": "rdb", "maxmemory-policy": policy, "lfu-log-factor": "0"}
+    goblin = make_server(options=options)
+    with goblin.raw() as conn:
+        run(conn, [("SET", "old", "v"), ("HSET", "h", "f", "v"), ("DEBUG", "SLEEP", "2"), ("SET", "new", "v")])
+        run(conn, [("GET", "new")] * 7)  # 5 for a new key, one more per access: 12
+        assert conn.call("SAVE").raw == b"+OK\r\n"
+    path = os.path.join(goblin.dir, "dump.rdb")
+    report = check_rdb(path)
+    assert "3 keys read" in report, report[-2000:]
+    with LoadedRedis(path, {"maxmemory-policy": policy}) as redis_srv:
+        with redis_srv.raw() as conn:
+            if policy == "allkeys-lru":
+                assert conn.call("OBJECT", "IDLETIME", "old").value >= 2
+                assert conn.call("OBJECT", "IDLETIME", "h").value >= 2
+                assert conn.call("OBJECT", "IDLETIME", "new").value <= 1
+            else:
+                assert conn.call("OBJECT", "FREQ", "new").value == 12
+                assert conn.call("OBJECT", "FREQ", "old").value == 5
+
+
 def test_export_rdb_converts_a_goblin_snapshot(make_server, tmp_path):
     knob_values = KNOBS["tight"]
     goblin = make_server(options=goblin_options("tight"))
