@@ -331,7 +331,9 @@ TEST(Listpack, RandomAppendsMatchModel) {
       std::string text;
       switch (rng() % 5) {
         case 0: {
-          const int64_t v = edges[rng() % edges.size()] + static_cast<int64_t>(rng() % 3) - 1;
+          // An edge, one below or one above it (wrapping past INT64_MAX / INT64_MIN).
+          const uint64_t edge = static_cast<uint64_t>(edges[rng() % edges.size()]);
+          const int64_t v = static_cast<int64_t>(edge + rng() % 3 - 1);
           lp.AppendInteger(v);
           sizer.AppendInteger(v);
           model.push_back(Int64ToString(v));
