@@ -215,6 +215,32 @@ std::string PackedHash::Validate() const {
   return error;
 }
 
+void PackedHash::BeginBulkLoad() {
+  *this = PackedHash();
+  large_ = std::make_unique<PagedTable>(true);
+}
+
+void PackedHash::BulkAppend(const CellInput& field, const CellInput& value) {
+  uint8_t small[128];
+  const size_t field_bytes = field.EncodedSize();
+  const size_t n = field_bytes + value.EncodedSize();
+  if (n <= sizeof(small)) {
+    EncodeCell(EncodeCell(small, field), value);
+    large_->AppendUnindexed(small, n, PagedTable::HashOfEntry(small));
+    return;
+  }
+  std::string entry(n, '\0');
+  auto* bytes = reinterpret_cast<uint8_t*>(entry.data());
+  EncodeCell(EncodeCell(bytes, field), value);
+  large_->AppendUnindexed(bytes, n, PagedTable::HashOfEntry(bytes));
+}
+
+bool PackedHash::EndBulkLoad() {
+  if (!large_->PendingKeysDistinct()) return false;
+  large_->BuildIndex();
+  return true;
+}
+
 void PackedHash::Dump(std::string* out) const {
   out->push_back(static_cast<char>(large_ ? kDumpHashtable : kDumpListpack));
   uint8_t varint[kMaxVarintBytes];

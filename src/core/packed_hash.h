@@ -116,6 +116,14 @@ class PackedHash {
   // Checks every invariant; "" when sound. O(n); for tests.
   std::string Validate() const;
 
+  // Bulk building, for loaders of hashes too large for the small form: BeginBulkLoad empties
+  // the hash into the large form, BulkAppend adds a field without looking it up, and
+  // EndBulkLoad checks that no field came twice (false: the hash holds garbage and must be
+  // dropped) and builds the index. Nothing else may be called in between.
+  void BeginBulkLoad();
+  void BulkAppend(const CellInput& field, const CellInput& value);
+  bool EndBulkLoad();
+
   // Appends the hash to *out in a self-describing format that Restore reads back in the same
   // form: [u8 form][varint count][entries as stored]. Large hashes dump their pages' live
   // entries as they lie, small ones their block.

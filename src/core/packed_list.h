@@ -116,6 +116,9 @@ class PackedList {
   // or replaced elements.
   void ConvertForGrowth(size_t add_count, size_t add_bytes, const ListLimits& limits);
   void ConvertForShrink(const ListLimits& limits);
+  // Reports "quicklist" from now on, whatever the size (Redis keeps a list it loads as a
+  // quicklist when the file held it in several nodes).
+  void ConvertToQuicklist() { quicklist_ = true; }
 
   void PushFront(std::string_view value, const ListLimits& limits);
   void PushBack(std::string_view value, const ListLimits& limits);

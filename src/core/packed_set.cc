@@ -359,6 +359,32 @@ std::string PackedSet::Validate() const {
   return error;
 }
 
+void PackedSet::BeginBulkLoad() {
+  *this = PackedSet();
+  encoding_ = Encoding::kHashtable;
+  large_ = std::make_unique<PagedTable>(false);
+}
+
+void PackedSet::BulkAppend(const CellInput& member) {
+  uint8_t small[64];
+  const size_t n = member.EncodedSize();
+  if (n <= sizeof(small)) {
+    EncodeCell(small, member);
+    large_->AppendUnindexed(small, n, PagedTable::HashOfEntry(small));
+    return;
+  }
+  std::string cell(n, '\0');
+  auto* bytes = reinterpret_cast<uint8_t*>(cell.data());
+  EncodeCell(bytes, member);
+  large_->AppendUnindexed(bytes, n, PagedTable::HashOfEntry(bytes));
+}
+
+bool PackedSet::EndBulkLoad() {
+  if (!large_->PendingKeysDistinct()) return false;
+  large_->BuildIndex();
+  return true;
+}
+
 void PackedSet::Dump(std::string* out) const {
   const uint8_t form = encoding_ == Encoding::kIntset     ? kDumpIntset
                        : encoding_ == Encoding::kListpack ? kDumpListpack

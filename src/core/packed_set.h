@@ -115,6 +115,14 @@ class PackedSet {
   PackedStats Stats() const;
   std::string Validate() const;
 
+  // Bulk building, for loaders of sets too large for the small forms: BeginBulkLoad empties
+  // the set into the hashtable form, BulkAppend adds a member without looking it up, and
+  // EndBulkLoad checks that no member came twice (false: the set holds garbage and must be
+  // dropped) and builds the index. Nothing else may be called in between.
+  void BeginBulkLoad();
+  void BulkAppend(const CellInput& member);
+  bool EndBulkLoad();
+
   // Appends the set to *out: [u8 form][varint count][member cells]; Restore reads it back in
   // the same form. Returns false from Restore on truncated or malformed bytes, on a non-integer
   // in an intset, or on a member stored twice.

@@ -101,15 +101,24 @@ bool RdbReadLength(std::string_view data, size_t* pos, uint64_t* length) {
 }
 
 bool RdbReadString(std::string_view data, size_t* pos, std::string* out) {
+  std::string_view view;
+  if (!RdbReadStringView(data, pos, out, &view)) return false;
+  if (view.data() != out->data()) out->assign(view);
+  return true;
+}
+
+bool RdbReadStringView(std::string_view data, size_t* pos, std::string* scratch,
+                       std::string_view* result) {
   uint64_t value = 0;
   bool encoded = false;
   if (!ReadLengthOrEncoding(data, pos, &value, &encoded)) return false;
   if (!encoded) {
     if (value > data.size() - *pos) return false;
-    out->assign(data.substr(*pos, value));
+    *result = data.substr(*pos, value);
     *pos += value;
     return true;
   }
+  std::string* out = scratch;
   auto byte = [&](size_t i) { return static_cast<uint8_t>(data[i]); };
   if (value <= 2) {
     size_t width = size_t{1} << value;
@@ -121,6 +130,7 @@ bool RdbReadString(std::string_view data, size_t* pos, std::string* out) {
                      : width == 2 ? static_cast<int16_t>(bits)
                                   : static_cast<int32_t>(bits);
     *out = std::to_string(number);
+    *result = *out;
     return true;
   }
   if (value != 3) return false;
@@ -134,6 +144,7 @@ bool RdbReadString(std::string_view data, size_t* pos, std::string* out) {
                                         out->data(), static_cast<unsigned int>(length));
   if (written != length) return false;
   *pos += compressed;
+  *result = *out;
   return true;
 }
 

@@ -39,6 +39,10 @@ void RdbAppendFunction(std::string* out, std::string_view code, bool compress);
 bool RdbReadLength(std::string_view data, size_t* pos, uint64_t* length);
 // Reads one string in any encoding; false when truncated or corrupt.
 bool RdbReadString(std::string_view data, size_t* pos, std::string* out);
+// The same without a copy where it can: *out views data for a verbatim string, or *scratch
+// (replaced) for an integer or LZF one.
+bool RdbReadStringView(std::string_view data, size_t* pos, std::string* scratch,
+                       std::string_view* out);
 
 // Appends the trailer (version and CRC-64) that ends a DUMP payload.
 void RdbAppendPayloadTrailer(std::string* payload);
