@@ -1,6 +1,7 @@
 #include "persist/file_util.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -180,6 +181,42 @@ bool WriteFileAtomically(const std::string& path, std::string_view contents, std
         return WriteAll(fd, contents.data(), contents.size(), write_error);
       },
       error);
+}
+
+MappedFile::~MappedFile() {
+  if (map_ != nullptr) munmap(map_, size_);
+}
+
+bool MappedFile::Open(const std::string& path, bool* missing, std::string* error) {
+  *missing = false;
+  const int fd = OpenRetryingEintr(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *missing = true;
+      return false;
+    }
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    *error = path + ": cannot stat: " + std::strerror(errno);
+    close(fd);
+    return false;
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size > 0) {
+    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (map == MAP_FAILED) {
+      *error = path + ": cannot map: " + std::strerror(errno);
+      close(fd);
+      return false;
+    }
+    map_ = map;
+    size_ = size;
+  }
+  close(fd);
+  return true;
 }
 
 }  // namespace goblin

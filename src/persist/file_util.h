@@ -54,4 +54,23 @@ bool ReplaceFile(const std::string& path, const std::function<bool(int, std::str
 // ReplaceFile with contents as the new file.
 bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error);
 
+// A whole file mapped read-only (and read ahead), for the loaders of snapshot files. Errors are
+// "<path>: cannot open|stat|map: <strerror>"; a missing file is reported through *missing with
+// no error, so that startup can tell "no file" from "bad file".
+class MappedFile {
+ public:
+  MappedFile() = default;
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  bool Open(const std::string& path, bool* missing, std::string* error);
+  // The bytes (empty before Open succeeds and for an empty file).
+  std::string_view data() const { return {static_cast<const char*>(map_), size_}; }
+
+ private:
+  void* map_ = nullptr;
+  size_t size_ = 0;
+};
+
 }  // namespace goblin

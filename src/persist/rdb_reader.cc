@@ -919,6 +919,7 @@ bool RdbReadValue(uint8_t type, std::string_view data, size_t* pos, const Encodi
   RdbValueDecoder decoder(data, *pos, limits, error);
   if (!decoder.Decode(type, value)) {
     *value = RdbValue();
+    if (error->empty) *pos = decoder.pos();
     return false;
   }
   *pos = decoder.pos();

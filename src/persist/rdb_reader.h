@@ -72,7 +72,8 @@ struct RdbReadError {
 
 // Decodes the value of RDB value type `type` that starts at data[*pos] (the bytes after the
 // type byte, and after the key in a file's record). On success *value holds it and *pos is
-// just past it; else false with *error filled in (*pos and *value unspecified).
+// just past it; else false with *error filled in, *pos just past the value when error->empty
+// (a file loader skips it) and unspecified otherwise.
 bool RdbReadValue(uint8_t type, std::string_view data, size_t* pos, const EncodingLimits& limits,
                   RdbValue* value, RdbReadError* error);
 

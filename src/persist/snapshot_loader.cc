@@ -1,9 +1,5 @@
 #include "persist/snapshot_loader.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -19,6 +15,7 @@
 #include "core/key_entry.h"
 #include "core/value_types.h"
 #include "keyspace/database.h"
+#include "persist/file_util.h"
 #include "persist/snapshot_format.h"
 
 namespace goblin {
@@ -71,8 +68,8 @@ class Loading {
     if (data_.size() < snapshot::kMagic.size() ||
         data_.substr(0, snapshot::kMagic.size()) != snapshot::kMagic) {
       if (data_.substr(0, 5) == "REDIS") {
-        return Fail(0,
-                    "this is a Redis RDB file, not a Goblin snapshot (Goblin does not read RDB)");
+        return Fail(
+            0, "this is a Redis RDB file, not a Goblin snapshot (read it with the RDB loader)");
       }
       return Fail(0, "bad magic: not a Goblin snapshot");
     }
@@ -372,36 +369,10 @@ bool LoadSnapshotFile(const std::string& path, const std::vector<Database*>& dbs
                       const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
                       SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections,
                       bool* missing, std::string* error) {
-  *missing = false;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      *missing = true;
-      return false;
-    }
-    *error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    *error = path + ": cannot stat: " + std::strerror(errno);
-    close(fd);
-    return false;
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
-  void* map = nullptr;
-  if (size > 0) {
-    map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (map == MAP_FAILED) {
-      *error = path + ": cannot map: " + std::strerror(errno);
-      close(fd);
-      return false;
-    }
-  }
-  close(fd);
-  SnapshotLoader loader(path, std::string_view(static_cast<const char*>(map), size), limits);
+  MappedFile file;
+  if (!file.Open(path, missing, error)) return false;
+  SnapshotLoader loader(path, file.data(), limits);
   const bool ok = loader.Load(dbs, now_ms, progress, key_load_delay_us, error);
-  if (map != nullptr) munmap(map, size);
   if (stats != nullptr) *stats = loader.stats();
   if (sections != nullptr) *sections = loader.sections();
   return ok;

@@ -14,8 +14,10 @@
 
 #include "core/ascii.h"
 #include "core/key_entry.h"
+#include "core/string_number.h"
 #include "keyspace/database.h"
 #include "persist/file_util.h"
+#include "persist/rdb_loader.h"
 #include "persist/rdb_writer.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
@@ -138,7 +140,8 @@ bool Persistence::LoadAtStartup() {
   return true;
 }
 
-bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::string* error) {
+bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::string* error,
+                               bool log_base) {
   loading_ = true;
   loading_start_ms_ = server_.NowMs();
   last_progress_log_us_ = SteadyMicros();
@@ -148,23 +151,72 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   for (size_t i = 0; i < server_.database_count(); ++i) {
     dbs.push_back(&server_.db(static_cast<int>(i)));
   }
-  SnapshotLoadStats stats;
+  MappedFile file;
+  if (!file.Open(path, missing, error)) return false;
   const uint64_t total = loading_total_bytes_;
-  const bool ok = LoadSnapshotFile(
-      path, dbs, EncodingLimitsOf(server_.config), server_.NowMs(),
-      [&](uint64_t bytes, uint64_t keys) { return ServeWhileLoading(bytes, total, keys); },
-      server_.config.key_load_delay, &stats, nullptr, missing, error);
-  last_load_keys_loaded_ = stats.keys_read;
-  last_load_keys_expired_ = stats.keys_expired;
-  if (ok && !LoadFunctionLibraries(stats.libraries, path, error)) {
-    server_.FlushAll();
-    return false;
+  auto progress = [&](uint64_t bytes, uint64_t keys) {
+    return ServeWhileLoading(bytes, total, keys);
+  };
+  std::vector<std::string> libraries;
+  bool ok;
+  if (IsRdbFile(file.data())) {
+    RdbLoadOptions options;
+    options.limits = EncodingLimitsOf(server_.config);
+    options.now_ms = server_.NowMs();
+    // Redis loads an append-only file's base whole: its deadlines pass through the log.
+    options.skip_expired = !log_base;
+    options.key_load_delay_us = server_.config.key_load_delay;
+    options.progress = progress;
+    RdbLoadStats stats;
+    ok = LoadRdb(path, file.data(), dbs, options, &stats, error);
+    if (ok) LogRdbLoaded(stats, log_base);
+    last_load_keys_loaded_ = stats.keys_read;
+    last_load_keys_expired_ = stats.keys_expired;
+    libraries = std::move(stats.libraries);
+  } else {
+    SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
+    ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
+    const SnapshotLoadStats& stats = loader.stats();
+    if (ok) {
+      LogNotice("Loading Goblin snapshot written by " + stats.creator);
+      LogNotice(
+          "Done loading the Goblin snapshot, keys loaded: " + std::to_string(stats.keys_read) +
+          ", keys expired: " + std::to_string(stats.keys_expired) + ".");
+    }
+    last_load_keys_loaded_ = stats.keys_read;
+    last_load_keys_expired_ = stats.keys_expired;
+    libraries = stats.libraries;
   }
-  if (!ok) {
+  if (!ok || !LoadFunctionLibraries(libraries, path, error)) {
     server_.FlushAll();
     return false;
   }
   return true;
+}
+
+void Persistence::LogRdbLoaded(const RdbLoadStats& stats, bool log_base) const {
+  LogNotice("Loading RDB produced by version " +
+            (stats.Aux("redis-ver").empty() ? std::string("unknown") : stats.Aux("redis-ver")) +
+            " (RDB format version " + std::to_string(stats.version) + ")");
+  int64_t created = 0;
+  if (ParseInt64(stats.Aux("ctime"), &created)) {
+    LogNotice("RDB age " + std::to_string(server_.NowMs() / 1000 - created) + " seconds");
+  }
+  int64_t used = 0;
+  if (ParseInt64(stats.Aux("used-mem"), &used)) {
+    char mb[32];
+    std::snprintf(mb, sizeof(mb), "%.2f", static_cast<double>(used) / (1024 * 1024));
+    LogNotice(std::string("RDB memory usage when created ") + mb + " Mb");
+  }
+  if (log_base) LogNotice("RDB is base AOF");
+  if (!stats.checksum_verified && stats.version >= 5) {
+    LogNotice("RDB file was saved with checksum disabled: no check performed.");
+  }
+  if (stats.keys_empty > 0) {
+    LogNotice("Skipped " + std::to_string(stats.keys_empty) + " empty keys");
+  }
+  LogNotice("Done loading RDB, keys loaded: " + std::to_string(stats.keys_read) +
+            ", keys expired: " + std::to_string(stats.keys_expired) + ".");
 }
 
 std::vector<std::string_view> Persistence::FunctionLibraries() const {
@@ -239,7 +291,7 @@ bool Persistence::LoadLog(bool* missing, std::string* error) {
   } else if (manifest_.base()) {
     bool base_missing = false;
     const std::string base = JoinPath(dir, manifest_.base()->name);
-    if (!LoadSnapshot(base, &base_missing, error)) {
+    if (!LoadSnapshot(base, &base_missing, error, /*log_base=*/true)) {
       if (base_missing) *error = base + ": the manifest names it but it does not exist";
       return false;
     }
@@ -362,11 +414,6 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
 
 std::string Persistence::DebugReload() {
   if (loading_) return std::string(errors::kLoading);
-  // The file is read back with the snapshot loader, which reads Goblin's format only: saving
-  // an RDB file and flushing would lose the keyspace.
-  if (server_.config.snapshot_format == "rdb") {
-    return "ERR DEBUG RELOAD reads Goblin snapshots; it needs snapshot-format goblin";
-  }
   if (std::string error = Save(); !error.empty()) return error;
   server_.FlushAll();
   bool missing = false;

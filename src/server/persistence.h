@@ -46,6 +46,7 @@
 
 namespace goblin {
 
+struct RdbLoadStats;
 class Server;
 
 class Persistence : public EffectConsumer {
@@ -106,7 +107,11 @@ class Persistence : public EffectConsumer {
   // Replaces the function libraries with those a snapshot held.
   bool LoadFunctionLibraries(const std::vector<std::string>& libraries, const std::string& path,
                              std::string* error);
-  bool LoadSnapshot(const std::string& path, bool* missing, std::string* error);
+  // Loads a Goblin snapshot or an RDB file (told apart by its first bytes). log_base: the file
+  // is an append-only file's base.
+  bool LoadSnapshot(const std::string& path, bool* missing, std::string* error,
+                    bool log_base = false);
+  void LogRdbLoaded(const RdbLoadStats& stats, bool log_base) const;
   bool LoadLog(bool* missing, std::string* error);
   bool ReplayLogFile(const std::string& path, bool last, std::string* error);
   // Serves clients (-LOADING) now and then; false when a shutdown asks the load to stop.
