@@ -20,6 +20,10 @@ With --export-rdb it measures leaving for Redis instead: per workload, the time 
 SAVE wrote, writing the RDB file) and goblin's SAVE with snapshot-format rdb, against
 redis-server's SAVE of the same data; each file goblin wrote is checked with redis-check-rdb.
 
+With --load-rdb it measures switching from Redis: per workload, redis-server's SAVE makes a
+dump.rdb, then goblin-server and redis-server each start on it (load time as above, the count
+checked after the load).
+
 With --crash-cycles N it runs the durability soak instead: the --server binary
 with --appendonly yes and --appendfsync always (then everysec), acknowledged
 INCR/SET writes, SIGKILL after a seeded random 50-500 ms, restart on the same
@@ -768,6 +772,101 @@ def run_export(args, cmdline, started):
     print("\n".join(out))
 
 
+# ---------------------------------------------------------------- switching from Redis
+
+def load_rdb_run(binary, d, w, n, args, notes):
+    """Startup of binary on d (holding redis-server's dump.rdb) minus its startup on an empty dir,
+    interleaved as in the load step of the benchmark; the loaded count is checked."""
+    res = {}
+
+    def note(text):
+        notes.append(text)
+        log("#   note: " + text)
+
+    plan = ["E", "F"] * min(args.empty_starts, args.file_starts)
+    plan += ["E"] * (args.empty_starts - len(plan) // 2) + ["F"] * (args.file_starts - len(plan) // 2)
+    empty, full = [], []
+    for step in plan:
+        e = mkdtemp(args.tmpdir, "goblin-empty-") if step == "E" else d
+        srv = Server(binary, e, args.cpu, ["--save", "", "--appendonly", "no"])
+        try:
+            r = srv.client()
+            res["kind"], res["version"] = server_info(r)
+            if step == "E":
+                empty.append(srv.ready_s)
+            else:
+                bad = check_count(r, w, n)
+                if bad:
+                    note("after loading redis's file: " + bad)
+                    return res
+                full.append(srv.ready_s)
+        finally:
+            srv.shutdown()
+            if step == "E":
+                shutil.rmtree(e, ignore_errors=True)
+    res["empty_s"], res["file_s"] = median(empty), median(full)
+    res["load_s"] = res["file_s"] - res["empty_s"]
+    return res
+
+
+def run_load_rdb(args, cmdline, started):
+    workloads = chosen_workloads(args)
+    servers = {"goblin": args.server, "redis": args.redis}
+    results = {(w, s): [] for w in workloads for s in servers}
+    notes, versions, sizes = {}, {}, {}
+    log("# %s\n# %s, N %d, rounds %d, cpu %s" % (cmdline, started, args.n, args.rounds, args.cpu or "unpinned"))
+    for w in workloads:
+        cmds = memory.generate(w, args.n, args.batch, args.seed)
+        d = mkdtemp(args.tmpdir, "goblin-load-rdb-")
+        writer = Server(args.redis, d, args.cpu, ["--save", "", "--appendonly", "no"])
+        try:
+            r = writer.client()
+            errors = fill(r, cmds)
+            bad = check_count(r, w, args.n)
+            if errors or bad:
+                sys.exit("redis-server could not hold the %s workload: %s" % (w, errors[0] if errors else bad))
+            r.execute_command("SAVE")
+        finally:
+            writer.shutdown()
+        del cmds
+        sizes[w] = os.path.getsize(os.path.join(d, "dump.rdb"))
+        for rnd in range(args.rounds):
+            order = ("goblin", "redis") if rnd % 2 == 0 else ("redis", "goblin")
+            for s in order:
+                run_notes = []
+                try:
+                    res = load_rdb_run(servers[s], d, w, args.n, args, run_notes)
+                except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
+                    res = {}
+                    run_notes.append("run failed: %s" % str(e).strip().splitlines()[0])
+                results[(w, s)].append(res)
+                if "version" in res:
+                    versions[s] = (res["kind"], res["version"])
+                for t in run_notes:
+                    notes.setdefault("%s: %s" % (s, t), [])
+                log("# %s %s round %d: %s" % (w, s, rnd + 1, summary(res)))
+        if not args.keep:
+            shutil.rmtree(d, ignore_errors=True)
+    gk, gv = versions.get("goblin", ("?", "?"))
+    rk, rv = versions.get("redis", ("?", "?"))
+    out = ["Switching from Redis: `%s` (%s; goblin = `%s` %s %s, redis = `%s` %s %s; N = {:,}; the file is "
+           "redis-server's SAVE of the workload; load = startup with the file − startup with an empty dir (Popen "
+           "to +PONG), medians of %d and %d starts per round, %d rounds alternated A B B A; Unix socket, servers "
+           "and client pinned to CPU %s; files on %s)."
+           .format(args.n) % (cmdline, started, args.server, gk, gv, args.redis, rk, rv, args.file_starts,
+                              args.empty_starts, args.rounds, args.cpu or "none", fs_of(args.tmpdir)),
+           "", "| workload | RDB file, MB | goblin load, s | redis load, s | goblin/redis |", "|---|---:|---:|---:|---:|"]
+    for w in workloads:
+        g = median([res.get("load_s") for res in results[(w, "goblin")]])
+        r = median([res.get("load_s") for res in results[(w, "redis")]])
+        ratio = "**%.2f**" % (g / r) if g is not None and r else "n/a"
+        out.append("| %s | %s | %s | %s | %s |" % (w, fmt_mb(sizes[w]), "n/a" if g is None else fmt_s(g),
+                                                 "n/a" if r is None else fmt_s(r), ratio))
+    for t in notes:
+        out.append("- %s" % t)
+    print("\n".join(out))
+
+
 # ---------------------------------------------------------------- the durability soak
 
 class AckWriter(threading.Thread):
@@ -1041,6 +1140,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the server dirs")
     ap.add_argument("--export-rdb", action="store_true",
                     help="measure --export-rdb and SAVE with snapshot-format rdb against redis SAVE instead")
+    ap.add_argument("--load-rdb", action="store_true",
+                    help="measure loading redis-server's RDB file of each workload, goblin against redis, instead")
     ap.add_argument("--crash-cycles", type=int, default=0, metavar="N",
                     help="run the durability soak with N SIGKILL cycles per pass instead of the benchmark")
     ap.add_argument("--crash-fsync", default="always,everysec", help="soak passes (default %(default)s)")
@@ -1076,6 +1177,8 @@ def main():
             status = run_soak(args, cmdline, started)
         elif args.export_rdb:
             run_export(args, cmdline, started)
+        elif args.load_rdb:
+            run_load_rdb(args, cmdline, started)
         else:
             run_bench(args, cmdline, started)
     except KeyboardInterrupt:

@@ -416,6 +416,16 @@ class KeyTable {
     return p.bucket == nullptr ? nullptr : Decode(LoadSlot(p.bucket, p.slot));
   }
 
+  // Starts loading the bucket that a lookup or insertion of key reads first, so that a loader
+  // issuing it a few keys ahead finds it in cache.
+  void Prefetch(std::string_view key) const {
+    if (!dir_.allocated()) return;
+    const uint64_t hash = HashBytes(key);
+    const Segment seg = SegmentAt(DirIndex(hash));
+    const uint64_t tag = key_table_internal::TagOf(hash, seg.depth);
+    __builtin_prefetch(seg.Bucket(key_table_internal::HomeOf(tag, seg.nb)));
+  }
+
   // The slot holding `key`'s entry; empty when absent.
   Slot FindSlot(std::string_view key) {
     Position p = Locate(key);

@@ -1,6 +1,7 @@
 #include "persist/rdb_loader.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <thread>
 
@@ -115,6 +116,11 @@ class RdbFileReader {
       }
       const size_t at = pos_;
       const uint8_t op = static_cast<uint8_t>(data_[pos_++]);
+      // Records that are not part of a key's record see every key before them stored.
+      if (!RdbIsValueType(op) && op != rdb::kOpExpireTime && op != rdb::kOpExpireTimeMs &&
+          op != rdb::kOpFreq && op != rdb::kOpIdle && !Flush()) {
+        return false;
+      }
       switch (op) {
         case rdb::kOpExpireTime: {
           uint64_t seconds = 0;
@@ -212,49 +218,87 @@ class RdbFileReader {
     }
   }
 
+  // A key record is decoded into the ring, its table bucket prefetched, and stored a few
+  // records later, when that bucket is in cache: the table's buckets are a cache miss each, and
+  // the records in between hide it.
   bool Key(uint8_t type, size_t at) {
+    Pending& pending = ring_[(ring_head_ + ring_size_) % kAhead];
     std::string_view key;
     if (!RdbReadStringView(data_, &pos_, &key_scratch_, &key)) {
-      return Fail(pos_, "truncated or corrupt key");
+      return Flushed(Fail(pos_, "truncated or corrupt key"));
     }
-    RdbValue value;
-    RdbReadError value_error;
-    size_t value_end = pos_;
-    const std::optional<int64_t> deadline = deadline_;
-    const RdbKeyAccess access = access_;
+    pending.at = at;
+    pending.db = db_;
+    pending.key.assign(key);
+    pending.deadline = deadline_;
+    pending.access = access_;
     deadline_.reset();
     access_ = RdbKeyAccess();
-    const bool ok = RdbReadValue(type, data_, &value_end, options_.limits, &value, &value_error);
+    RdbReadError value_error;
+    size_t value_end = pos_;
+    const bool ok =
+        RdbReadValue(type, data_, &value_end, options_.limits, &pending.value, &value_error);
     if (!ok && !value_error.empty) {
-      return Fail(value_error.offset, "key '" + Shown(key) + "': " + value_error.what);
+      return Flushed(Fail(value_error.offset, "key '" + Shown(key) + "': " + value_error.what));
     }
     pos_ = value_end;
     ++keys_seen_;
     if (!ok) {
       ++stats_->keys_empty;
-    } else if (options_.skip_expired && deadline && *deadline < options_.now_ms) {
+    } else if (options_.skip_expired && pending.deadline && *pending.deadline < options_.now_ms) {
       ++stats_->keys_expired;
     } else {
-      const EntryValue entry = value.Take();
-      if (!dbs_[db_]->AddNew(key, entry, deadline)) {
-        delete entry.object;
-        return Fail(at,
-                    "key '" + Shown(key) + "' appears twice in database " + std::to_string(db_));
-      }
-      ++stats_->keys_read;
-      if (options_.key_access && (access.idle_seconds || access.frequency)) {
-        options_.key_access(db_, key, access);
-      }
+      dbs_[db_]->Prefetch(pending.key);
+      if (++ring_size_ == kAhead && !StoreOldest()) return false;
     }
     if (options_.key_load_delay_us > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(options_.key_load_delay_us));
     }
     if (options_.progress && (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes ||
                               options_.key_load_delay_us > 0)) {
-      if (!options_.progress(pos_, keys_seen_))
+      if (!Flush()) return false;
+      if (!options_.progress(pos_, keys_seen_)) {
         return Fail(pos_, "loading interrupted by a shutdown");
+      }
     }
     return true;
+  }
+
+  bool StoreOldest() {
+    Pending& pending = ring_[ring_head_];
+    ring_head_ = (ring_head_ + 1) % kAhead;
+    --ring_size_;
+    const EntryValue entry = pending.value.Take();
+    if (!dbs_[pending.db]->AddNew(pending.key, entry, pending.deadline)) {
+      delete entry.object;
+      return Fail(pending.at, "key '" + Shown(pending.key) + "' appears twice in database " +
+                                  std::to_string(pending.db));
+    }
+    ++stats_->keys_read;
+    if (options_.key_access && (pending.access.idle_seconds || pending.access.frequency)) {
+      options_.key_access(pending.db, pending.key, pending.access);
+    }
+    return true;
+  }
+
+  // Stores every decoded key; false at the first that cannot be.
+  bool Flush() {
+    while (ring_size_ > 0) {
+      if (!StoreOldest()) return false;
+    }
+    return true;
+  }
+
+  // After a failure at a later record: the keys before it are stored first, so that a problem
+  // among them (a key twice) is the one reported, as in file order.
+  bool Flushed(bool failure) {
+    const size_t offset = error_offset_;
+    std::string what = std::move(error_what_);
+    if (Flush()) {
+      error_offset_ = offset;
+      error_what_ = std::move(what);
+    }
+    return failure;
   }
 
   bool End() {
@@ -288,6 +332,19 @@ class RdbFileReader {
   std::optional<int64_t> deadline_;
   RdbKeyAccess access_;
   std::string key_scratch_;
+  // Keys decoded and not stored yet (see Key).
+  struct Pending {
+    size_t at = 0;
+    size_t db = 0;
+    std::string key;
+    RdbValue value;
+    std::optional<int64_t> deadline;
+    RdbKeyAccess access;
+  };
+  static constexpr size_t kAhead = 8;
+  std::array<Pending, kAhead> ring_;
+  size_t ring_head_ = 0;
+  size_t ring_size_ = 0;
   size_t error_offset_ = 0;
   std::string error_what_;
 };

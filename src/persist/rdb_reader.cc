@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <deque>
+#include <forward_list>
 #include <limits>
 #include <vector>
 
@@ -112,6 +112,12 @@ class RdbValueDecoder {
       : data_(data), pos_(pos), limits_(limits), error_(error) {}
 
   size_t pos() const { return pos_; }
+  // Empties value, keeping its string's capacity (a loader reuses one for every key).
+  static void Clear(RdbValue* value) {
+    value->type_ = ValueType::kString;
+    value->string_.clear();
+    value->object_.reset();
+  }
 
   bool Decode(uint8_t type, RdbValue* value) {
     switch (type) {
@@ -208,7 +214,7 @@ class RdbValueDecoder {
     if (out->data() == scratch_.data()) *out = Keep(*out);
     return true;
   }
-  std::string_view Keep(std::string_view text) { return owned_.emplace_back(text); }
+  std::string_view Keep(std::string_view text) { return owned_.emplace_front(text); }
   bool Fixed(uint64_t* v, int bytes, const char* what) {
     if (data_.size() - pos_ < static_cast<size_t>(bytes)) {
       return Fail(pos_, std::string("truncated ") + what);
@@ -254,7 +260,7 @@ class RdbValueDecoder {
   RdbReadError* error_;
   std::string scratch_;
   std::string scratch2_;
-  std::deque<std::string> owned_;
+  std::forward_list<std::string> owned_;  // no allocation until a string is kept
   std::vector<RdbElement> elements_;
 };
 
@@ -909,7 +915,7 @@ EntryValue RdbValue::Take() {
 
 bool RdbReadValue(uint8_t type, std::string_view data, size_t* pos, const EncodingLimits& limits,
                   RdbValue* value, RdbReadError* error) {
-  *value = RdbValue();
+  RdbValueDecoder::Clear(value);
   if (*pos > data.size()) {
     error->offset = *pos;
     error->what = "value starts past the end of the data";
@@ -918,7 +924,7 @@ bool RdbReadValue(uint8_t type, std::string_view data, size_t* pos, const Encodi
   }
   RdbValueDecoder decoder(data, *pos, limits, error);
   if (!decoder.Decode(type, value)) {
-    *value = RdbValue();
+    RdbValueDecoder::Clear(value);
     if (error->empty) *pos = decoder.pos();
     return false;
   }
