@@ -18,8 +18,8 @@
 // pairs split with Redis's sdssplitargs rules (a name with spaces or odd bytes is written
 // "double quoted" with \n, \xHH, ... escapes); unknown keys are ignored for forward
 // compatibility; a line starting with '#' is a comment. Redis names its base ".base.rdb" (or
-// ".base.aof"); Goblin's base is a Goblin snapshot, so it is ".base.gsnap" and the loader tells
-// the formats apart by that suffix.
+// ".base.aof"); Goblin's base is a Goblin snapshot, so it is ".base.gsnap". The loader replays a
+// ".aof" base as commands and tells a Goblin snapshot from an RDB file by its first bytes.
 //
 // Invariants (Parse rejects text that breaks them; the operations keep them):
 //  1. At most one base. Every name is a plain file name (no '/' or '\'), and no name appears
