@@ -126,7 +126,7 @@ int CheckSnapshot(int argc, char** argv) {
 }
 
 // goblin-server --export-rdb SNAPSHOT OUT.rdb [config-file] [--option value ...]: converts a
-// Goblin snapshot into Redis's RDB offline. The options are the server's (databases, the encoding
+// Goblin snapshot (or an RDB file of any version) into Redis's RDB version 10 offline. The options are the server's (databases, the encoding
 // limits, rdbcompression, rdbchecksum, stream-node-max-*): values take the forms they give.
 // Every key is kept, expired or not (a loading Redis drops those whose deadline has passed).
 int ExportRdb(int argc, char** argv) {
@@ -157,10 +157,24 @@ int ExportRdb(int argc, char** argv) {
     dbs.push_back(&db);
     const_dbs.push_back(&db);
   }
-  SnapshotLoadStats loaded;
+  // The input may be an RDB file too (rewritten with these limits, as version 10).
+  std::vector<std::string> loaded_libraries;
   bool missing = false;
-  if (!LoadSnapshotFile(input, dbs, EncodingLimitsOf(config), /*now_ms=*/0, nullptr, 0, &loaded,
-                        nullptr, &missing, &error)) {
+  bool ok;
+  if (char head[5] = {}; ReadHead(input, head, sizeof(head)) && IsRdbFile({head, sizeof(head)})) {
+    RdbLoadOptions options;
+    options.limits = EncodingLimitsOf(config);
+    options.skip_expired = false;
+    RdbLoadStats stats;
+    ok = LoadRdbFile(input, dbs, options, &stats, &missing, &error);
+    loaded_libraries = std::move(stats.libraries);
+  } else {
+    SnapshotLoadStats stats;
+    ok = LoadSnapshotFile(input, dbs, EncodingLimitsOf(config), /*now_ms=*/0, nullptr, 0, &stats,
+                          nullptr, &missing, &error);
+    loaded_libraries = std::move(stats.libraries);
+  }
+  if (!ok) {
     if (missing) error = input + ": no such file";
     std::fprintf(stderr, "goblin-server --export-rdb: %s\n", error.c_str());
     return 1;
@@ -170,7 +184,7 @@ int ExportRdb(int argc, char** argv) {
   rdb.compress = config.rdbcompression;
   rdb.checksum = config.rdbchecksum;
   rdb.used_memory = AllocatedBytes();
-  const std::vector<std::string_view> libraries(loaded.libraries.begin(), loaded.libraries.end());
+  const std::vector<std::string_view> libraries(loaded_libraries.begin(), loaded_libraries.end());
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

@@ -339,6 +339,14 @@ def test_rdb_11_and_12_features(tmp_path):
     consumer = group[b"consumers"][b"c"]
     assert consumer[b"seen-time"] == 1700000000100 and consumer[b"active-time"] == 1700000000050
     assert "(RDB format version 12)" in log, log
+    # --export-rdb takes an RDB file too: the version 12 file becomes one Redis 7.0 loads.
+    out = str(tmp_path / "v10.rdb")
+    status, output = run_until_exit([goblin_binary(), "--export-rdb", path, out], timeout=60)
+    assert status == 0 and output.startswith(f"OK {out}: 3 keys"), output
+    assert open(out, "rb").read(9) == b"REDIS0010"
+    redis_state, _, _, redis_streams, _ = loaded_state(out, {}, REFERENCE_BINARY)
+    assert {k: v[2:] for k, v in redis_state.items()} == {k: v[2:] for k, v in state.items()}
+    assert redis_streams[(0, b"st:v3")][b"entries"] == info[b"entries"]
 
 
 # ---- refusals ----------------------------------------------------------------------------------------------
