@@ -167,6 +167,15 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     options.skip_expired = !log_base;
     options.key_load_delay_us = server_.config.key_load_delay;
     options.progress = progress;
+    const AccessClock& clock = server_.access_clock;
+    options.key_access = [&](size_t db, std::string_view key, const RdbKeyAccess& access) {
+      // As Redis's objectSetLRUOrLFU: the record the policy in force reads, the other ignored.
+      if (clock.lfu && access.frequency) {
+        dbs[db]->SetAccessStamp(key, clock.StampWithCounter(*access.frequency));
+      } else if (!clock.lfu && access.idle_seconds) {
+        dbs[db]->SetAccessStamp(key, clock.StampIdleFor(*access.idle_seconds));
+      }
+    };
     RdbLoadStats stats;
     ok = LoadRdb(path, file.data(), dbs, options, &stats, error);
     if (ok) LogRdbLoaded(stats, log_base);

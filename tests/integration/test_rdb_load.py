@@ -294,6 +294,32 @@ def test_legacy_encodings_built_by_hand(tmp_path):
     assert "Loading RDB produced by version 2.8.24" in log, log
 
 
+@pytest.mark.parametrize("policy", ["allkeys-lru", "allkeys-lfu"])
+def test_idle_and_frequency_records_set_the_access_stamps(tmp_path, policy):
+    """An RDB file's LRU idle time and LFU counter records, read under the policy that uses them (the
+    other is ignored, as by Redis): OBJECT IDLETIME / OBJECT FREQ as redis-server reports them."""
+    body = bytes([rb.OP_IDLE]) + rb.length(7200) + rb.record(rb.T_STRING, "idle", rb.string("v"))
+    body += bytes([rb.OP_FREQ, 42]) + rb.record(rb.T_STRING, "freq", rb.string("v"))
+    body += bytes([rb.OP_IDLE]) + rb.length(100) + bytes([rb.OP_FREQ, 9]) + rb.record(rb.T_STRING, "both",
+                                                                                      rb.string("v"))
+    path = str(tmp_path / "access.rdb")
+    with open(path, "wb") as f:
+        f.write(rb.rdb_file(body, 10))
+    read = "FREQ" if policy == "allkeys-lfu" else "IDLETIME"
+    replies = {}
+    for binary in (REFERENCE_BINARY, goblin_binary()):
+        with LoadedServer(path, {"maxmemory-policy": policy}, binary=binary) as srv:
+            with srv.raw() as conn:
+                replies[binary] = [conn.call("OBJECT", read, key).value for key in ("idle", "freq", "both")]
+    assert replies[goblin_binary()] == replies[REFERENCE_BINARY], replies
+    if policy == "allkeys-lfu":
+        # freq's counter is the file's; the others start as a new key's (5).
+        assert replies[goblin_binary()] == [5, 42, 9]
+    else:
+        idle = replies[goblin_binary()]
+        assert 7200 <= idle[0] <= 7201 and 0 <= idle[1] <= 1 and 100 <= idle[2] <= 101, idle
+
+
 @pytest.mark.parametrize("version", [6, 9])
 def test_older_rdb_versions(tmp_path, version):
     """A version 6 and a version 9 header on the same records (7.0 reads versions 1 to 10)."""
