@@ -421,6 +421,12 @@ def bgsave_under_writes(srv, r, batches, res, note):
         note("writer during BGSAVE: %d error replies, first: %s" % (wr.errors, wr.first_error))
 
 
+def start_plan(args):
+    """The load step's starts: "E" with an empty dir, "F" with the file, interleaved."""
+    plan = ["E", "F"] * min(args.empty_starts, args.file_starts)
+    return plan + ["E"] * (args.empty_starts - len(plan) // 2) + ["F"] * (args.file_starts - len(plan) // 2)
+
+
 def bench_run(binary, w, n, cmds, batches, args, notes):
     """One server, one workload: fill, [GOBLIN.SAVE], SAVE, BGSAVE under writes, load.  Returns a result dict."""
     res = {}
@@ -490,8 +496,7 @@ def bench_run(binary, w, n, cmds, batches, args, notes):
         os.rename(saved, path)
 
         # Load: empty starts and starts on the file, interleaved.
-        plan = ["E", "F"] * min(args.empty_starts, args.file_starts)
-        plan += ["E"] * (args.empty_starts - len(plan) // 2) + ["F"] * (args.file_starts - len(plan) // 2)
+        plan = start_plan(args)
         empty, full = [], []
         for step in plan:
             if step == "E":
@@ -783,8 +788,7 @@ def load_rdb_run(binary, d, w, n, args, notes):
         notes.append(text)
         log("#   note: " + text)
 
-    plan = ["E", "F"] * min(args.empty_starts, args.file_starts)
-    plan += ["E"] * (args.empty_starts - len(plan) // 2) + ["F"] * (args.file_starts - len(plan) // 2)
+    plan = start_plan(args)
     empty, full = [], []
     for step in plan:
         e = mkdtemp(args.tmpdir, "goblin-empty-") if step == "E" else d

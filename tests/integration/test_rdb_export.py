@@ -22,6 +22,7 @@ import socket
 
 import pytest
 
+from support import rdb_data
 from support.rdb_data import (GOBLIN_ONLY_KNOBS, KNOBS, LoadedRedis, canonical_integer, check_rdb, dump, fill,
                               functions, keys_loaded, rdb_version, run)
 from support.resp import encode_command
@@ -45,16 +46,8 @@ def expected_encoding_after_load(kind: str, encoding: str, value, knobs: dict) -
 
 
 def assert_same_data(goblin: dict, redis: dict, knobs: dict):
-    missing = sorted(set(goblin) - set(redis))
-    extra = sorted(set(redis) - set(goblin))
-    assert not missing and not extra, f"keys missing in redis {missing[:10]}, extra {extra[:10]}"
-    for name, (kind, encoding, value, expire_at) in goblin.items():
-        r_kind, r_encoding, r_value, r_expire_at = redis[name]
-        assert r_kind == kind, f"{name}: type {kind} became {r_kind}"
-        assert r_value == value, f"{name}: value {value!r:.300} became {r_value!r:.300}"
-        assert r_expire_at == expire_at, f"{name}: PEXPIRETIME {expire_at} became {r_expire_at}"
-        expected = expected_encoding_after_load(kind, encoding, value, knobs)
-        assert r_encoding == expected, f"{name}: goblin's {encoding} loaded as {r_encoding}, not {expected}"
+    rdb_data.assert_same_data(goblin, redis, lambda name, kind, encoding, value:
+                              expected_encoding_after_load(kind, encoding, value, knobs), "loaded by redis")
 
 
 def goblin_options(knobs: str, **extra) -> dict:

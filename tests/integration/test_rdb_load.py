@@ -29,7 +29,8 @@ import time
 import pytest
 
 from support import rdb_build as rb
-from support.rdb_data import KNOBS, LIBRARY_LONG, LIBRARY_SHORT, LoadedServer, dump, fill, functions, run
+from support.rdb_data import (KNOBS, LIBRARY_LONG, LIBRARY_SHORT, LoadedServer, assert_same_data, dump, fill,
+                              functions, run)
 from support.server import (REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, run_until_exit, stop_and_check,
                             wait_for)
 from support.stream_state import stream_full_state
@@ -81,16 +82,8 @@ def assert_goblin_serves_what_redis_serves(path: str, knobs: dict, goblin_extra:
     redis_state, redis_functions, nodes, _, _ = loaded_state(path, knobs, REFERENCE_BINARY)
     goblin_state, goblin_functions, _, streams, log = loaded_state(path, {**knobs, **(goblin_extra or {})},
                                                                    goblin_binary())
-    missing = sorted(set(redis_state) - set(goblin_state))
-    extra = sorted(set(goblin_state) - set(redis_state))
-    assert not missing and not extra, f"keys missing in goblin {missing[:10]}, extra {extra[:10]}"
-    for name, (kind, encoding, value, expire_at) in redis_state.items():
-        g_kind, g_encoding, g_value, g_expire_at = goblin_state[name]
-        assert g_kind == kind, f"{name}: type {kind} became {g_kind}"
-        assert g_value == value, f"{name}: value {value!r:.300} became {g_value!r:.300}"
-        assert g_expire_at == expire_at, f"{name}: PEXPIRETIME {expire_at} became {g_expire_at}"
-        expected = expected_goblin_encoding(kind, encoding, value, knobs, nodes.get(name))
-        assert g_encoding == expected, f"{name}: redis's {encoding} loaded as {g_encoding}, not {expected}"
+    assert_same_data(redis_state, goblin_state, lambda name, kind, encoding, value: expected_goblin_encoding(
+        kind, encoding, value, knobs, nodes.get(name)), "loaded by goblin")
     # 7.2 gives a consumer of a file without active times its seen time.
     for name, info in streams.items():
         for group in info[b"groups"].values():

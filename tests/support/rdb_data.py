@@ -206,6 +206,22 @@ def functions(conn: RawConnection) -> list:
     return sorted((lib[b"library_name"], lib[b"library_code"]) for lib in libraries)
 
 
+def assert_same_data(before: dict, after: dict, expected_encoding, what: str = "loaded"):
+    """after (a dump() of the server that loaded the file) holds before's keys with their types, values and
+    deadlines; expected_encoding(name, kind, encoding, value) gives the encoding after should report for a
+    value before held in encoding."""
+    missing = sorted(set(before) - set(after))
+    extra = sorted(set(after) - set(before))
+    assert not missing and not extra, f"keys missing once {what} {missing[:10]}, extra {extra[:10]}"
+    for name, (kind, encoding, value, expire_at) in before.items():
+        a_kind, a_encoding, a_value, a_expire_at = after[name]
+        assert a_kind == kind, f"{name}: type {kind} became {a_kind}"
+        assert a_value == value, f"{name}: value {value!r:.300} became {a_value!r:.300}"
+        assert a_expire_at == expire_at, f"{name}: PEXPIRETIME {expire_at} became {a_expire_at}"
+        expected = expected_encoding(name, kind, encoding, value)
+        assert a_encoding == expected, f"{name}: {encoding} {what} as {a_encoding}, not {expected}"
+
+
 def canonical_integer(member: bytes) -> bool:
     """Whether Redis takes member for an integer (string2ll: no '+', no leading zeros, no "-0")."""
     try:

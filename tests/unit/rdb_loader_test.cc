@@ -8,7 +8,6 @@
 #include "persist/rdb_loader.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -28,26 +27,16 @@
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
+#include "rdb_test_bytes.h"
 
 namespace goblin {
 namespace {
 
-std::string Str(std::string_view s) {
-  std::string out;
-  RdbAppendString(&out, s);
-  return out;
-}
-std::string Len(uint64_t n) {
-  std::string out;
-  RdbAppendLength(&out, n);
-  return out;
-}
-std::string Op(uint8_t op) { return std::string(1, static_cast<char>(op)); }
-std::string Le(uint64_t v, int bytes) {
-  std::string out;
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
-}
+using rdb_test::Le;
+using rdb_test::Len;
+using rdb_test::Str;
+
+std::string Op(uint8_t op) { return rdb_test::Byte(op); }
 
 // "REDIS" + version + body + EOF, with the CRC-64 for versions from 5 (0 when !checksum).
 std::string File(std::string_view body, int version = 10, bool checksum = true) {
@@ -296,22 +285,8 @@ std::string EveryType(bool checksum) {
   db.Put("stream", EntryValue::Object(stream), std::nullopt);
   RdbWriteOptions options;
   options.checksum = checksum;
-  char path[] = "/tmp/rdb_loader_test_XXXXXX";
-  const int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
   SnapshotSaveStats stats;
-  std::string error;
-  EXPECT_TRUE(WriteRdbToFd({&db}, {"#!lua name=lib\nredis.register_function('f', function() end)"},
-                           fd, 1700000000000, options, &stats, &error))
-      << error;
-  close(fd);
-  std::string bytes;
-  FILE* file = std::fopen(path, "rb");
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;) bytes.append(buffer, n);
-  std::fclose(file);
-  unlink(path);
-  return bytes;
+  return rdb_test::WrittenRdb({&db}, options, &stats);
 }
 
 // Every loaded value's structure is sound.

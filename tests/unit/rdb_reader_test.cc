@@ -30,9 +30,15 @@
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
+#include "rdb_test_bytes.h"
 
 namespace goblin {
 namespace {
+
+using rdb_test::Be;
+using rdb_test::Le;
+using rdb_test::Len;
+using rdb_test::Str;
 
 // ---- building values and reading them back -----------------------------------------------
 
@@ -128,27 +134,7 @@ std::vector<std::pair<double, std::string>> ZsetOf(const Decoded& d) {
 
 // ---- hand-built encodings ------------------------------------------------------------------
 
-std::string Str(std::string_view s) {
-  std::string out;
-  RdbAppendString(&out, s);
-  return out;
-}
-std::string Len(uint64_t n) {
-  std::string out;
-  RdbAppendLength(&out, n);
-  return out;
-}
-std::string Type(uint8_t t) { return std::string(1, static_cast<char>(t)); }
-std::string Le(uint64_t v, int bytes) {
-  std::string out;
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
-}
-std::string Be(uint64_t v, int bytes) {
-  std::string out;
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
-}
+std::string Type(uint8_t t) { return rdb_test::Byte(t); }
 
 // A ziplist of elements, integers encoded as integers, built from the format description.
 std::string Ziplist(const std::vector<std::string>& elements) {

@@ -6,10 +6,8 @@
 #include "persist/rdb_writer.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -22,6 +20,7 @@
 #include "keyspace/database.h"
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
+#include "rdb_test_bytes.h"
 
 namespace goblin {
 namespace {
@@ -107,33 +106,13 @@ TEST(RdbEncodedString, FunctionRecordIsTheOpcodeAndTheCode) {
   EXPECT_EQ(code, "#!lua name=x");
 }
 
-// Writes dbs to a temporary file and returns its bytes.
-std::string WriteFile(const std::vector<const Database*>& dbs, const RdbWriteOptions& options,
-                      SnapshotSaveStats* stats) {
-  char path[] = "/tmp/rdb_writer_test_XXXXXX";
-  const int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
-  std::string error;
-  EXPECT_TRUE(WriteRdbToFd(dbs, {"#!lua name=lib\nredis.register_function('f', function() end)"},
-                           fd, 1700000000123, options, stats, &error))
-      << error;
-  close(fd);
-  std::string bytes;
-  FILE* file = std::fopen(path, "rb");
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;) bytes.append(buffer, n);
-  std::fclose(file);
-  unlink(path);
-  return bytes;
-}
-
 TEST(RdbFile, FrameAndChecksum) {
   Database empty;
   Database db;
   db.Put("k", EntryValue::String("v"), std::nullopt);
   db.Put("n", EntryValue::Integer(-5), 1800000000000);
   SnapshotSaveStats stats;
-  const std::string file = WriteFile({&empty, &db}, RdbWriteOptions{}, &stats);
+  const std::string file = rdb_test::WrittenRdb({&empty, &db}, RdbWriteOptions{}, &stats);
   EXPECT_EQ(stats.keys, 2u);
   EXPECT_EQ(stats.bytes, file.size());
   ASSERT_GT(file.size(), 9u + 9u);
@@ -171,7 +150,7 @@ TEST(RdbFile, FrameAndChecksum) {
   }
   RdbWriteOptions unchecked;
   unchecked.checksum = false;
-  const std::string plain = WriteFile({&empty, &db}, unchecked, &stats);
+  const std::string plain = rdb_test::WrittenRdb({&empty, &db}, unchecked, &stats);
   EXPECT_EQ(plain.substr(plain.size() - 8), std::string(8, '\0'));
 }
 
@@ -179,7 +158,7 @@ TEST(RdbFile, ExpiryOpcodePrecedesTheRecord) {
   Database db;
   db.Put("n", EntryValue::Integer(-5), 1800000000000);
   SnapshotSaveStats stats;
-  const std::string file = WriteFile({&db}, RdbWriteOptions{}, &stats);
+  const std::string file = rdb_test::WrittenRdb({&db}, RdbWriteOptions{}, &stats);
   std::string record;
   record.push_back(static_cast<char>(rdb::kOpExpireTimeMs));
   for (int i = 0; i < 8; ++i) record.push_back(static_cast<char>(1800000000000ULL >> (8 * i)));
