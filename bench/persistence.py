@@ -727,6 +727,23 @@ EXPORT_TABLES = [
 ]
 
 
+def one_run(run, s, w, results, versions, notes):
+    """run(notes) for server s and workload w: its result, the server's version and the notes kept (a
+    failed run records its error, and the others go on); returns the result."""
+    run_notes = []
+    try:
+        res = run(run_notes)
+    except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
+        res = {}
+        run_notes.append("run failed: %s" % str(e).strip().splitlines()[0])
+    results[(w, s)].append(res)
+    if "version" in res:
+        versions[s] = (res["kind"], res["version"])
+    for t in run_notes:
+        notes.setdefault("%s: %s" % (s, t), [])
+    return res
+
+
 def run_export(args, cmdline, started):
     workloads = chosen_workloads(args)
     servers = {"goblin": args.server, "redis": args.redis}
@@ -738,17 +755,9 @@ def run_export(args, cmdline, started):
         for rnd in range(args.rounds):
             order = ("goblin", "redis") if rnd % 2 == 0 else ("redis", "goblin")
             for s in order:
-                run_notes = []
-                try:
-                    res = export_run(servers[s], w, args.n, cmds, args, run_notes)
-                except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
-                    res = {}
-                    run_notes.append("run failed: %s" % str(e).strip().splitlines()[0])
-                results[(w, s)].append(res)
-                if "version" in res:
-                    versions[s] = (res["kind"], res["version"])
-                for t in run_notes:
-                    notes.setdefault("%s: %s" % (s, t), [])
+                res = one_run(lambda run_notes, cmds=cmds: export_run(servers[s], w, args.n, cmds, args,
+                                                                      run_notes),
+                              s, w, results, versions, notes)
                 log("# %s %s round %d: %s" % (w, s, rnd + 1, ", ".join(
                     "%s %s" % (k, fmt_s(v) if k.endswith("_s") else fmt_mb(v)) for k, v in res.items()
                     if k.endswith(("_s", "_bytes")))))
@@ -837,17 +846,8 @@ def run_load_rdb(args, cmdline, started):
         for rnd in range(args.rounds):
             order = ("goblin", "redis") if rnd % 2 == 0 else ("redis", "goblin")
             for s in order:
-                run_notes = []
-                try:
-                    res = load_rdb_run(servers[s], d, w, args.n, args, run_notes)
-                except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
-                    res = {}
-                    run_notes.append("run failed: %s" % str(e).strip().splitlines()[0])
-                results[(w, s)].append(res)
-                if "version" in res:
-                    versions[s] = (res["kind"], res["version"])
-                for t in run_notes:
-                    notes.setdefault("%s: %s" % (s, t), [])
+                res = one_run(lambda run_notes: load_rdb_run(servers[s], d, w, args.n, args, run_notes),
+                              s, w, results, versions, notes)
                 log("# %s %s round %d: %s" % (w, s, rnd + 1, summary(res)))
         if not args.keep:
             shutil.rmtree(d, ignore_errors=True)

@@ -27,7 +27,7 @@
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
-#include "rdb_test_bytes.h"
+#include "rdb_test_support.h"
 
 namespace goblin {
 namespace {
@@ -292,29 +292,7 @@ std::string EveryType(bool checksum) {
 // Every loaded value's structure is sound.
 void ExpectSound(Databases& dbs) {
   for (Database& db : dbs.storage) {
-    db.ForEach([&](const KeyEntry* entry) {
-      switch (entry->type()) {
-        case ValueType::kSet:
-          EXPECT_EQ(static_cast<const SetObject*>(entry->object())->set().Validate(), "");
-          break;
-        case ValueType::kHash:
-          EXPECT_EQ(static_cast<const HashObject*>(entry->object())->hash().Validate(), "");
-          break;
-        case ValueType::kZSet:
-          EXPECT_EQ(static_cast<const ZsetObject*>(entry->object())->set().Validate(), "");
-          break;
-        case ValueType::kStream: {
-          const auto* object = static_cast<const StreamObject*>(entry->object());
-          EXPECT_TRUE(object->stream().CheckInvariants());
-          if (object->groups() != nullptr) {
-            EXPECT_TRUE(object->groups()->CheckInvariants());
-          }
-          break;
-        }
-        default:
-          break;
-      }
-    });
+    db.ForEach([&](const KeyEntry* entry) { rdb_test::ExpectSound(*entry); });
   }
 }
 

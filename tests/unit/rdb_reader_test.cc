@@ -30,7 +30,7 @@
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
-#include "rdb_test_bytes.h"
+#include "rdb_test_support.h"
 
 namespace goblin {
 namespace {
@@ -967,23 +967,7 @@ TEST(RdbReadValue, RandomDamageNeverCrashes) {
         ++refused;
         continue;
       }
-      switch (entry->type()) {
-        case ValueType::kSet:
-          EXPECT_EQ(static_cast<const SetObject*>(entry->object())->set().Validate(), "");
-          break;
-        case ValueType::kHash:
-          EXPECT_EQ(static_cast<const HashObject*>(entry->object())->hash().Validate(), "");
-          break;
-        case ValueType::kZSet:
-          EXPECT_EQ(static_cast<const ZsetObject*>(entry->object())->set().Validate(), "");
-          break;
-        case ValueType::kStream:
-          EXPECT_TRUE(
-              static_cast<const StreamObject*>(entry->object())->stream().CheckInvariants());
-          break;
-        default:
-          break;
-      }
+      rdb_test::ExpectSound(*entry);
       KeyEntry::Destroy(entry);
     }
   }

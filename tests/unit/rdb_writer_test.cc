@@ -20,7 +20,7 @@
 #include "keyspace/database.h"
 #include "persist/rdb_format.h"
 #include "persist/rdb_string.h"
-#include "rdb_test_bytes.h"
+#include "rdb_test_support.h"
 
 namespace goblin {
 namespace {

@@ -1,5 +1,6 @@
-// Byte builders shared by the RDB unit tests: RDB lengths and strings, fixed-width integers,
-// and a whole file written by Goblin's RDB writer, read back as bytes.
+// Shared by the RDB unit tests: byte builders (RDB lengths and strings, fixed-width integers, a
+// whole file written by Goblin's RDB writer, read back as bytes) and the check that a decoded
+// value's structure is sound.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hash_object.h"
+#include "core/key_entry.h"
+#include "core/set_object.h"
+#include "core/stream_object.h"
+#include "core/zset_object.h"
 #include "keyspace/database.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
@@ -62,6 +68,31 @@ inline std::string WrittenRdb(const std::vector<const Database*>& dbs,
   std::fclose(file);
   unlink(path);
   return bytes;
+}
+
+// Every invariant of entry's structure holds (the structures' own checks).
+inline void ExpectSound(const KeyEntry& entry) {
+  switch (entry.type()) {
+    case ValueType::kSet:
+      EXPECT_EQ(static_cast<const SetObject*>(entry.object())->set().Validate(), "");
+      break;
+    case ValueType::kHash:
+      EXPECT_EQ(static_cast<const HashObject*>(entry.object())->hash().Validate(), "");
+      break;
+    case ValueType::kZSet:
+      EXPECT_EQ(static_cast<const ZsetObject*>(entry.object())->set().Validate(), "");
+      break;
+    case ValueType::kStream: {
+      const auto* object = static_cast<const StreamObject*>(entry.object());
+      EXPECT_TRUE(object->stream().CheckInvariants());
+      if (object->groups() != nullptr) {
+        EXPECT_TRUE(object->groups()->CheckInvariants());
+      }
+      break;
+    }
+    default:
+      break;
+  }
 }
 
 }  // namespace goblin::rdb_test
