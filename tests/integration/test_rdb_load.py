@@ -31,8 +31,8 @@ import pytest
 from support import rdb_build as rb
 from support.rdb_data import (KNOBS, LIBRARY_LONG, LIBRARY_SHORT, LoadedServer, assert_same_data, dump, fill,
                               functions, run)
-from support.server import (REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, run_until_exit, stop_and_check,
-                            wait_for)
+from support.server import (REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, parse_info, run_until_exit,
+                            stop_and_check, wait_for)
 from support.stream_state import stream_full_state
 
 # The knob sets of test_rdb_export.py; set-max-listpack-* (7.2 names) keep their defaults on both sides.
@@ -131,6 +131,40 @@ def test_expired_keys_are_dropped_and_counted(make_server):
     state, _, _, _, log = loaded_state(path, {}, goblin_binary())
     assert sorted(key for _, key in state) == [b"kept", b"plain"]
     assert "keys loaded: 2, keys expired: 2." in log, log
+
+
+def test_clients_see_loading_while_an_rdb_file_loads(make_server):
+    def commands(conn):
+        run(conn, [("MSET", *[x for i in range(j, j + 500) for x in (f"load:{i}", "v" * 200)])
+                   for j in range(0, 10000, 500)])
+    path = saved_by_redis(make_server, {}, commands)
+    size = os.path.getsize(path)
+    # 100 microseconds per key: about a second of loading, during which clients get -LOADING.
+    srv = LoadedServer(path, {"key-load-delay": "100"}, binary=goblin_binary()).srv
+    srv.start()
+    try:
+        samples = []
+        with srv.raw(timeout=30) as conn:
+            deadline = time.monotonic() + 60
+            while True:
+                # PING and INFO in one packet, so that both are answered at the same point of the load.
+                ping, info = conn.pipeline([("PING",), ("INFO", "persistence")])
+                fields = parse_info(info.value)
+                samples.append((ping.raw, fields))
+                if fields["loading"] == "0":
+                    break
+                assert time.monotonic() < deadline, "still loading after 60 s"
+                time.sleep(0.01)  # polling interval, bounded by the deadline
+            loading = [(p, f) for p, f in samples if f["loading"] == "1"]
+            assert loading, f"no reply arrived while the file loaded; samples {samples}"
+            loaded = [int(f["loading_loaded_bytes"]) for _, f in loading]
+            assert all(p.startswith(b"-LOADING ") for p, _ in loading)
+            assert loaded == sorted(loaded) and 0 < loaded[-1] <= size, loaded
+            assert all(int(f["loading_total_bytes"]) == size for _, f in loading)
+            assert samples[-1][0] == b"+PONG\r\n" and conn.call("DBSIZE").value == 10000
+        assert "keys loaded: 10000" in srv.logs(limit=20000)
+    finally:
+        stop_and_check(srv)
 
 
 def test_round_trip_redis_to_goblin_to_redis(make_server, tmp_path):
