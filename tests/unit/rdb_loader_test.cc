@@ -276,7 +276,8 @@ std::string EveryType(bool checksum) {
   db.Put("hbig", EntryValue::Object(new HashObject(std::move(big_h))), std::nullopt);
   auto* stream = new StreamObject();
   for (uint64_t i = 1; i <= 30; ++i) {
-    const std::vector<StreamField> fields = {{"f", "v" + std::to_string(i)}};
+    const std::string value = "v" + std::to_string(i);
+    const std::vector<StreamField> fields = {{"f", value}};
     stream->stream().Append({i, i % 2}, fields);
   }
   ConsumerGroup* group = stream->EnsureGroups().Create("g", {10, 0}, 10);

@@ -220,7 +220,8 @@ TEST(RdbContainers, ZiplistReadsEveryEncoding) {
                                              "007"};
   std::vector<RdbElement> read;
   std::string what;
-  ASSERT_TRUE(ReadZiplist(Ziplist(elements), &read, &what)) << what;
+  const std::string blob = Ziplist(elements);  // the elements view it
+  ASSERT_TRUE(ReadZiplist(blob, &read, &what)) << what;
   ASSERT_EQ(read.size(), elements.size());
   char digits[kInt64TextMax];
   for (size_t i = 0; i < elements.size(); ++i) EXPECT_EQ(read[i].Text(digits), elements[i]) << i;
@@ -278,8 +279,8 @@ TEST(RdbContainers, IntsetMustAscend) {
 TEST(RdbContainers, ZipmapSkipsFreeBytes) {
   std::vector<RdbElement> read;
   std::string what;
-  ASSERT_TRUE(ReadZipmap(Zipmap({{"f", "v"}, {std::string(300, 'k'), "value"}}), &read, &what))
-      << what;
+  const std::string blob = Zipmap({{"f", "v"}, {std::string(300, 'k'), "value"}});
+  ASSERT_TRUE(ReadZipmap(blob, &read, &what)) << what;
   ASSERT_EQ(read.size(), 4u);
   EXPECT_EQ(read[1].text, "v");
   EXPECT_EQ(read[2].text, std::string(300, 'k'));
