@@ -23,7 +23,8 @@ import pytest
 
 from support.expect import err, ok
 from support.resp import ConnectionClosed, RawConnection, ReplyTimeout, parse_reply
-from support.server import REFERENCE_BINARY, ServerProcess, goblin_binary, parse_info, run_until_exit, wait_for
+from support.server import (REFERENCE_BINARY, ServerProcess, goblin_binary, parse_info, run_until_exit,
+                            samples_until_loaded, wait_for)
 
 FILLED_DBS = (0, 3, 9)
 DUE_MS = 800                      # lifetime of the key that must be expired when the data comes back
@@ -667,17 +668,7 @@ def test_clients_see_loading_while_a_slow_snapshot_loads(make_server):
     srv.restart()                              # returns once the server answers, -LOADING included
 
     conn = srv.raw(timeout=30)
-    samples = []
-    deadline = time.monotonic() + 60
-    while True:
-        # PING and INFO in one packet, so that both are answered at the same point of the load.
-        ping, info = conn.pipeline([("PING",), ("INFO", "persistence")])
-        fields = parse_info(info.value)
-        samples.append((ping.raw, fields))
-        if fields["loading"] == "0":
-            break
-        assert time.monotonic() < deadline, "still loading after 60 s"
-        time.sleep(0.01)  # polling interval, bounded by the deadline
+    samples = samples_until_loaded(conn)
     loading = [(p, f) for p, f in samples if f["loading"] == "1"]
     assert loading, f"no reply arrived while the snapshot loaded; samples {samples}"
     last_perc = 0.0

@@ -31,8 +31,8 @@ import pytest
 from support import rdb_build as rb
 from support.rdb_data import (KNOBS, LIBRARY_LONG, LIBRARY_SHORT, LoadedServer, assert_same_data, dump, fill,
                               functions, run)
-from support.server import (REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, parse_info, run_until_exit,
-                            stop_and_check, wait_for)
+from support.server import (REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, run_until_exit,
+                            samples_until_loaded, stop_and_check, wait_for)
 from support.stream_state import stream_full_state
 
 # The knob sets of test_rdb_export.py; set-max-listpack-* (7.2 names) keep their defaults on both sides.
@@ -143,18 +143,8 @@ def test_clients_see_loading_while_an_rdb_file_loads(make_server):
     srv = LoadedServer(path, {"key-load-delay": "100"}, binary=goblin_binary()).srv
     srv.start()
     try:
-        samples = []
         with srv.raw(timeout=30) as conn:
-            deadline = time.monotonic() + 60
-            while True:
-                # PING and INFO in one packet, so that both are answered at the same point of the load.
-                ping, info = conn.pipeline([("PING",), ("INFO", "persistence")])
-                fields = parse_info(info.value)
-                samples.append((ping.raw, fields))
-                if fields["loading"] == "0":
-                    break
-                assert time.monotonic() < deadline, "still loading after 60 s"
-                time.sleep(0.01)  # polling interval, bounded by the deadline
+            samples = samples_until_loaded(conn)
             loading = [(p, f) for p, f in samples if f["loading"] == "1"]
             assert loading, f"no reply arrived while the file loaded; samples {samples}"
             loaded = [int(f["loading_loaded_bytes"]) for _, f in loading]

@@ -324,6 +324,21 @@ def run_until_exit(args, timeout: float = 20.0, cwd: str | None = None):
     return proc.returncode, out.decode("utf-8", "replace")
 
 
+def samples_until_loaded(conn: RawConnection, timeout: float = 60.0) -> list:
+    """(PING's raw reply, INFO persistence fields) every 10 ms until loading:0, sent in one packet so that
+    both are answered at the same point of the load; the last sample is the first with loading:0."""
+    samples = []
+    deadline = time.monotonic() + timeout
+    while True:
+        ping, info = conn.pipeline([("PING",), ("INFO", "persistence")])
+        fields = parse_info(info.value)
+        samples.append((ping.raw, fields))
+        if fields["loading"] == "0":
+            return samples
+        assert time.monotonic() < deadline, f"still loading after {timeout} s"
+        time.sleep(0.01)  # polling interval, bounded by the deadline
+
+
 def wait_for(predicate, timeout: float = 10.0, interval: float = 0.02, what: str = "condition"):
     """Polls `predicate` until it returns a truthy value or the deadline passes; returns that value."""
     deadline = time.monotonic() + timeout
