@@ -11,6 +11,7 @@ void RegisterAllCommands(CommandTable* table);
 
 void RegisterStringCommands(CommandTable* table);
 void RegisterKeyCommands(CommandTable* table);
+void RegisterDumpRestoreCommands(CommandTable* table);
 void RegisterConnectionCommands(CommandTable* table);
 void RegisterServerCommands(CommandTable* table);
 void RegisterIntrospectionCommands(CommandTable* table);

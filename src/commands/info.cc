@@ -255,7 +255,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("pubsubshard_channels", static_cast<uint64_t>(pubsub.Count(PubSub::kShard)));
   w.Field("latest_fork_usec", "0");
   w.Field("total_forks", "0");
-  w.Field("migrate_cached_sockets", "0");
+  w.Field("migrate_cached_sockets", static_cast<uint64_t>(ctx.server.migrate_connections.size()));
   w.Field("slave_expires_tracked_keys", "0");
   w.Field("active_defrag_hits", "0");
   w.Field("active_defrag_misses", "0");

@@ -443,7 +443,9 @@ void CommandGetkeysandflagsCommand(CommandContext& ctx) {
     }
     ctx.reply.Array(2);
     ctx.reply.Bulk(keys->call[position]);
-    const std::vector<std::string_view> names = KeySpecFlagNames(flags);
+    // A key Redis finds through an incomplete spec comes from the command's own key finder,
+    // whose flags never say so.
+    const std::vector<std::string_view> names = KeySpecFlagNames(flags & ~kKeyIncomplete);
     ctx.reply.Set(names.size());
     for (std::string_view name : names) ctx.reply.Simple(name);
   }

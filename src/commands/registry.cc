@@ -5,6 +5,7 @@ namespace goblin {
 void RegisterAllCommands(CommandTable* table) {
   RegisterStringCommands(table);
   RegisterKeyCommands(table);
+  RegisterDumpRestoreCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);
   RegisterIntrospectionCommands(table);

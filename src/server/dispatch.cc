@@ -198,7 +198,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   }
   ++client.commands_processed;
   ++stats.total_commands_processed;
-  if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, argv, duration);
+  if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, *command, argv, duration);
   if (config.latency_monitor_threshold > 0 && duration / 1000 >= config.latency_monitor_threshold) {
     RecordLatency(command->flags & kCmdFast ? "fast-command" : "command", duration / 1000);
   }

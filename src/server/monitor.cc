@@ -1,4 +1,5 @@
-// MONITOR: every command executed is written to the monitoring clients, in Redis's format.
+// MONITOR: every command executed is written to the monitoring clients, in Redis's format,
+// passwords redacted.
 #include <chrono>
 #include <cstdio>
 
@@ -6,6 +7,32 @@
 #include "server/server.h"
 
 namespace goblin {
+
+std::vector<bool> SecretArguments(const Command& command,
+                                  const std::vector<std::string_view>& argv) {
+  std::vector<bool> secret(argv.size(), false);
+  if (command.name == "auth") {
+    for (size_t i = 1; i < argv.size(); ++i) secret[i] = true;
+  } else if (command.name == "hello") {
+    for (size_t i = 2; i + 2 < argv.size(); ++i) {
+      if (EqualsIgnoreCase(argv[i], "auth")) secret[i + 1] = secret[i + 2] = true;
+    }
+  } else if (command.name == "migrate") {
+    // As MIGRATE's parser walks its options: up to KEYS or the first word it does not know.
+    for (size_t i = 6; i < argv.size(); ++i) {
+      const size_t more = argv.size() - 1 - i;
+      if (EqualsIgnoreCase(argv[i], "auth") && more >= 1) {
+        secret[++i] = true;
+      } else if (EqualsIgnoreCase(argv[i], "auth2") && more >= 2) {
+        secret[++i] = true;
+        secret[++i] = true;
+      } else if (!EqualsIgnoreCase(argv[i], "copy") && !EqualsIgnoreCase(argv[i], "replace")) {
+        break;
+      }
+    }
+  }
+  return secret;
+}
 
 void Server::AddMonitor(Client& client) {
   client.monitor = true;
@@ -21,15 +48,7 @@ void Server::RemoveMonitor(Client& client) {
 void Server::FeedMonitors(const Client& client, const Command& command,
                           const std::vector<std::string_view>& argv) {
   if (monitors_.empty()) return;
-  // Arguments that carry passwords never leave the server, as in Redis.
-  std::vector<bool> redacted(argv.size(), false);
-  if (command.name == "auth") {
-    for (size_t i = 1; i < argv.size(); ++i) redacted[i] = true;
-  } else if (command.name == "hello") {
-    for (size_t i = 2; i + 2 < argv.size(); ++i) {
-      if (EqualsIgnoreCase(argv[i], "auth")) redacted[i + 1] = redacted[i + 2] = true;
-    }
-  }
+  const std::vector<bool> redacted = SecretArguments(command, argv);
   const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

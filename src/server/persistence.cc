@@ -61,17 +61,23 @@ std::string Persistence::SnapshotPath() const {
   return JoinPath(server_.config.dir, server_.config.dbfilename);
 }
 
+RdbWriteOptions Persistence::RdbOptions() const {
+  const Config& config = server_.config;
+  RdbWriteOptions options;
+  options.limits = EncodingLimitsOf(config);
+  options.compress = config.rdbcompression;
+  options.checksum = config.rdbchecksum;
+  options.quicklist_packed_threshold = server_.quicklist_packed_threshold;
+  return options;
+}
+
 bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                                 std::string* error) const {
   const Config& config = server_.config;
   if (config.snapshot_format != "rdb") {
     return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error);
   }
-  RdbWriteOptions options;
-  options.limits = EncodingLimitsOf(config);
-  options.compress = config.rdbcompression;
-  options.checksum = config.rdbchecksum;
-  options.quicklist_packed_threshold = server_.quicklist_packed_threshold;
+  RdbWriteOptions options = RdbOptions();
   options.used_memory = AllocatedBytes();
   // As Redis: idle times under an LRU policy, counters under an LFU one.
   const std::string& policy = config.maxmemory_policy;

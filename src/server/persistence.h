@@ -41,6 +41,7 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
+#include "persist/rdb_writer.h"
 #include "persist/snapshot_writer.h"
 #include "server/effects.h"
 
@@ -68,6 +69,9 @@ class Persistence : public EffectConsumer {
   std::string BackgroundSave(bool schedule, bool* scheduled);
   // DEBUG RELOAD: save, empty the keyspace, load the file back.
   std::string DebugReload();
+  // How values are written as RDB under the current configuration (encoding limits,
+  // rdbcompression, rdbchecksum): the RDB file, DUMP and MIGRATE payloads.
+  RdbWriteOptions RdbOptions() const;
 
   // --- Append-only file ------------------------------------------------------------------------
   // EffectConsumer: while the log is open, the effects stream's units are appended to it.

@@ -35,6 +35,7 @@
 #include "server/effects.h"
 #include "server/eviction.h"
 #include "server/memory_stats.h"
+#include "server/migrate_connections.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
 
@@ -69,6 +70,11 @@ struct CommandContext {
   // changed data (effects.h: ReplaceWithNothing).
   void PropagateOnlyRecorded();
 };
+
+// Which arguments of a call carry passwords (AUTH's, HELLO ... AUTH's, MIGRATE ... AUTH and
+// AUTH2's): MONITOR and SLOWLOG show them as "(redacted)", as Redis does.
+std::vector<bool> SecretArguments(const Command& command,
+                                  const std::vector<std::string_view>& argv);
 
 struct SlowlogEntry {
   uint64_t id;
@@ -239,6 +245,8 @@ class Server : private KeyspaceEvents {
   void SetKeyChangeListener(KeyChangeListener* listener);
   // Every change, as a replay must see it (effects.h); the append-only file consumes it.
   EffectStream effects;
+  // MIGRATE's connections to its targets, reused for kIdleSeconds (migrate_connections.h).
+  MigrateConnections migrate_connections;
   std::string executable;
   std::string run_id;
   // INFO replication's master_replid; DEBUG CHANGE-REPL-ID draws a new one.
@@ -275,8 +283,8 @@ class Server : private KeyspaceEvents {
   bool OverOutputLimit(Client& client);
   void CloseClient(Client& client);
   void Tick();
-  void RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
-                     int64_t duration_us);
+  void RecordSlowlog(const Client& client, const Command& command,
+                     const std::vector<std::string_view>& argv, int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);
   void UpdateEpoll(Client& client);
   void UnblockClient(Client& client);

@@ -13,22 +13,24 @@ constexpr size_t kLatencyHistory = 160;
 
 }  // namespace
 
-void Server::RecordSlowlog(const Client& client, const std::vector<std::string_view>& argv,
-                           int64_t duration_us) {
+void Server::RecordSlowlog(const Client& client, const Command& command,
+                           const std::vector<std::string_view>& argv, int64_t duration_us) {
   if (config.slowlog_log_slower_than < 0 || duration_us < config.slowlog_log_slower_than) return;
   SlowlogEntry entry;
   entry.id = next_slowlog_id++;
   entry.unix_time = NowMs() / 1000;
   entry.duration_us = duration_us;
+  const std::vector<bool> redacted = SecretArguments(command, argv);
   size_t shown = std::min(argv.size(), kSlowlogArgs);
   for (size_t i = 0; i < shown; ++i) {
     if (shown < argv.size() && i == shown - 1) {
       entry.args.push_back("... (" + std::to_string(argv.size() - shown + 1) + " more arguments)");
       break;
     }
-    std::string arg(argv[i].substr(0, kSlowlogArgBytes));
-    if (argv[i].size() > kSlowlogArgBytes) {
-      arg += "... (" + std::to_string(argv[i].size() - kSlowlogArgBytes) + " more bytes)";
+    const std::string_view shown_arg = redacted[i] ? std::string_view("(redacted)") : argv[i];
+    std::string arg(shown_arg.substr(0, kSlowlogArgBytes));
+    if (shown_arg.size() > kSlowlogArgBytes) {
+      arg += "... (" + std::to_string(shown_arg.size() - kSlowlogArgBytes) + " more bytes)";
     }
     entry.args.push_back(std::move(arg));
   }

@@ -1,5 +1,6 @@
 // The tick, hz times a second: background work in bounded slices (active expiry, client
-// timeouts and query buffers, eviction, persistence's children and rules, ops/sec samples).
+// timeouts and query buffers, eviction, persistence's children and rules, MIGRATE's idle
+// connections, ops/sec samples).
 #include <algorithm>
 
 #include "server/cycle_clock.h"
@@ -55,6 +56,7 @@ void Server::Tick() {
   // or memory other threads took while no command came.
   if (config.maxmemory > 0 && !paused()) evictor.Perform();
   persistence->Tick(now);
+  if (migrate_connections.size() > 0) migrate_connections.CloseIdle(now / 1000);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
     uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;
