@@ -305,13 +305,15 @@ void Encoder::Stream(const StreamObject& object) {
   std::vector<size_t> nodes;  // live entries per node
   std::vector<std::string_view> master_fields;
   StreamId master;
-  ListpackSizer master_rest;  // the master entry but its count
+  ListpackSizer master_entry;  // the master entry, its live count 0
   ListpackSizer entries;
   stream.Range(StreamId::Min(), StreamId::Max(), false, 0, [&](const StreamEntryView& entry) {
     if (!nodes.empty()) {
       size_t data = 0;
       for (const auto& [field, value] : entry.fields) data += field.size() + value.size();
-      const size_t node_bytes = master_rest.bytes() + entries.bytes() - listpack::kHeaderBytes - 1 +
+      // The node's listpack as XADD sees it: the master entry with its current live count.
+      const size_t node_bytes = master_entry.bytes() + entries.bytes() - listpack::kHeaderBytes -
+                                1 - listpack::IntegerElementSize(0) +
                                 listpack::IntegerElementSize(static_cast<int64_t>(nodes.back()));
       if (node_bytes + data >= max_bytes || (max_entries != 0 && nodes.back() >= max_entries)) {
         nodes.push_back(0);
@@ -322,8 +324,8 @@ void Encoder::Stream(const StreamObject& object) {
     if (nodes.back() == 0) {
       master = entry.id;
       FieldNames(entry, &master_fields);
-      master_rest.Clear();
-      AppendStreamMaster(&master_rest, 0, master_fields);
+      master_entry.Clear();
+      AppendStreamMaster(&master_entry, 0, master_fields);
       entries.Clear();
     }
     ++nodes.back();

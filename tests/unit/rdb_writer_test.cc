@@ -16,6 +16,7 @@
 #include "core/crc64.h"
 #include "core/key_entry.h"
 #include "core/set_object.h"
+#include "core/stream_object.h"
 #include "core/string_number.h"
 #include "keyspace/database.h"
 #include "persist/rdb_format.h"
@@ -190,6 +191,34 @@ TEST(RdbValue, IntsetUsesTheNarrowestWidthAndAscendingOrder) {
   const std::string text = intset_bytes({"1", "a"});
   EXPECT_EQ(static_cast<uint8_t>(text[0]), rdb::kTypeSet);
   EXPECT_EQ(text[1], 2);
+}
+
+// The node count of a stream's value (kTypeStreamListpacks2, uncompressed: a 1-byte length).
+size_t StreamNodes(const std::vector<std::vector<StreamField>>& entries, size_t max_node_bytes) {
+  Stream stream;
+  uint64_t seq = 0;
+  for (const auto& fields : entries) stream.Append(StreamId{1, ++seq}, fields);
+  KeyEntry* entry = KeyEntry::Make("st", EntryValue::Object(new StreamObject(std::move(stream))));
+  RdbWriteOptions options;
+  options.compress = false;
+  options.limits.stream.max_node_bytes = max_node_bytes;
+  options.limits.stream.max_node_entries = 100;
+  RdbOutput out;
+  RdbAppendValue(&out, *entry, options);
+  KeyEntry::Destroy(entry);
+  EXPECT_EQ(static_cast<uint8_t>(out.bytes[0]), rdb::kTypeStreamListpacks2);
+  return static_cast<uint8_t>(out.bytes[1]);
+}
+
+TEST(RdbValue, StreamNodesAreCutWhereXaddOpensOne) {
+  // XADD opens a node when the open node's listpack bytes plus the new entry's field and value
+  // lengths reach stream-node-max-bytes. A node holding one entry {a: 1, b: 2} is 33 bytes.
+  const std::vector<StreamField> small = {{"a", "1"}, {"b", "2"}};
+  const std::string fits(164, 'v');     // 33 + 1 + 164 = 198
+  const std::string reaches(166, 'v');  // 33 + 1 + 166 = 200
+  EXPECT_EQ(StreamNodes({small, {{"f", fits}}}, 200), 1u);
+  EXPECT_EQ(StreamNodes({small, {{"f", reaches}}}, 200), 2u);
+  EXPECT_EQ(StreamNodes({small, {{"f", reaches}}}, 201), 1u);
 }
 
 }  // namespace
