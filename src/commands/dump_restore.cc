@@ -17,8 +17,10 @@
 #include "commands/families.h"
 #include "core/string_number.h"
 #include "persist/aof_log.h"
+#include "persist/rdb_reader.h"
 #include "persist/rdb_string.h"
 #include "persist/rdb_writer.h"
+#include "server/encoding_limits.h"
 #include "server/errors.h"
 #include "server/persistence.h"
 
@@ -40,6 +42,99 @@ void DumpCommand(CommandContext& ctx) {
     return;
   }
   ctx.reply.Bulk(DumpPayload(ctx, *entry));
+}
+
+// --- RESTORE ------------------------------------------------------------------------------
+
+// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency], checked
+// in Redis's order: the options, the key (BUSYKEY), the ttl, the payload's trailer, its value.
+void RestoreCommand(CommandContext& ctx) {
+  bool replace = false;
+  bool absttl = false;
+  int64_t idle_seconds = -1;
+  int64_t frequency = -1;
+  for (size_t j = 4; j < ctx.argc(); ++j) {
+    const size_t more = ctx.argc() - 1 - j;
+    const std::string_view option = ctx.arg(j);
+    if (EqualsIgnoreCase(option, "replace")) {
+      replace = true;
+    } else if (EqualsIgnoreCase(option, "absttl")) {
+      absttl = true;
+    } else if (EqualsIgnoreCase(option, "idletime") && more >= 1 && frequency == -1) {
+      if (!ParseIntegerArg(ctx, ctx.arg(++j), &idle_seconds)) return;
+      if (idle_seconds < 0) {
+        ctx.reply.Error("ERR Invalid IDLETIME value, must be >= 0");
+        return;
+      }
+    } else if (EqualsIgnoreCase(option, "freq") && more >= 1 && idle_seconds == -1) {
+      if (!ParseIntegerArg(ctx, ctx.arg(++j), &frequency)) return;
+      if (frequency < 0 || frequency > 255) {
+        ctx.reply.Error("ERR Invalid FREQ value, must be >= 0 and <= 255");
+        return;
+      }
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  const std::string_view key = ctx.arg(1);
+  Database& db = ctx.db();
+  if (!replace && db.Find(key, ctx.now_ms) != nullptr) {
+    ctx.reply.Error(errors::kBusyKey);
+    return;
+  }
+  int64_t ttl;
+  if (!ParseIntegerArg(ctx, ctx.arg(2), &ttl)) return;
+  if (ttl < 0) {
+    ctx.reply.Error("ERR Invalid TTL value, must be >= 0");
+    return;
+  }
+  const std::string_view payload = ctx.arg(3);
+  std::string_view body;
+  if (!RdbCheckPayload(payload, &body)) {
+    ctx.reply.Error(errors::kBadPayload);
+    return;
+  }
+  // Redis reads the value from the whole payload, its trailer included: a value that runs into
+  // the trailer, or stops short of it, restores there, and so it does here.
+  RdbValue value;
+  RdbReadError error;
+  size_t pos = 1;
+  if (!RdbReadValue(static_cast<uint8_t>(payload[0]), payload, &pos,
+                    EncodingLimitsOf(ctx.server.config), &value, &error)) {
+    ctx.reply.Error("ERR Bad data format");
+    return;
+  }
+  const bool deleted = replace && db.Delete(key);
+  // A relative ttl becomes a deadline; one that lies in the past (or wraps past the largest
+  // time, as Redis's addition does) means the key is gone at once.
+  if (ttl != 0 && !absttl) {
+    ttl = static_cast<int64_t>(static_cast<uint64_t>(ttl) + static_cast<uint64_t>(ctx.now_ms));
+  }
+  if (ttl != 0 && ttl <= ctx.now_ms) {
+    if (deleted) {
+      MarkDirty(ctx);
+      ctx.Propagate({"DEL", key});
+      Notify(ctx, kNotifyGeneric, "del", key);
+    }
+    // (value's collection, never taken, is freed with it)
+    ctx.reply.Ok();
+    return;
+  }
+  db.Put(key, value.Take(), ttl != 0 ? std::optional<int64_t>(ttl) : std::nullopt);
+  // IDLETIME and FREQ are checked as Redis checks them and otherwise change nothing: Goblin
+  // keeps no per-key access clock (OBJECT IDLETIME and FREQ, commands/keys.cc).
+  if (ttl != 0 && !absttl && ctx.propagating()) {
+    // The deadline is absolute in the log, as Redis rewrites the command.
+    const std::string deadline = std::to_string(ttl);
+    std::vector<std::string_view> logged(ctx.argv.begin(), ctx.argv.end());
+    logged[2] = deadline;
+    logged.push_back("ABSTTL");
+    ctx.Propagate(std::span<const std::string_view>(logged));
+  }
+  Notify(ctx, kNotifyGeneric, "restore", key);
+  MarkDirty(ctx);
+  ctx.reply.Ok();
 }
 
 // --- MIGRATE ------------------------------------------------------------------------------
@@ -275,6 +370,24 @@ void RegisterDumpRestoreCommands(CommandTable* table) {
       "Redis objects composing the value and M their average size. For small string values the "
       "time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
       "key");
+  constexpr const char* kRestoreComplexity =
+      "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
+      "where N is the number of Redis objects composing the value and M their average size. For "
+      "small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply "
+      "O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting "
+      "values into sorted sets is O(log(N)).";
+  constexpr const char* kRestoreSyntax =
+      "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]";
+  add("restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand,
+      "Creates a key from the serialized representation of a value.", "2.6.0", kRestoreComplexity,
+      kRestoreSyntax)
+      ->acl = "@dangerous";
+  // What MIGRATE sends in a cluster; outside one it is RESTORE under another name, as in Redis.
+  CommandAdder server_add{table, "server"};
+  server_add("restore-asking", -4, kCmdWrite | kCmdDenyOom | kCmdAsking, 1, 1, 1, RestoreCommand,
+             "An internal command for migrating keys in a cluster", "3.0.0", kRestoreComplexity,
+             kRestoreSyntax)
+      ->acl = "@keyspace @dangerous";
   Command* migrate =
       add("migrate", -6, kCmdWrite | kCmdMovableKeys, 3, 3, 1, MigrateCommand,
           "Atomically transfers a key from one Redis instance to another.", "2.6.0",

@@ -27,6 +27,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdStale, "stale"},
       {kCmdSkipMonitor, "skip_monitor"},
       {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdAsking, "asking"},
       {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},
       {kCmdNoMandatoryKeys, "no_mandatory_keys"},

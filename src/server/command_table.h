@@ -52,6 +52,9 @@ enum CommandFlag : uint32_t {
   // Reaches replicas though it is not a write (PUBLISH): a read-only script may not run it.
   // Redis's may-replicate, which COMMAND INFO does not show.
   kCmdMayReplicate = 1 << 20,
+  // Runs on a cluster node that is importing the key's slot (RESTORE-ASKING); Goblin has no
+  // cluster mode, so the flag is reported only.
+  kCmdAsking = 1 << 21,
 };
 
 struct CommandStats {

@@ -102,6 +102,8 @@ inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
+inline constexpr std::string_view kBadPayload = "ERR DUMP payload version or checksum are wrong";
 inline constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kOutOfMemory =

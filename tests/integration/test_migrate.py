@@ -71,7 +71,7 @@ class Route:
         self.target_conn.close()
 
 
-@pytest.fixture(params=[(GOBLIN, REDIS)], ids=lambda p: f"{p[0]}-to-{p[1]}")
+@pytest.fixture(params=[(GOBLIN, REDIS), (REDIS, GOBLIN), (GOBLIN, GOBLIN)], ids=lambda p: f"{p[0]}-to-{p[1]}")
 def routes(request, make_server):
     """(route under test, the same route with redis-server as the source): the first's source is goblin or
     redis-server, its target goblin or redis-server; the second always goes redis-server -> redis-server."""
