@@ -30,6 +30,7 @@ import random
 
 import pytest
 
+from integration.test_effects import incr_commands
 from integration.test_rdb_export import (GOBLIN_ONLY_KNOBS, KNOBS, canonical_integer, dataset,
                                          expected_encoding_after_load, read_value, run, scan_keys)
 from support import rdb_payload
@@ -298,3 +299,230 @@ def test_random_values_restore_both_ways(make_server, knobs):
         assert len(keys) == 60
         assert assert_moved(g, r, keys, history, b"from-goblin:", redis_restores_as(knobs)) > 0
         assert assert_moved(r, g, keys, history, b"from-redis:", goblin_restores_as(knobs)) > 0
+
+
+# ---- RESTORE's replies --------------------------------------------------------------------------------------
+
+def restore_calls(dumped: bytes, zset: bytes, now_ms: int) -> list[tuple]:
+    """RESTORE calls covering every option, error and order of checks; `dumped` is a string's payload."""
+    bad_body = rdb_payload.payload
+    return [
+        ("k", 0, dumped), ("fresh", 0, dumped), ("fresh", -1, dumped), ("fresh", "abc", dumped),
+        ("new1", -1, dumped), ("new2", "abc", dumped), ("new3", "1.5", dumped), ("new4", "9223372036854775808", dumped),
+        ("i1", 0, dumped, "IDLETIME", 1, "FREQ", 2), ("i2", 0, dumped, "FREQ", 1, "IDLETIME", 2),
+        ("i3", 0, dumped, "FREQ", 256), ("i4", 0, dumped, "FREQ", -1), ("i5", 0, dumped, "IDLETIME", -1),
+        ("i6", 0, dumped, "IDLETIME", "abc"), ("i7", 0, dumped, "FREQ", "x"), ("i8", 0, dumped, "IDLETIME"),
+        ("i9", 0, dumped, "FREQ"), ("i10", 0, dumped, "BOGUS"), ("i11", 0, dumped, "IDLETIME", 10, "IDLETIME", 20),
+        ("i12", 0, dumped, "freq", 0, "FREQ", 255, "replace", "absttl", "REPLACE"),
+        ("k", 0, dumped, "IDLETIME", -1), ("k", -1, b"garbage"), ("k", 0, b"garbage"),
+        ("p1", 0, b"garbage"), ("p2", 0, b""), ("p3", 0, dumped[:-1]), ("p4", 0, dumped[:-10] + b"x" + dumped[-10:]),
+        ("p5", 0, bad_body(b"\x00\x03abc", 12)), ("p6", 0, bad_body(b"\x00\x03abc", 9)),
+        ("p7", 0, bad_body(b"\x00\x03abc", 0)),
+        # Past the checksum: values that do not decode, and values read into the trailer or stopping short.
+        ("d1", 0, bad_body(b"")), ("d2", 0, bad_body(b"\x63abc")), ("d3", 0, bad_body(b"\x0b\x00")),
+        ("d4", 0, bad_body(b"\x02\x00")), ("d5", 0, bad_body(b"\x11\x00")), ("d6", 0, bad_body(b"\x04\x00")),
+        ("d7", 0, bad_body(b"\x12\x00")), ("d8", 0, bad_body(b"\x00\x03ab")), ("d9", 0, bad_body(dumped[:-10] + b"x")),
+        ("d10", 0, bad_body(b"\x06" + b"\x00" * 8)), ("d11", 0, bad_body(b"\x00\xc3\x05\x10\x01abc")),
+        # Deadlines: relative, absolute, in the past, wrapping past the largest time.
+        ("t1", 100000, dumped), ("t2", now_ms + 100000, dumped, "ABSTTL"), ("t3", 1, dumped, "ABSTTL"),
+        ("k", 1, dumped, "ABSTTL", "REPLACE"), ("t4", 9223372036854775807, zset), ("t5", 9223372036854775806, zset,
+                                                                                   "ABSTTL"),
+        ("z", 0, zset, "REPLACE", "IDLETIME", 1000), ("z", 0, zset, "REPLACE", "FREQ", 7),
+        ("z", now_ms - 10, zset, "ABSTTL", "REPLACE"), ("z", 0, zset), ("z", 0, zset, "REPLACE"),
+    ]
+
+
+def test_restore_replies_and_checks_as_redis(make_server):
+    goblin = make_server()
+    redis = make_server(name="redis-restore", binary=REFERENCE_BINARY, unix=False)
+    with goblin.raw() as g, redis.raw() as r:
+        for conn in (g, r):
+            run(conn, [("SET", "k", "123"), ("ZADD", "z", 1, "a", 2, "b")])
+        dumped, zset = r.call("DUMP", "k").value, r.call("DUMP", "z").value
+        calls = restore_calls(dumped, zset, int(r.call("TIME").py()[0]) * 1000)
+        for call in calls:
+            assert g.call("RESTORE", *call).raw == r.call("RESTORE", *call).raw, call[:2] + call[3:]
+        for key in {call[0] for call in calls}:
+            assert [g.call(c, key).raw for c in ("TYPE", "GET")] == [r.call(c, key).raw for c in ("TYPE", "GET")], key
+            assert (g.call("PTTL", key).value > 0) == (r.call("PTTL", key).value > 0), key
+        assert g.call("RESTORE", "k", 0).raw == r.call("RESTORE", "k", 0).raw == \
+            b"-ERR wrong number of arguments for 'restore' command\r\n"
+        # RESTORE-ASKING is RESTORE outside a cluster.
+        for conn in (g, r):
+            assert conn.call("RESTORE-ASKING", "asked", 0, zset).raw == b"+OK\r\n"
+            assert conn.call("RESTORE-ASKING", "asked", 0, zset).raw == b"-BUSYKEY Target key name already exists.\r\n"
+            assert conn.call("ZRANGE", "asked", 0, -1).py() == [b"a", b"b"]
+
+
+@pytest.mark.redis72
+def test_restore_reads_rdb_11_payloads_as_redis_7_2_does(make_server):
+    """7.2 writes RDB 11 payloads (7.0 refuses them); Goblin writes 10 and reads up to 11."""
+    goblin = make_server()
+    with goblin.raw() as g:
+        assert g.call("RESTORE", "eleven", 0, rdb_payload.payload(b"\x00\x03abc", 11)).raw == b"+OK\r\n"
+        assert g.call("GET", "eleven").value == b"abc"
+        assert g.call("RESTORE", "twelve", 0, rdb_payload.payload(b"\x00\x03abc", 12)).raw == \
+            b"-ERR DUMP payload version or checksum are wrong\r\n"
+
+
+# ---- what a RESTORE changes besides the key -----------------------------------------------------------------
+
+def logged_restores(srv, started_ms: int) -> list[tuple]:
+    """The incr file's commands, a RESTORE's absolute deadline replaced by its distance from started_ms in
+    whole 100 s (the servers ran at slightly different moments)."""
+    out = []
+    for command in incr_commands(srv):
+        words = list(command)
+        if words[1] == b"RESTORE" and int(words[3]) > 1:
+            words[3] = f"now+{round((int(words[3]) - started_ms) / 100_000)}*100s"
+        out.append(tuple(words))
+    return out
+
+
+def test_restore_is_logged_as_redis_logs_it(make_server):
+    logged = {}
+    for kind, binary in (("goblin", None), ("redis", REFERENCE_BINARY)):
+        options = {"appendonly": "yes", "appendfsync": "always"}
+        srv = make_server(name=f"{kind}-aof", options=options, **({"binary": binary, "unix": False} if binary else {}))
+        with srv.raw() as conn:
+            run(conn, [("SET", "source", "value")])
+            payload = conn.call("DUMP", "source").value
+            started_ms = int(conn.call("TIME").py()[0]) * 1000
+            replies = [conn.call(*call).raw for call in [
+                ("RESTORE", "a", 0, payload), ("RESTORE", "b", 100_000, payload),
+                ("RESTORE", "c", started_ms + 200_000, payload, "ABSTTL"),
+                ("RESTORE", "a", 1, payload, "ABSTTL", "REPLACE"), ("RESTORE", "d", 1, payload, "ABSTTL"),
+                ("RESTORE", "b", 0, b"garbage", "REPLACE"), ("RESTORE", "e", 0, payload, "IDLETIME", 5),
+                ("SELECT", 3), ("RESTORE", "b", 300_000, payload, "REPLACE", "FREQ", 3)]]
+            assert replies == [b"+OK\r\n"] * 5 + [b"-ERR DUMP payload version or checksum are wrong\r\n"] + \
+                [b"+OK\r\n"] * 3
+        logged[kind] = logged_restores(srv, started_ms)
+    assert logged["goblin"] == logged["redis"]
+    assert (0, b"DEL", b"a") in logged["goblin"]
+    assert logged["goblin"][2][-1] == b"ABSTTL" and logged["goblin"][2][3] == "now+1*100s"
+
+
+def test_restore_announces_new_and_restore_and_is_seen_by_watch_and_tracking(make_server):
+    events = {}
+    for kind, binary in (("goblin", None), ("redis", REFERENCE_BINARY)):
+        options = {"notify-keyspace-events": "KEAn"}
+        srv = make_server(name=f"{kind}-events", options=options,
+                          **({"binary": binary, "unix": False} if binary else {}))
+        with srv.raw() as conn, srv.raw() as subscriber, srv.raw() as watcher, srv.raw() as cache:
+            run(conn, [("SET", "source", "value"), ("SET", "old", "x")])
+            payload = conn.call("DUMP", "source").value
+            subscriber.call("PSUBSCRIBE", "__keyevent@0__:*")
+            run(watcher, [("WATCH", "old"), ("MULTI",), ("GET", "old")])
+            run(cache, [("HELLO", "3"), ("CLIENT", "TRACKING", "ON"), ("GET", "old")])
+            for call in [("RESTORE", "fresh", 0, payload), ("RESTORE", "old", 0, payload, "REPLACE"),
+                         ("RESTORE", "gone", 1, payload, "ABSTTL"), ("RESTORE", "fresh", 1, payload, "ABSTTL", "REPLACE"),
+                         ("RESTORE", "fresh", 0, b"bad")]:
+                conn.call(*call)
+            run(conn, [("SET", "end", "1")])
+            seen = []
+            while not seen or seen[-1] != (b"set", b"end"):
+                channel, key = subscriber.read_reply(timeout=5).py()[2:]
+                seen.append((channel.split(b":")[1], key))
+            events[kind] = seen
+            assert watcher.call("EXEC").raw == b"*-1\r\n"
+            assert cache.read_reply(timeout=5).py() == [b"invalidate", [b"old"]]
+    assert events["goblin"] == events["redis"]
+    assert events["goblin"] == [(b"new", b"fresh"), (b"restore", b"fresh"), (b"new", b"old"), (b"restore", b"old"),
+                                (b"del", b"fresh"), (b"new", b"end"), (b"set", b"end")]
+
+
+def test_redis_py_dump_and_restore(make_server):
+    client = make_server().client()
+    client.zadd("board", {"ann": 3, "bob": 1.5})
+    client.expire("board", 1000)
+    payload = client.dump("board")
+    assert client.dump("nothing") is None
+    assert client.restore("copy", 0, payload) == b"OK"
+    assert client.zrange("copy", 0, -1, withscores=True) == [(b"bob", 1.5), (b"ann", 3.0)]
+    with pytest.raises(Exception, match="BUSYKEY"):
+        client.restore("copy", 0, payload)
+    assert client.restore("copy", 5000, payload, replace=True, idletime=10) == b"OK"
+    assert 0 < client.pttl("copy") <= 5000
+    deadline_ms = int(client.time()[0]) * 1000 + 60_000
+    assert client.restore("abs", deadline_ms, payload, absttl=True, frequency=5) == b"OK"
+    assert client.pexpiretime("abs") == deadline_ms
+    client.close()
+
+
+# ---- payloads that lie --------------------------------------------------------------------------------------
+
+CARDINALITY = {"list": "LLEN", "set": "SCARD", "zset": "ZCARD", "hash": "HLEN", "stream": "XLEN"}
+
+
+def mutations(rng: random.Random, body: bytes, count: int):
+    """Bodies derived from body: truncated, bits flipped, a length replaced by a huge or wrong one, the type
+    changed, bytes inserted or repeated. Each gets a fresh trailer, so RESTORE's decoder sees it."""
+    for _ in range(count):
+        b = bytearray(body)
+        choice = rng.randrange(6)
+        at = rng.randrange(len(b))
+        if choice == 0:
+            del b[rng.randrange(len(b)):]
+        elif choice == 1:
+            for _ in range(rng.randrange(1, 4)):
+                b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        elif choice == 2:
+            b[at:at + 1] = rng.choice((b"\x80" + rng.randbytes(4), b"\x81" + rng.randbytes(8), b"\xbf\xff",
+                                       bytes([rng.randrange(64)]), b"\x80\xff\xff\xff\xff"))
+        elif choice == 3:
+            b[0] = rng.randrange(32)
+        elif choice == 4:
+            b[at:at] = rng.randbytes(rng.randrange(1, 9))
+        else:
+            end = min(len(b), at + rng.randrange(1, 64))
+            b[at:at] = b[at:end]
+        yield bytes(b)
+
+
+def assert_sound(conn, key: bytes):
+    """A key a mutated payload created reads back whole and consistent, and DUMPs to a payload that
+    restores to the same value."""
+    kind = conn.call("TYPE", key).value.decode()
+    value = read_value(conn, kind, key)
+    for command in (("OBJECT", "ENCODING", key), ("MEMORY", "USAGE", key), ("DEBUG", "DIGEST-VALUE", key)):
+        assert not conn.call(*command).is_error, command
+    if kind in CARDINALITY:
+        count = conn.call(CARDINALITY[kind], key).value
+        assert count == len(value if kind != "stream" else value[0]), (kind, count)
+        assert count > 0 or kind == "stream", f"an empty {kind}"  # (a stream may be empty, as in Redis)
+    again = conn.call("DUMP", key).value
+    assert conn.call("RESTORE", b"again", 0, again, "REPLACE").raw == b"+OK\r\n"
+    assert read_value(conn, kind, b"again") == value
+
+
+def test_mutated_payloads_never_crash_nor_create_half_a_key(make_server):
+    rng = random.Random(seed_for("mutated payloads"))
+    goblin = make_server(options={"list-max-listpack-size": "4", "stream-node-max-entries": "5"})
+    redis = make_server(name="redis-source", binary=REFERENCE_BINARY, unix=False,
+                        options={"zset-max-listpack-entries": "200", "hash-max-listpack-entries": "200"})
+    commands = dataset(0, random.Random(3))
+    for i in range(30):
+        commands += random_value(rng, f"r{i}")[0]
+    sources = []
+    with goblin.raw() as g, redis.raw() as r:
+        for conn in (g, r):
+            run(conn, commands)
+            sources += [rdb_payload.body(conn.call("DUMP", key).value) for key in scan_keys(conn)]
+        run(g, [("FLUSHALL",), ("HSET", "victim", "f", "v")])
+        outcomes = {"restored": 0, "refused": 0}
+        for n, body in enumerate(b for source in sources for b in mutations(rng, source, 60)):
+            replace = n % 4 == 0
+            key = b"victim" if replace else b"fuzz"
+            reply = g.call("RESTORE", key, 0, rdb_payload.payload(body), *(("REPLACE",) if replace else ()))
+            if reply.raw == b"+OK\r\n":
+                outcomes["restored"] += 1
+                assert_sound(g, key)
+                run(g, [("DEL", key, "again"), ("HSET", "victim", "f", "v")])
+            else:
+                outcomes["refused"] += 1
+                assert reply.raw == b"-ERR Bad data format\r\n", (body[:60], reply)
+                assert g.call("EXISTS", "fuzz").value == 0, body[:60]
+                assert g.call("HGETALL", "victim").py() == [b"f", b"v"], body[:60]
+        assert g.call("DBSIZE").value == 1
+    print(f"{len(sources)} payloads, {outcomes}")
+    assert outcomes["restored"] > 100 and outcomes["refused"] > 1000, outcomes
