@@ -450,6 +450,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Bool("aof-timestamp-enabled", &c.aof_timestamp_enabled, kMutable);
   table.Bool("no-appendfsync-on-rewrite", &c.no_appendfsync_on_rewrite, kMutable);
   table.Bool("rdb-del-sync-files", &c.rdb_del_sync_files, kMutable);
+  table.Enum("sanitize-dump-payload", &c.sanitize_dump_payload, {"no", "yes", "clients"}, kMutable);
   table.Int("key-load-delay", &c.key_load_delay, kMinInt, kMaxInt, kMutable);
   table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
   table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);

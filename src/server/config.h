@@ -77,6 +77,9 @@ struct Config {
   bool aof_timestamp_enabled = false;
   bool no_appendfsync_on_rewrite = false;
   bool rdb_del_sync_files = false;
+  // no / yes / clients, as in Redis. Goblin checks every RESTORE payload whole whatever it says
+  // (a structure built from unchecked bytes could not keep its invariants).
+  std::string sanitize_dump_payload = "no";
   int64_t key_load_delay = 0;  // microseconds per loaded key (Redis's hidden test knob)
   // Limits.
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;

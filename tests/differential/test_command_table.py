@@ -132,6 +132,12 @@ GETKEYS_CALLS = [
     ("SPUBLISH", "a", "b"), ("NOSUCHCOMMAND", "a"), ("GET",), ("OBJECT", "ENCODING", "k"),
     ("SORT", "a", "BY", "w_*", "STORE", "b", "GET", "c"), ("SORT", "a", "STORE", "b", "STORE", "c"),
     ("SORT", "a", "LIMIT", "0", "1", "STORE", "d"), ("SORT", "a", "GET", "store"), ("SORT", "a", "STORE"),
+    ("DUMP", "k"), ("RESTORE", "k", "0", "p"), ("RESTORE-ASKING", "k", "0", "p", "REPLACE"),
+    ("MIGRATE", "h", "1", "k", "0", "10"), ("MIGRATE", "h", "1", "", "0", "10", "KEYS", "a", "b"),
+    ("MIGRATE", "h", "1", "", "0", "10", "COPY", "AUTH", "keys", "KEYS", "a"),
+    ("MIGRATE", "h", "1", "", "0", "10", "AUTH2", "keys", "x", "KEYS", "y"),
+    ("MIGRATE", "h", "1", "", "0", "10", "KEYS"), ("MIGRATE", "h", "1", "k", "0", "10", "KEYS", "a"),
+    ("MIGRATE", "h", "1", "", "0", "10", "AUTH", "keys", "keys"),
 ]
 
 
@@ -181,6 +187,8 @@ GETKEYSANDFLAGS_CALLS = [
     ("LMPOP", "2", "a", "b", "LEFT"), ("OBJECT", "ENCODING", "k"), ("SPUBLISH", "a", "b"),
     ("SSUBSCRIBE", "a"), ("XADD", "s", "*", "f", "v"), ("GETEX", "a"), ("GETDEL", "a"),
     ("HSET", "h", "f", "v"), ("PING",), ("NOSUCHCOMMAND", "a"), ("GET",),
+    ("DUMP", "k"), ("RESTORE", "k", "0", "p"), ("MIGRATE", "h", "1", "k", "0", "10"),
+    ("MIGRATE", "h", "1", "", "0", "10", "KEYS", "a", "b"), ("MIGRATE", "h", "1", "", "0", "10", "KEYS"),
 ]
 
 

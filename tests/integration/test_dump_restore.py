@@ -354,6 +354,18 @@ def test_restore_replies_and_checks_as_redis(make_server):
             assert conn.call("ZRANGE", "asked", 0, -1).py() == [b"a", b"b"]
 
 
+def test_sanitize_dump_payload_is_accepted_as_redis_accepts_it(make_server):
+    """Goblin checks every payload whole whatever the option says; a configuration naming it must start."""
+    goblin = make_server(options={"sanitize-dump-payload": "clients"})
+    redis = make_server(name="redis-config", binary=REFERENCE_BINARY, unix=False,
+                        options={"sanitize-dump-payload": "clients"})
+    with goblin.raw() as g, redis.raw() as r:
+        for call in [("CONFIG", "GET", "sanitize-dump-payload"), ("CONFIG", "SET", "sanitize-dump-payload", "yes"),
+                     ("CONFIG", "GET", "sanitize-dump-payload"), ("CONFIG", "SET", "sanitize-dump-payload", "maybe"),
+                     ("CONFIG", "SET", "sanitize-dump-payload", "NO"), ("CONFIG", "GET", "sanitize-dump-payload")]:
+            assert g.call(*call).raw == r.call(*call).raw, call
+
+
 @pytest.mark.redis72
 def test_restore_reads_rdb_11_payloads_as_redis_7_2_does(make_server):
     """7.2 writes RDB 11 payloads (7.0 refuses them); Goblin writes 10 and reads up to 11."""
