@@ -31,8 +31,8 @@ import random
 import pytest
 
 from integration.test_effects import incr_commands
-from integration.test_rdb_export import (GOBLIN_ONLY_KNOBS, KNOBS, canonical_integer, dataset,
-                                         expected_encoding_after_load, read_value, run, scan_keys)
+from integration.test_rdb_export import expected_encoding_after_load
+from support.rdb_data import GOBLIN_ONLY_KNOBS, KNOBS, canonical_integer, dataset, read_value, run, scan_keys
 from support import rdb_payload
 from support.server import REFERENCE_BINARY
 

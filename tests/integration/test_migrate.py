@@ -20,8 +20,7 @@ import time
 import pytest
 
 from integration.test_effects import incr_commands
-from integration.test_rdb_export import read_value, run, scan_keys
-from support.resp import RawConnection
+from support.rdb_data import read_value, run, scan_keys
 from support.server import REFERENCE_BINARY, goblin_binary, wait_for
 
 GOBLIN = "goblin"
