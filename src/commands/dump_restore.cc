@@ -122,8 +122,14 @@ void RestoreCommand(CommandContext& ctx) {
     return;
   }
   db.Put(key, value.Take(), ttl != 0 ? std::optional<int64_t>(ttl) : std::nullopt);
-  // IDLETIME and FREQ are checked as Redis checks them and otherwise change nothing: Goblin
-  // keeps no per-key access clock (OBJECT IDLETIME and FREQ, commands/keys.cc).
+  // As Redis's objectSetLRUOrLFU: FREQ sets the counter under an LFU policy, IDLETIME the time
+  // of last use under any other; each is ignored under the other kind of policy.
+  const AccessClock& clock = ctx.server.access_clock;
+  if (clock.lfu && frequency >= 0) {
+    db.SetAccessStamp(key, clock.StampWithCounter(static_cast<uint32_t>(frequency)));
+  } else if (!clock.lfu && idle_seconds >= 0) {
+    db.SetAccessStamp(key, clock.StampIdleFor(static_cast<uint64_t>(idle_seconds)));
+  }
   if (ttl != 0 && !absttl && ctx.propagating()) {
     // The deadline is absolute in the log, as Redis rewrites the command.
     const std::string deadline = std::to_string(ttl);

@@ -19,8 +19,7 @@ uint32_t AccessClock::Accessed(uint32_t stamp) {
 
 uint64_t AccessClock::IdleMs(uint32_t stamp) const {
   stamp &= kStampMask;
-  const uint64_t seconds =
-      seconds_ >= stamp ? seconds_ - stamp : seconds_ + (kStampMask - stamp);
+  const uint64_t seconds = seconds_ >= stamp ? seconds_ - stamp : seconds_ + (kStampMask - stamp);
   return seconds * 1000;
 }
 
@@ -34,9 +33,13 @@ uint32_t AccessClock::DecayedCounter(uint32_t stamp) const {
 }
 
 uint32_t AccessClock::StampIdleFor(uint64_t idle_seconds) const {
-  int64_t at = static_cast<int64_t>(seconds_) - static_cast<int64_t>(idle_seconds % (kStampMask + 1));
+  // Redis's arithmetic to the bit: idle * 1000 / 1000 in a long long (which wraps for idle times
+  // past 2^63 / 1000 s), taken from the clock, one clock period added back when that is
+  // negative, then kept to the stamp's 24 bits.
+  const int64_t idle = static_cast<int64_t>(idle_seconds * 1000) / 1000;
+  int64_t at = static_cast<int64_t>(seconds_) - idle;
   if (at < 0) at += kStampMask;
-  return static_cast<uint32_t>(at) & kStampMask;
+  return static_cast<uint32_t>(static_cast<uint64_t>(at) & kStampMask);
 }
 
 }  // namespace goblin

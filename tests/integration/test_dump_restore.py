@@ -354,6 +354,33 @@ def test_restore_replies_and_checks_as_redis(make_server):
             assert conn.call("ZRANGE", "asked", 0, -1).py() == [b"a", b"b"]
 
 
+def test_idletime_and_freq_set_the_access_stamp_as_redis_does(make_server):
+    """IDLETIME under an LRU (or no) policy, FREQ under an LFU one; each is ignored under the other."""
+    seen = {}
+    for kind, binary in (("goblin", None), ("redis", REFERENCE_BINARY)):
+        srv = make_server(name=f"{kind}-stamps", **({"binary": binary, "unix": False} if binary else {}))
+        with srv.raw() as conn:
+            run(conn, [("SET", "s", "v")])
+            payload = conn.call("DUMP", "s").value
+            replies = []
+            for policy, option, probe in [("noeviction", ("IDLETIME", 1000), "IDLETIME"),
+                                          ("allkeys-lru", ("IDLETIME", 0), "IDLETIME"),
+                                          ("noeviction", ("IDLETIME", 20_000_000), "IDLETIME"),
+                                          ("noeviction", ("IDLETIME", 2 ** 63 - 1), "IDLETIME"),
+                                          ("noeviction", ("FREQ", 7), "IDLETIME"),
+                                          ("allkeys-lfu", ("FREQ", 7), "FREQ"), ("volatile-lfu", ("FREQ", 255), "FREQ"),
+                                          ("allkeys-lfu", ("FREQ", 0), "FREQ"),
+                                          ("allkeys-lfu", ("IDLETIME", 1000), "FREQ"), ("allkeys-lfu", (), "FREQ")]:
+                run(conn, [("CONFIG", "SET", "maxmemory-policy", policy),
+                           ("RESTORE", "k", 0, payload, "REPLACE", *option)])
+                replies.append((probe, conn.call("OBJECT", probe, "k").value))
+            seen[kind] = replies
+    # (An idle time read across a second boundary is one more.)
+    for (probe, g), (_, r) in zip(seen["goblin"], seen["redis"]):
+        assert g == r or (probe == "IDLETIME" and abs(g - r) == 1), (seen["goblin"], seen["redis"])
+    assert seen["goblin"][0][1] in (1000, 1001) and seen["goblin"][5][1] == 7
+
+
 def test_sanitize_dump_payload_is_accepted_as_redis_accepts_it(make_server):
     """Goblin checks every payload whole whatever the option says; a configuration naming it must start."""
     goblin = make_server(options={"sanitize-dump-payload": "clients"})

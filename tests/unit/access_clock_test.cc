@@ -45,6 +45,19 @@ TEST(AccessClockTest, StampIdleForGivesTheIdleTimeBack) {
   }
 }
 
+TEST(AccessClockTest, StampIdleForBeyondTheClockPeriodFollowsRedisArithmetic) {
+  AccessClock clock;
+  clock.SetNow(int64_t{1'796'233'000} * kSecond);
+  const uint64_t now = 1'796'233'000 & AccessClock::kStampMask;
+  // Past the period the stamp is (now - idle - 1) mod 2^24, as Redis's 24-bit field keeps it.
+  const uint64_t far = 20'000'000;
+  EXPECT_EQ(clock.StampIdleFor(far),
+            (now + (uint64_t{1} << 48) - far - 1) & AccessClock::kStampMask);
+  // An idle time whose milliseconds overflow a long long wraps to -1 s in Redis: a stamp one
+  // second ahead, which reads as 2^24 - 2 seconds idle.
+  EXPECT_EQ(clock.IdleMs(clock.StampIdleFor(INT64_MAX)) / 1000, AccessClock::kStampMask - 1);
+}
+
 TEST(AccessClockTest, LfuNewKeysStartAtFiveAndLogFactorZeroCountsEveryAccess) {
   AccessClock clock;
   clock.lfu = true;
@@ -101,7 +114,8 @@ TEST(AccessClockTest, LfuIncrementProbabilityFollowsTheLogFactor) {
     const uint32_t stamp = clock.StampWithCounter(counter);
     const int kDraws = 200000;
     int increments = 0;
-    for (int i = 0; i < kDraws; ++i) increments += clock.DecayedCounter(clock.Accessed(stamp)) > counter;
+    for (int i = 0; i < kDraws; ++i)
+      increments += clock.DecayedCounter(clock.Accessed(stamp)) > counter;
     const double expected = 1.0 / ((counter - 5) * 10.0 + 1.0);
     const double sigma = std::sqrt(expected * (1 - expected) / kDraws);
     EXPECT_NEAR(static_cast<double>(increments) / kDraws, expected, 5 * sigma + 1e-6) << counter;
