@@ -22,15 +22,13 @@ Runs alternate A B, B A, ... (--rounds per server); medians and goblin/redis are
 import argparse
 import datetime
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory  # noqa: E402  -- bench/memory.py: the workloads (generate, KEY, SEED)
-from pinned_server import start  # noqa: E402
+from pinned_server import ServerPair, print_ratios  # noqa: E402
 
 KEY = memory.KEY["zset"]
 
@@ -68,50 +66,32 @@ def main():
     args = parser.parse_args()
 
     os.sched_setaffinity(0, {args.client_cpu})
-    work = tempfile.mkdtemp(prefix="goblin-dump-restore-")
-    servers = {}
-    try:
-        for name, binary in (("goblin", args.server), ("redis", args.redis)):
-            os.makedirs(os.path.join(work, name))
-            servers[name] = start(binary, args.cpu, os.path.join(work, name))
-            fill(servers[name][2], args.members)
-        payloads = {name: conn.call("DUMP", KEY) for name, (_, _, conn) in servers.items()}
-        if payloads["goblin"] != payloads["redis"]:
+    with ServerPair({"goblin": args.server, "redis": args.redis}, args.cpu, "goblin-dump-restore-") as servers:
+        conns = {name: conn for name, (_, _, conn) in servers.items()}
+        for conn in conns.values():
+            fill(conn, args.members)
+        payload = conns["redis"].call("DUMP", KEY)
+        if conns["goblin"].call("DUMP", KEY) != payload:
             raise RuntimeError("the two servers' payloads differ: the comparison would not be like for like")
-        payload = payloads["redis"]
-        expected = servers["redis"][2].call("ZCARD", KEY)
-        commands = {"dump": (b"DUMP", KEY), "restore": (b"RESTORE", b"bench:copy", b"0", payload, b"REPLACE")}
+        expected = conns["redis"].call("ZCARD", KEY)
+        commands = {"DUMP": (b"DUMP", KEY), "RESTORE": (b"RESTORE", b"bench:copy", b"0", payload, b"REPLACE")}
         results = {}
-        order = ["goblin", "redis"]
-        for workload, command in commands.items():
+        for command, argv in commands.items():
             for round_index in range(args.rounds):
-                for name in order if round_index % 2 == 0 else order[::-1]:
-                    conn = servers[name][2]
-                    rate = timed(conn, command, args.calls, args.batch)
-                    results.setdefault((workload, name), []).append(rate)
-                    print(f"{workload} {name} round {round_index}: {rate:,.0f}/s", file=sys.stderr)
+                for name in ("goblin", "redis") if round_index % 2 == 0 else ("redis", "goblin"):
+                    rate = timed(conns[name], argv, args.calls, args.batch)
+                    results.setdefault((command, name), []).append(rate)
+                    print(f"{command} {name} round {round_index}: {rate:,.0f}/s", file=sys.stderr)
         # The restored set holds every member with its score: its own DUMP is the payload again.
-        for name, (_, _, conn) in servers.items():
+        for name, conn in conns.items():
             if conn.call("ZCARD", b"bench:copy") != expected or conn.call("DUMP", b"bench:copy") != payload:
                 raise RuntimeError(f"{name}: the restored set is not the dumped one")
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        if args.markdown:
-            print(f"`bench/dump_restore.py --server {args.server} --members {args.members} --rounds {args.rounds} "
-                  f"--calls {args.calls} --batch {args.batch}` ({stamp}; payload {len(payload):,} bytes)\n")
-            print("| command | goblin | redis | goblin/redis |")
-            print("|---|---:|---:|---:|")
-        for workload in commands:
-            g = statistics.median(results[(workload, "goblin")])
-            r = statistics.median(results[(workload, "redis")])
-            if args.markdown:
-                print(f"| {workload.upper()} | {g:,.0f} calls/s | {r:,.0f} calls/s | {g / r:.2f}x |")
-            else:
-                print(f"{workload:8} goblin {g:10,.0f}  redis {r:10,.0f}  calls/s  ratio {g / r:.2f}")
-    finally:
-        for proc, _, _ in servers.values():
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(work, ignore_errors=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = (f"`bench/dump_restore.py --server {args.server} --members {args.members} --rounds {args.rounds} "
+             f"--calls {args.calls} --batch {args.batch}` ({stamp}; payload {len(payload):,} bytes)")
+    print_ratios([(command, statistics.median(results[(command, "goblin")]),
+                   statistics.median(results[(command, "redis")]), "calls/s") for command in commands],
+                 args.markdown, title)
 
 
 if __name__ == "__main__":

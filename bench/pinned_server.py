@@ -1,11 +1,14 @@
 """A server under benchmark, pinned to one CPU and listening on a Unix socket with persistence
 off, the small RESP client the Python benchmarks drive it with, and redis-benchmark run against
-it (list_positional.py, list_blocking.py, scripting.py, stream_groups.py, stream_trim.py)."""
+it (list_positional.py, list_blocking.py, scripting.py, stream_groups.py, stream_trim.py), and
+for dump_restore.py the pair of servers and the table of ratios."""
 
 import os
 import re
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 
@@ -95,3 +98,42 @@ def redis_benchmark(sock, cpu, command, requests, keyspace=1000000):
     if not match:
         raise RuntimeError("redis-benchmark said: " + out[-300:])
     return float(match[-1])
+
+
+class ServerPair:
+    """goblin-server and redis-server started side by side in a temporary directory (start's
+    settings), stopped and removed on leaving the with block. servers[name] = (proc, sock, conn)."""
+
+    def __init__(self, binaries, cpu, prefix):
+        self.binaries, self.cpu, self.prefix = binaries, cpu, prefix
+        self.servers = {}
+
+    def __enter__(self):
+        self.work = tempfile.mkdtemp(prefix=self.prefix)
+        try:
+            for name, binary in self.binaries.items():
+                os.makedirs(os.path.join(self.work, name))
+                self.servers[name] = start(binary, self.cpu, os.path.join(self.work, name))
+        except BaseException:
+            self.__exit__()
+            raise
+        return self.servers
+
+    def __exit__(self, *exc):
+        for proc, _, _ in self.servers.values():
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def print_ratios(rows, markdown, title):
+    """rows of (what, goblin, redis, unit): a markdown table under title, or one line each."""
+    if markdown:
+        print(title + "\n")
+        print("| what | goblin | redis | goblin/redis |")
+        print("|---|---:|---:|---:|")
+    for what, g, r, unit in rows:
+        if markdown:
+            print(f"| {what} | {g:,.0f} {unit} | {r:,.0f} {unit} | {g / r:.2f}x |")
+        else:
+            print(f"{what:14} goblin {g:12,.0f}  redis {r:12,.0f}  {unit}  ratio {g / r:.2f}")
