@@ -24,6 +24,12 @@ constexpr size_t kWritePiece = 64 * 1024;
 
 int64_t SteadyMillis() { return SteadyMicros() / 1000; }
 
+// now + timeout_ms, for any timeout MIGRATE accepts (up to the largest long).
+int64_t DeadlineAfter(int64_t timeout_ms) {
+  constexpr int64_t kLongest = int64_t{1} << 50;  // 35,000 years
+  return SteadyMillis() + std::min(timeout_ms, kLongest);
+}
+
 // The cache's key: the texts as MIGRATE got them, as Redis names its cached sockets.
 std::string ConnectionName(std::string_view host, std::string_view port) {
   std::string name;
@@ -62,7 +68,7 @@ std::unique_ptr<MigrateConnection> MigrateConnection::Open(const std::string& ho
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   std::unique_ptr<MigrateConnection> connection(new MigrateConnection(fd));
   if (in_progress) {
-    const Status waited = connection->Wait(/*writable=*/true, SteadyMillis() + timeout_ms);
+    const Status waited = connection->Wait(/*writable=*/true, DeadlineAfter(timeout_ms));
     int error = 0;
     socklen_t length = sizeof(error);
     if (waited != Status::kOk) {
@@ -92,7 +98,7 @@ MigrateConnection::Status MigrateConnection::WriteAll(std::string_view bytes, in
   while (!bytes.empty()) {
     std::string_view piece = bytes.substr(0, kWritePiece);
     bytes.remove_prefix(piece.size());
-    const int64_t deadline = SteadyMillis() + timeout_ms;
+    const int64_t deadline = DeadlineAfter(timeout_ms);
     while (!piece.empty()) {
       const ssize_t sent = ::send(fd_, piece.data(), piece.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (sent > 0) {
@@ -112,7 +118,7 @@ MigrateConnection::Status MigrateConnection::WriteAll(std::string_view bytes, in
 
 MigrateConnection::Status MigrateConnection::ReadLine(std::string* line, int64_t timeout_ms) {
   if (failed_ != Status::kOk) return failed_;
-  const int64_t deadline = SteadyMillis() + timeout_ms;
+  const int64_t deadline = DeadlineAfter(timeout_ms);
   for (;;) {
     const size_t scanned = std::min(input_.size(), kMaxLine);
     const size_t newline = input_.find('\n');

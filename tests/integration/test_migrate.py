@@ -120,6 +120,10 @@ def test_a_key_moves_with_its_ttl_and_leaves_the_source(routes):
     run(tested.target_conn, [("SELECT", 3)])
     assert tested.target_conn.call("GET", "k").value == b"v"
     assert 90000 < tested.target_conn.call("PTTL", "k").value <= 100000
+    # The largest timeout a long holds, and a timeout of 0 (1000 ms, as in Redis).
+    for key, timeout in (("k2", 2 ** 63 - 1), ("k3", 0), ("k4", -5)):
+        assert both(routes, [("SET", key, "v")], lambda r: r.migrate(key=key, db=3, timeout=timeout)).raw == \
+            b"+OK\r\n"
     assert_same_targets(routes, 3)
 
 
