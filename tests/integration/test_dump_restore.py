@@ -33,7 +33,8 @@ import pytest
 from integration.test_effects import incr_commands
 from integration.test_rdb_export import expected_encoding_after_load
 from support.rdb_data import GOBLIN_ONLY_KNOBS, KNOBS, canonical_integer, dataset, read_value, run, scan_keys
-from support import rdb_payload
+from support import rdb_build
+from support.rdb_build import dump_payload, payload_value, payload_version
 from support.server import REFERENCE_BINARY
 
 # The dataset keys whose payloads differ by design (see the module's docstring), beyond the hash-ordered
@@ -136,7 +137,7 @@ def assert_moved(source, target, keys, history: dict, prefix: bytes, expected_en
     identical = 0
     for key in keys:
         payload = source.call("DUMP", key).value
-        assert rdb_payload.version(payload) == 10, f"{key!r}: payload version {rdb_payload.version(payload)}"
+        assert payload_version(payload) == 10, f"{key!r}: payload version {payload_version(payload)}"
         kind, _, value, expire_at = state_of(source, key)
         own_kind, own_encoding, _, _ = state_of(target, key)
         reply = target.call(*restore_args(prefix + key, payload, expire_at))
@@ -305,7 +306,7 @@ def test_random_values_restore_both_ways(make_server, knobs):
 
 def restore_calls(dumped: bytes, zset: bytes, now_ms: int) -> list[tuple]:
     """RESTORE calls covering every option, error and order of checks; `dumped` is a string's payload."""
-    bad_body = rdb_payload.payload
+    bad_body = dump_payload
     return [
         ("k", 0, dumped), ("fresh", 0, dumped), ("fresh", -1, dumped), ("fresh", "abc", dumped),
         ("new1", -1, dumped), ("new2", "abc", dumped), ("new3", "1.5", dumped), ("new4", "9223372036854775808", dumped),
@@ -381,6 +382,44 @@ def test_idletime_and_freq_set_the_access_stamp_as_redis_does(make_server):
     assert seen["goblin"][0][1] in (1000, 1001) and seen["goblin"][5][1] == 7
 
 
+def older_encoding_payloads() -> dict:
+    """Payload values in the encodings Redis 7 no longer writes but still restores (and 7.2's listpack set),
+    built byte by byte (support/rdb_build.py)."""
+    b = rdb_build
+    text_scores = b"".join(b.string(m) + bytes([len(t)]) + t for m, t in ((b"a", b"1.5"), (b"b", b"-2"), (b"c", b"10")))
+    return {
+        "linked list": bytes([b.T_LIST]) + b.length(3) + b.string(b"x") + b.string(b"12") + b.string(b""),
+        "ziplist list": bytes([b.T_LIST_ZIPLIST]) + b.string(b.ziplist([b"a", b"1", b"-70000", b"b" * 300])),
+        "quicklist of ziplists": bytes([b.T_LIST_QUICKLIST]) + b.length(2) + b.string(b.ziplist([b"a", b"b"]))
+        + b.string(b.ziplist([b"7", b"c" * 100])),
+        "intset": bytes([b.T_SET_INTSET]) + b.string(b.intset([-3, 1, 70000], 4)),
+        "listpack set (7.2)": bytes([b.T_SET_LISTPACK]) + b.string(b.listpack([b"m1", b"m2", 33])),
+        "zset with text scores": bytes([b.T_ZSET]) + b.length(3) + text_scores,
+        "ziplist zset": bytes([b.T_ZSET_ZIPLIST]) + b.string(b.ziplist([b"a", b"1", b"b", b"2.5", b"c", b"3"])),
+        "zipmap hash": bytes([b.T_HASH_ZIPMAP]) + b.string(b.zipmap([(b"f", b"v"), (b"n", b"1")])),
+        "ziplist hash": bytes([b.T_HASH_ZIPLIST]) + b.string(b.ziplist([b"f", b"v", b"g", b"12345"])),
+    }
+
+
+def test_restore_reads_payloads_in_older_encodings_as_redis_does(make_server):
+    goblin = make_server()
+    redis = make_server(name="redis-restore", binary=REFERENCE_BINARY, unix=False)
+    with goblin.raw() as g, redis.raw() as r:
+        for what, value in older_encoding_payloads().items():
+            key = what.replace(" ", "-")
+            # Redis 7.0 refuses RDB 11 payloads, which the 7.2 listpack set needs.
+            version = 11 if "7.2" in what else 10
+            reply = g.call("RESTORE", key, 0, dump_payload(value, version))
+            assert reply.raw == b"+OK\r\n", (what, reply)
+            kind = g.call("TYPE", key).value.decode()
+            if version == 10:
+                assert r.call("RESTORE", key, 0, dump_payload(value)).raw == b"+OK\r\n", what
+                assert r.call("TYPE", key).value.decode() == kind, what
+                assert read_value(g, kind, key) == read_value(r, kind, key), what
+            else:
+                assert read_value(g, kind, key) == [b"33", b"m1", b"m2"]
+
+
 def test_sanitize_dump_payload_is_accepted_as_redis_accepts_it(make_server):
     """Goblin checks every payload whole whatever the option says; a configuration naming it must start."""
     goblin = make_server(options={"sanitize-dump-payload": "clients"})
@@ -398,9 +437,9 @@ def test_restore_reads_rdb_11_payloads_as_redis_7_2_does(make_server):
     """7.2 writes RDB 11 payloads (7.0 refuses them); Goblin writes 10 and reads up to 11."""
     goblin = make_server()
     with goblin.raw() as g:
-        assert g.call("RESTORE", "eleven", 0, rdb_payload.payload(b"\x00\x03abc", 11)).raw == b"+OK\r\n"
+        assert g.call("RESTORE", "eleven", 0, dump_payload(b"\x00\x03abc", 11)).raw == b"+OK\r\n"
         assert g.call("GET", "eleven").value == b"abc"
-        assert g.call("RESTORE", "twelve", 0, rdb_payload.payload(b"\x00\x03abc", 12)).raw == \
+        assert g.call("RESTORE", "twelve", 0, dump_payload(b"\x00\x03abc", 12)).raw == \
             b"-ERR DUMP payload version or checksum are wrong\r\n"
 
 
@@ -546,13 +585,14 @@ def test_mutated_payloads_never_crash_nor_create_half_a_key(make_server):
     with goblin.raw() as g, redis.raw() as r:
         for conn in (g, r):
             run(conn, commands)
-            sources += [rdb_payload.body(conn.call("DUMP", key).value) for key in scan_keys(conn)]
+            sources += [payload_value(conn.call("DUMP", key).value) for key in scan_keys(conn)]
+        sources += list(older_encoding_payloads().values())
         run(g, [("FLUSHALL",), ("HSET", "victim", "f", "v")])
         outcomes = {"restored": 0, "refused": 0}
         for n, body in enumerate(b for source in sources for b in mutations(rng, source, 60)):
             replace = n % 4 == 0
             key = b"victim" if replace else b"fuzz"
-            reply = g.call("RESTORE", key, 0, rdb_payload.payload(body), *(("REPLACE",) if replace else ()))
+            reply = g.call("RESTORE", key, 0, dump_payload(body), *(("REPLACE",) if replace else ()))
             if reply.raw == b"+OK\r\n":
                 outcomes["restored"] += 1
                 assert_sound(g, key)

@@ -239,6 +239,23 @@ def rdb_file(body: bytes, version: int) -> bytes:
     return data + struct.pack("<Q", crc64(data)) if version >= 5 else data
 
 
+def dump_payload(value: bytes, version: int = 10) -> bytes:
+    """A DUMP payload: value (its type byte, then the value), the RDB version (2 bytes LE), and the
+    CRC-64 of everything before it (8 bytes LE), which RESTORE checks before it decodes the value."""
+    signed = value + struct.pack("<H", version)
+    return signed + struct.pack("<Q", crc64(signed))
+
+
+def payload_value(dumped: bytes) -> bytes:
+    """A DUMP payload's value, its trailer checked."""
+    assert len(dumped) >= 10 and dump_payload(dumped[:-10], payload_version(dumped)) == dumped, dumped[:40]
+    return dumped[:-10]
+
+
+def payload_version(dumped: bytes) -> int:
+    return struct.unpack("<H", dumped[-10:-8])[0]
+
+
 def aux(name: str, value: str) -> bytes:
     return bytes([OP_AUX]) + string(name) + string(value)
 
