@@ -223,23 +223,28 @@ def test_a_connection_the_target_dropped_is_replaced_within_the_call(routes):
     assert tested.target_conn.call("MGET", "a", "b").py() == [b"1", b"2"]
 
 
-def test_auth_and_auth2_reach_a_target_that_requires_them(make_server):
+@pytest.mark.parametrize("target_kind", [REDIS, GOBLIN])
+def test_auth_and_auth2_reach_a_target_that_requires_them(make_server, target_kind):
+    """A redis-server target with an ACL user for AUTH2; a goblin-server target (no ACL users) takes
+    AUTH2 with the default user."""
     password = "s3cret"
+    user, user_password = ("mover", "pw2") if target_kind == REDIS else ("default", password)
     replies = {}
     for kind, binary in ((GOBLIN, goblin_binary()), (REDIS, REFERENCE_BINARY)):
         source = make_server(name=f"{kind}-source", binary=binary, unix=kind == GOBLIN)
-        target = make_server(name="locked-target", binary=REFERENCE_BINARY, unix=False,
-                             options={"requirepass": password}, password=password)
-        with target.raw() as t:
-            run(t, [("AUTH", password), ("ACL", "SETUSER", "mover", "on", ">pw2", "~*", "+@all")])
+        target = make_server(name="locked-target", binary=REFERENCE_BINARY if target_kind == REDIS else goblin_binary(),
+                             unix=target_kind == GOBLIN, options={"requirepass": password}, password=password)
+        if target_kind == REDIS:
+            with target.raw() as t:
+                run(t, [("AUTH", password), ("ACL", "SETUSER", user, "on", f">{user_password}", "~*", "+@all")])
         with source.raw() as conn:
             run(conn, [("SET", "a", "1"), ("SET", "b", "2"), ("SET", "c", "3")])
             m = ("MIGRATE", "127.0.0.1", target.port)
             replies[kind] = [conn.call(*m, "a", 0, 5000).raw,
                              conn.call(*m, "a", 0, 5000, "AUTH", "wrong").raw,
-                             conn.call(*m, "a", 0, 5000, "AUTH2", "mover", "wrong").raw,
+                             conn.call(*m, "a", 0, 5000, "AUTH2", user, "wrong").raw,
                              conn.call(*m, "a", 0, 5000, "AUTH", password).raw,
-                             conn.call(*m, "", 0, 5000, "AUTH2", "mover", "pw2", "KEYS", "b", "c").raw]
+                             conn.call(*m, "", 0, 5000, "AUTH2", user, user_password, "KEYS", "b", "c").raw]
         with target.raw() as t:
             run(t, [("AUTH", password)])
             assert t.call("MGET", "a", "b", "c").py() == [b"1", b"2", b"3"]
