@@ -192,6 +192,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("age", (now_ms - c.created_ms) / 1000);
   number("idle", (now_ms - c.last_interaction_ms) / 1000);
   std::string flags;  // in Redis's order
+  if (c.is_replica()) flags += 'S';
   if (c.monitor) flags += 'O';
   if (c.subscribed()) flags += 'P';
   if (c.in_multi) flags += 'x';
@@ -263,8 +264,9 @@ std::optional<std::string> ClientTypeName(std::string_view text) {
   return std::nullopt;
 }
 
-// Redis's client types; Goblin has no masters or replicas.
+// Redis's client types; Goblin has no master link.
 std::string_view ClientType(const Client& client) {
+  if (client.is_replica()) return "replica";
   return client.subscribed() ? "pubsub" : "normal";
 }
 

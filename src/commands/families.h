@@ -24,6 +24,7 @@ void RegisterSetCommands(CommandTable* table);
 void RegisterListCommands(CommandTable* table);
 void RegisterSortCommands(CommandTable* table);
 void RegisterPersistenceCommands(CommandTable* table);
+void RegisterReplicationCommands(CommandTable* table);
 void RegisterPubsubCommands(CommandTable* table);
 void RegisterBitmapCommands(CommandTable* table);
 void RegisterScriptingCommands(CommandTable* table);

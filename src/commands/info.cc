@@ -14,6 +14,7 @@
 #include "core/version.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/script_runner.h"
 
 namespace goblin {
@@ -197,11 +198,15 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("mem_fragmentation_ratio", ratio(rss, used));
   w.Field("mem_fragmentation_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(used));
   w.Field("mem_not_counted_for_evict", "0");
-  w.Field("mem_replication_backlog", "0");
-  w.Field("mem_total_replication_buffers", "0");
-  w.Field("mem_clients_slaves", "0");
+  const size_t backlog = s.replication->BacklogBytes();
+  const size_t replica_buffers = s.replication->ReplicaBufferBytes();
+  w.Field("mem_replication_backlog", static_cast<uint64_t>(backlog));
+  w.Field("mem_total_replication_buffers", static_cast<uint64_t>(backlog + replica_buffers));
+  w.Field("mem_clients_slaves", static_cast<uint64_t>(replica_buffers));
   size_t client_memory = 0;
-  for (Client* c : s.ClientsById()) client_memory += c->input.capacity() + c->output.capacity();
+  for (Client* c : s.ClientsById()) {
+    if (!c->is_replica()) client_memory += c->input.capacity() + c->output.capacity();
+  }
   w.Field("mem_clients_normal", static_cast<uint64_t>(client_memory));
   w.Field("mem_cluster_links", "0");
   w.Field("mem_aof_buffer", "0");
@@ -230,15 +235,16 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("total_net_input_bytes", st.net_input_bytes);
   w.Field("total_net_output_bytes", st.net_output_bytes);
   w.Field("total_net_repl_input_bytes", "0");
-  w.Field("total_net_repl_output_bytes", "0");
+  w.Field("total_net_repl_output_bytes", st.net_repl_output_bytes);
   w.Field("instantaneous_input_kbps", "0.00");
   w.Field("instantaneous_output_kbps", "0.00");
   w.Field("instantaneous_input_repl_kbps", "0.00");
   w.Field("instantaneous_output_repl_kbps", "0.00");
   w.Field("rejected_connections", st.rejected_connections);
-  w.Field("sync_full", "0");
-  w.Field("sync_partial_ok", "0");
-  w.Field("sync_partial_err", "0");
+  const ReplicationStats& repl = ctx.server.replication->stats();
+  w.Field("sync_full", repl.sync_full);
+  w.Field("sync_partial_ok", repl.sync_partial_ok);
+  w.Field("sync_partial_err", repl.sync_partial_err);
   w.Field("expired_keys", st.keyspace.expired_keys);
   w.Field("expired_stale_perc", "0.00");
   w.Field("expired_time_cap_reached_count", "0");
@@ -282,17 +288,31 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
 
 void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
   w.Section("Replication");
+  const Replication& replication = *ctx.server.replication;
+  const std::vector<Client*> replicas = replication.Replicas();
   w.Field("role", "master");
-  w.Field("connected_slaves", "0");
+  w.Field("connected_slaves", static_cast<uint64_t>(replicas.size()));
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const ReplicaLink& link = replicas[i]->replica;
+    const int64_t lag = link.state == ReplicaState::kOnline
+                            ? ctx.now_ms / 1000 - link.ack_time_ms / 1000
+                            : 0;
+    w.Field("slave" + std::to_string(i),
+            "ip=" + Replication::ReplicaIp(*replicas[i]) +
+                ",port=" + std::to_string(link.listening_port) +
+                ",state=" + std::string(Replication::StateName(link.state)) +
+                ",offset=" + std::to_string(link.ack_offset) + ",lag=" + std::to_string(lag));
+  }
+  const ReplBacklog* backlog = replication.backlog();
   w.Field("master_failover_state", "no-failover");
   w.Field("master_replid", ctx.server.replication_id);
   w.Field("master_replid2", "0000000000000000000000000000000000000000");
-  w.Field("master_repl_offset", "0");
+  w.Field("master_repl_offset", replication.offset());
   w.Field("second_repl_offset", "-1");
-  w.Field("repl_backlog_active", "0");
-  w.Field("repl_backlog_size", "1048576");
-  w.Field("repl_backlog_first_byte_offset", "0");
-  w.Field("repl_backlog_histlen", "0");
+  w.Field("repl_backlog_active", backlog != nullptr ? "1" : "0");
+  w.Field("repl_backlog_size", ctx.server.config.repl_backlog_size);
+  w.Field("repl_backlog_first_byte_offset", backlog != nullptr ? backlog->first_offset() : 0);
+  w.Field("repl_backlog_histlen", static_cast<uint64_t>(backlog != nullptr ? backlog->size() : 0));
 }
 
 void CpuSection(CommandContext&, InfoWriter& w) {

@@ -71,10 +71,11 @@ std::vector<std::string> AclCategories(const Command& command) {
                                                                 {"geo", "@geo"},
                                                                 {"connection", "@connection"},
                                                                 {"transactions", "@transaction"}};
-  // An acl naming data-type categories itself (SORT: @set @sortedset @list) stands for the
-  // group's.
+  // An acl naming data-type categories itself (SORT: @set @sortedset @list), or @connection
+  // (WAIT, a generic command that is no @keyspace one), stands for the group's.
   const bool names_types = command.acl.find("@list") != std::string::npos ||
-                           command.acl.find("@set") != std::string::npos;
+                           command.acl.find("@set") != std::string::npos ||
+                           command.acl.find("@connection") != std::string::npos;
   for (const auto& [group, category] : kGroups) {
     if (command.group == group && !names_types) categories.push_back(category);
   }

@@ -18,6 +18,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterListCommands(table);
   RegisterSortCommands(table);
   RegisterPersistenceCommands(table);
+  RegisterReplicationCommands(table);
   RegisterPubsubCommands(table);
   RegisterBitmapCommands(table);
   RegisterScriptingCommands(table);

@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/script_runner.h"
 
 namespace goblin {
@@ -197,8 +198,12 @@ void MemoryStatsCommand(CommandContext& ctx) {
     tables += s.db(static_cast<int>(i)).TableBytes();
   }
   size_t clients = 0;
-  for (Client* c : s.ClientsById()) clients += c->input.capacity() + c->output.capacity();
-  size_t overhead = tables + clients;
+  for (Client* c : s.ClientsById()) {
+    if (!c->is_replica()) clients += c->input.capacity() + c->output.capacity();
+  }
+  const size_t backlog = s.replication->BacklogBytes();
+  const size_t replicas = s.replication->ReplicaBufferBytes();
+  size_t overhead = tables + clients + backlog + replicas;
   size_t dataset = used > overhead ? used - overhead : 0;
   size_t rss = ResidentBytes();
   ReplyBuilder& r = ctx.reply;
@@ -213,8 +218,8 @@ void MemoryStatsCommand(CommandContext& ctx) {
   field("peak.allocated", static_cast<int64_t>(s.PeakMemory()));
   field("total.allocated", static_cast<int64_t>(used));
   field("startup.allocated", 0);
-  field("replication.backlog", 0);
-  field("clients.slaves", 0);
+  field("replication.backlog", static_cast<int64_t>(backlog));
+  field("clients.slaves", static_cast<int64_t>(replicas));
   field("clients.normal", static_cast<int64_t>(clients));
   field("cluster.links", 0);
   field("aof.buffer", 0);
@@ -796,13 +801,23 @@ void ModuleHelpCommand(CommandContext& ctx) {
              "UNLOAD <name>", "    Unload a module."});
 }
 
-// Goblin has no replication: it is always a master without replicas, at offset 0 (as INFO
-// replication says).
+// A master: its offset and, for each online replica, its address, port and acknowledged offset.
 void RoleCommand(CommandContext& ctx) {
+  const Replication& replication = *ctx.server.replication;
+  std::vector<Client*> online;
+  for (Client* replica : replication.Replicas()) {
+    if (replica->replica.state == ReplicaState::kOnline) online.push_back(replica);
+  }
   ctx.reply.Array(3);
   ctx.reply.Bulk("master");
-  ctx.reply.Integer(0);
-  ctx.reply.Array(0);
+  ctx.reply.Integer(static_cast<int64_t>(replication.offset()));
+  ctx.reply.Array(online.size());
+  for (const Client* replica : online) {
+    ctx.reply.Array(3);
+    ctx.reply.Bulk(Replication::ReplicaIp(*replica));
+    ctx.reply.Bulk(std::to_string(replica->replica.listening_port));
+    ctx.reply.Bulk(std::to_string(replica->replica.ack_offset));
+  }
 }
 
 void MonitorCommand(CommandContext& ctx) {

@@ -41,6 +41,8 @@ class ReplyBuilder {
   void Raw(std::string_view bytes) { out_->append(bytes); }
 
   std::string* buffer() { return out_; }
+  // Replies go to out from now on (a replica's replies are set aside from its stream).
+  void set_buffer(std::string* out) { out_ = out; }
 
  private:
   void Header(char type, int64_t count);

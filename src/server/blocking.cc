@@ -2,6 +2,7 @@
 // wake-up when a key changes, timeouts, CLIENT UNBLOCK.
 #include <algorithm>
 
+#include "server/replication.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -29,6 +30,38 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
   }
   if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
   ++stats.blocked_clients;
+}
+
+void Server::BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset,
+                              int64_t replicas) {
+  BlockState& block = client.block;
+  client.blocked = true;
+  block = BlockState();
+  block.db = client.db;
+  block.deadline_ms = deadline_ms;
+  block.waits_for_replicas = true;
+  block.replica_offset = offset;
+  block.replicas = replicas;
+  if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
+  ++stats.blocked_clients;
+  replication->AddWaiter(client);
+}
+
+void Server::ReleaseWait(Client& client, int64_t acknowledged) {
+  UnblockClient(client);
+  client.reply.Integer(acknowledged);
+  ResumeClient(client);
+}
+
+void Server::ReplyBlockTimeout(Client& client) {
+  if (client.block.waits_for_replicas) {
+    const int64_t acknowledged = replication->CountAcknowledged(client.block.replica_offset);
+    UnblockClient(client);
+    client.reply.Integer(acknowledged);
+  } else {
+    UnblockClient(client);
+    client.reply.NullArray();
+  }
 }
 
 void Server::UnblockClient(Client& client) {
@@ -99,8 +132,7 @@ void Server::HandleBlockTimeouts() {
       block_deadlines_.erase(block_deadlines_.begin());
       continue;
     }
-    UnblockClient(*client);
-    client->reply.NullArray();
+    ReplyBlockTimeout(*client);
     ResumeClient(*client);
   }
 }
@@ -108,11 +140,11 @@ void Server::HandleBlockTimeouts() {
 bool Server::UnblockById(uint64_t id, bool with_error) {
   Client* client = FindClient(id);
   if (client == nullptr || !client->blocked) return false;
-  UnblockClient(*client);
   if (with_error) {
+    UnblockClient(*client);
     client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   } else {
-    client->reply.NullArray();
+    ReplyBlockTimeout(*client);
   }
   ResumeClient(*client);
   return true;

@@ -28,6 +28,38 @@ enum class ClientKind {
   kScript,      // the commands a running script or function calls
 };
 
+// Where a replica's synchronization stands (server/replication.h), as Redis names the states.
+enum class ReplicaState {
+  kNone,             // not a replica
+  kWaitBgsaveStart,  // SYNC or PSYNC arrived; no snapshot for it has started yet
+  kWaitBgsaveEnd,    // +FULLRESYNC sent; the snapshot is being written, the stream held
+  kSendBulk,         // the snapshot file is being sent; the stream follows it
+  kOnline,           // receiving the stream
+};
+
+// A connection's replication link: what REPLCONF told about it and, once SYNC or PSYNC made it
+// a replica, its synchronization and acknowledgements.
+struct ReplicaLink {
+  ReplicaState state = ReplicaState::kNone;
+  int64_t listening_port = 0;  // REPLCONF listening-port
+  std::string ip_address;      // REPLCONF ip-address, else the peer's address is shown
+  bool rdb_only = false;       // REPLCONF rdb-only 1: closed once the snapshot is sent
+  // REPLCONF rdb-filter-only: the snapshot holds no keys, and the function libraries only
+  // when filtered_functions (redis-cli --replica and --functions-rdb ask for this).
+  bool filtered = false;
+  bool filtered_functions = false;
+  bool pre_psync = false;       // came with SYNC: no +FULLRESYNC line, never acknowledges
+  bool psync2 = false;          // REPLCONF capa psync2: +CONTINUE names the replication id
+  uint64_t initial_offset = 0;  // the offset +FULLRESYNC named
+  uint64_t ack_offset = 0;      // the last REPLCONF ACK
+  int64_t ack_time_ms = 0;      // when it arrived (or the link came online)
+  // kSendBulk: "$<size>\r\n" not yet written, then the file's bytes from rdb_sent on.
+  std::string preamble;
+  int rdb_fd = -1;
+  uint64_t rdb_sent = 0;
+  uint64_t rdb_size = 0;
+};
+
 // What a client blocked by BZPOPMIN and friends waits for.
 struct BlockState {
   int db = 0;
@@ -38,6 +70,11 @@ struct BlockState {
   bool retries_without_key = false;
   std::vector<std::string> argv;  // the command, run again when a key changes
   std::vector<std::string> keys;
+  // WAIT: no keys; released once replicas replicas acknowledged offset, or at the deadline
+  // with the count so far.
+  bool waits_for_replicas = false;
+  uint64_t replica_offset = 0;
+  int64_t replicas = 0;
 };
 
 struct Client {
@@ -113,6 +150,14 @@ struct Client {
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size() - output_sent; }
+
+  // Replication (server/replication.h). A replica's output is the replication stream; replies
+  // to its own commands go to discarded_replies instead (a replica that gets one is dropped).
+  ReplicaLink replica;
+  bool is_replica() const { return replica.state != ReplicaState::kNone; }
+  std::string discarded_replies;
+  // master_repl_offset right after this client's last command that fed the stream (WAIT).
+  uint64_t write_offset = 0;
 
   // CLIENT TRACKING (server/tracking.h): client-side caching.
   struct Tracking {

@@ -115,8 +115,9 @@ class ConfigRegistry::OptionTable {
     Add(name, Kind::kInt, field, mutability, hook, min, max);
   }
   // A byte count written with Redis's units ("64mb"); never negative.
-  void Memory(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability) {
-    Add(name, Kind::kMemory, field, mutability, kNone, min, max);
+  void Memory(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability,
+              ConfigHook hook = kNone) {
+    Add(name, Kind::kMemory, field, mutability, hook, min, max);
   }
   // File permission bits, written in octal.
   void Octal(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability) {
@@ -476,6 +477,21 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("list-max-listpack-size", &c.list_max_listpack_size, kMinInt, kMaxInt, kMutable);
   table.Alias("list-max-ziplist-size");
   table.Int("list-compress-depth", &c.list_compress_depth, 0, kMaxInt, kMutable);
+  table.Memory("repl-backlog-size", &c.repl_backlog_size, 1, kMaxLong, kMutable,
+               ConfigHook::kReplBacklog);
+  table.Int("repl-backlog-ttl", &c.repl_backlog_ttl, 0, kMaxInt, kMutable);
+  table.Int("repl-ping-replica-period", &c.repl_ping_replica_period, 1, kMaxInt, kMutable);
+  table.Alias("repl-ping-slave-period");
+  table.Int("repl-timeout", &c.repl_timeout, 1, kMaxInt, kMutable);
+  table.Bool("repl-diskless-sync", &c.repl_diskless_sync, kMutable);
+  table.Int("repl-diskless-sync-delay", &c.repl_diskless_sync_delay, 0, kMaxInt, kMutable);
+  table.Int("repl-diskless-sync-max-replicas", &c.repl_diskless_sync_max_replicas, 0, kMaxInt,
+            kMutable);
+  table.Bool("repl-disable-tcp-nodelay", &c.repl_disable_tcp_nodelay, kMutable);
+  table.Int("min-replicas-to-write", &c.min_replicas_to_write, 0, kMaxInt, kMutable);
+  table.Alias("min-slaves-to-write");
+  table.Int("min-replicas-max-lag", &c.min_replicas_max_lag, 0, kMaxInt, kMutable);
+  table.Alias("min-slaves-max-lag");
   table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);

@@ -26,7 +26,7 @@ struct OutputBufferLimit {
   int64_t soft_seconds = 0;
 };
 
-// By class, in Redis's order: normal, replica (no replicas here; kept for CONFIG), pubsub.
+// By class, in Redis's order: normal, replica, pubsub.
 struct OutputBufferLimits {
   OutputBufferLimit normal;
   OutputBufferLimit replica = {256LL << 20, 64LL << 20, 60};
@@ -106,6 +106,18 @@ struct Config {
   int64_t stream_node_max_entries = 100;
   // A sparse HyperLogLog turns dense past this many bytes, header included (core/hyperloglog.h).
   int64_t hll_sparse_max_bytes = 3000;
+  // Replication, the master's side (server/replication.h). A full sync is always disk-based:
+  // repl-diskless-sync and its delays are stored and reported only.
+  int64_t repl_backlog_size = 1024 * 1024;
+  int64_t repl_backlog_ttl = 3600;
+  int64_t repl_ping_replica_period = 10;
+  int64_t repl_timeout = 60;
+  bool repl_diskless_sync = false;
+  int64_t repl_diskless_sync_delay = 5;
+  int64_t repl_diskless_sync_max_replicas = 0;
+  bool repl_disable_tcp_nodelay = false;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
   // Diagnostics.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;
@@ -134,6 +146,7 @@ enum class ConfigHook {
   kRebindTcp,    // the TCP listeners are reopened, once, after every other hook
   kPersistence,  // persistence opens or closes the append-only log, or changes its fsync
   kAccessClock,  // the keyspace's access stamps follow maxmemory-policy and the lfu-* options
+  kReplBacklog,  // the replication backlog takes repl-backlog-size (at least 16 KB, as Redis)
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

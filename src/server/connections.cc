@@ -20,6 +20,7 @@
 
 #include "server/log.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -92,6 +93,14 @@ void Server::KillClient(Client& victim, const Client& caller) {
   victim.output.clear();
   victim.output_sent = 0;
   clients_to_close_.push_back(&victim);
+}
+
+void Server::CloseClientSoon(Client& client) {
+  if (client.close_after_reply && client.output.empty()) return;
+  client.close_after_reply = true;
+  client.output.clear();
+  client.output_sent = 0;
+  clients_to_close_.push_back(&client);
 }
 
 bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
@@ -332,6 +341,7 @@ bool Server::ServeEvents(int timeout_ms) {
   for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
   if (resume_paused_) ResumePausedClients();
   tracking.Broadcast();
+  replication->BeforeSleep();
   FlushQueuedWrites();
   CloseClientsToClose();
   return true;
@@ -484,6 +494,13 @@ void Server::ProcessInput(Client& client) {
 void Server::Flush(Client& client) {
   // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
   if (persistence->log_pending()) persistence->FlushLog();
+  // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).
+  if (client.is_replica() && !replication->SendBulk(client)) {
+    if (client.close_after_reply || DropOverOutputLimit(client)) return;
+    UpdateEpoll(client);
+    return;
+  }
+  uint64_t& written = client.is_replica() ? stats.net_repl_output_bytes : stats.net_output_bytes;
   while (client.pending_output() > 0) {
     ssize_t n =
         write(client.fd, client.output.data() + client.output_sent, client.pending_output());
@@ -496,7 +513,7 @@ void Server::Flush(Client& client) {
       break;
     }
     ++stats.total_writes_processed;
-    stats.net_output_bytes += static_cast<uint64_t>(n);
+    written += static_cast<uint64_t>(n);
     client.output_sent += static_cast<size_t>(n);
   }
   if (client.pending_output() == 0) {
@@ -508,22 +525,26 @@ void Server::Flush(Client& client) {
       clients_to_close_.push_back(&client);
       return;
     }
-  } else if (OverOutputLimit(client)) {
-    LogWarning("Client id=" + std::to_string(client.id) +
-               " scheduled to be closed ASAP for overcoming of output buffer limits.");
-    ++stats.client_output_buffer_limit_disconnections;
-    client.output.clear();
-    client.output_sent = 0;
-    client.close_after_reply = true;
-    clients_to_close_.push_back(&client);
+  } else if (DropOverOutputLimit(client)) {
     return;
   }
   UpdateEpoll(client);
 }
 
+bool Server::DropOverOutputLimit(Client& client) {
+  if (!OverOutputLimit(client)) return false;
+  LogWarning("Client id=" + std::to_string(client.id) +
+             " scheduled to be closed ASAP for overcoming of output buffer limits.");
+  ++stats.client_output_buffer_limit_disconnections;
+  CloseClientSoon(client);
+  return true;
+}
+
 bool Server::OverOutputLimit(Client& client) {
   const OutputBufferLimits& limits = config.client_output_buffer_limit;
-  const OutputBufferLimit& limit = client.subscribed() ? limits.pubsub : limits.normal;
+  const OutputBufferLimit& limit = client.is_replica()   ? limits.replica
+                                  : client.subscribed() ? limits.pubsub
+                                                        : limits.normal;
   const auto pending = static_cast<int64_t>(client.pending_output());
   if (limit.hard > 0 && pending >= limit.hard) return true;
   if (limit.soft == 0 || pending < limit.soft) {
@@ -535,7 +556,10 @@ bool Server::OverOutputLimit(Client& client) {
 }
 
 void Server::UpdateEpoll(Client& client) {
-  bool want_write = client.pending_output() > 0;
+  // A replica sends its snapshot first and holds its stream until then.
+  const ReplicaState state = client.replica.state;
+  bool want_write = state == ReplicaState::kSendBulk ||
+                    (client.pending_output() > 0 && state != ReplicaState::kWaitBgsaveEnd);
   if (want_write == client.want_write) return;
   client.want_write = want_write;
   epoll_event event{};
@@ -556,6 +580,7 @@ void Server::CloseClient(Client& client) {
   pubsub.RemoveClient(client);
   RemoveMonitor(client);
   tracking.Disable(client);
+  replication->RemoveReplica(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
 }

@@ -7,7 +7,9 @@
 #include "core/ascii.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
+#include "server/log.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/script_runner.h"
 #include "server/server.h"
 
@@ -28,6 +30,15 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   }
   // Invalidations of the client's own keys follow its reply (and pass CLIENT REPLY OFF).
   tracking.Leave(tracking_frame, argv);
+  // A replica's link carries the stream only: one that made a reply is dropped, as in Redis.
+  if (client.is_replica() && !client.discarded_replies.empty()) {
+    LogWarning("Replica generated a reply to command '" + client.last_command +
+               "', disconnecting it: id=" + std::to_string(client.id) +
+               " addr=" + client.address);
+    client.discarded_replies.clear();
+    CloseClientSoon(client);
+    return;
+  }
   if (client.paused) return;
   if (any_ready_) HandleReadyKeys();
 }
@@ -134,6 +145,15 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       return;
     }
   }
+  // min-replicas-to-write: writes, and EXEC of a transaction holding one.
+  if (client.is_connection() && !client.in_exec &&
+      ((command->flags & kCmdWrite) ||
+       (command->name == "exec" &&
+        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdWrite) != 0; }))) &&
+      !replication->EnoughGoodReplicas(now_ms_)) {
+    reject(errors::kNoReplicas, command);
+    return;
+  }
   if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(*command)) {
     reject("ERR Can't execute '" + command->name +
                "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
@@ -162,6 +182,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   size_t output_before = client.output.size();
   const uint64_t dirty_before = dirty;
   const uint64_t changes_before = stats.keyspace.modifications;
+  const uint64_t repl_offset_before = replication->offset();
   effects.BeginCommand();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   command_touches_keys_ =
@@ -178,6 +199,8 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   effects.EndCommand(client.db, argv,
                      (command->flags & (kCmdWrite | kCmdMayReplicate)) &&
                          (dirty != dirty_before || stats.keyspace.modifications != changes_before));
+  // WAIT counts the replicas that acknowledged the client's last write.
+  if (replication->offset() != repl_offset_before) client.write_offset = replication->offset();
   const uint64_t elapsed = CycleClock::Now() - start;
   int64_t duration = CycleClock::ToMicros(elapsed);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.

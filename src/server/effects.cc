@@ -1,5 +1,7 @@
 #include "server/effects.h"
 
+#include <algorithm>
+
 namespace goblin {
 
 namespace {
@@ -12,6 +14,14 @@ Effect MakeEffect(int db, std::span<const std::string_view> argv) {
 }
 
 }  // namespace
+
+void EffectStream::AddConsumer(EffectConsumer* consumer) {
+  if (std::find(consumers_.begin(), consumers_.end(), consumer) == consumers_.end()) {
+    consumers_.push_back(consumer);
+  }
+}
+
+void EffectStream::RemoveConsumer(EffectConsumer* consumer) { std::erase(consumers_, consumer); }
 
 void EffectStream::BeginCommand() {
   if (depth_ == frames_.size()) frames_.emplace_back();
@@ -49,14 +59,14 @@ void EffectStream::Deliver() {
   const bool transaction = transaction_;
   transaction_ = false;
   if (pending_.empty()) return;
-  if (consumer_ != nullptr) {
+  if (!consumers_.empty()) {
     if (transaction || pending_.size() > 1) {
       const int first_db = pending_.front().db;
       const int last_db = pending_.back().db;
       pending_.insert(pending_.begin(), Effect{first_db, {"MULTI"}});
       pending_.push_back(Effect{last_db, {"EXEC"}});
     }
-    consumer_->ConsumeEffects(pending_);
+    for (EffectConsumer* consumer : consumers_) consumer->ConsumeEffects(pending_);
   }
   pending_.clear();
 }

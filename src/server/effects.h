@@ -9,15 +9,16 @@
 // Effects are gathered per unit: one top-level command, or a whole transaction run by EXEC
 // (its queued commands are nested units that join the outer one). When the outermost command
 // returns, the unit's effects go to the consumer in order, inside MULTI ... EXEC when the unit
-// is a transaction or made more than one change. The append-only file is the consumer today;
-// replicas and script effects read the same stream.
+// is a transaction or made more than one change. The append-only file and replication
+// (server/replication.h) consume it, each registered while it listens.
 //
 // Invariants:
-//  1. Effects reach the consumer in the order they were made, a whole unit at a time, before
-//     the reply of the unit's command is written (the server flushes the log first).
+//  1. Effects reach every consumer in the order they were made, a whole unit at a time, before
+//     the reply of the unit's command is written (the server flushes the log first), each
+//     consumer in the order it was added.
 //  2. A write command that changed nothing has no effect of its own (its expiries still count).
 //  3. Nothing is gathered while no consumer listens (active() is false): a server without an
-//     append-only file pays one branch per command.
+//     append-only file or replication backlog pays one branch per command.
 #pragma once
 
 #include <cstddef>
@@ -47,9 +48,11 @@ class EffectStream {
   EffectStream(const EffectStream&) = delete;
   EffectStream& operator=(const EffectStream&) = delete;
 
-  // The consumer listens from now on (nullptr: nobody does, and nothing is gathered).
-  void set_consumer(EffectConsumer* consumer) { consumer_ = consumer; }
-  bool active() const { return consumer_ != nullptr; }
+  // consumer listens from now on (adding one already listening changes nothing).
+  void AddConsumer(EffectConsumer* consumer);
+  // consumer stops listening; with none left nothing is gathered.
+  void RemoveConsumer(EffectConsumer* consumer);
+  bool active() const { return !consumers_.empty(); }
 
   // A command starts; a command started inside another (EXEC's queue) joins its unit.
   void BeginCommand();
@@ -90,7 +93,7 @@ class EffectStream {
 
   void Deliver();
 
-  EffectConsumer* consumer_ = nullptr;
+  std::vector<EffectConsumer*> consumers_;
   std::vector<Frame> frames_;    // the commands running, outermost first
   size_t depth_ = 0;             // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;  // the running unit's effects

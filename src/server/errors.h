@@ -110,6 +110,7 @@ inline constexpr std::string_view kOutOfMemory =
     "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kLoading = "LOADING Redis is loading the dataset in memory";
 inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
+inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
 inline constexpr std::string_view kInvalidClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";

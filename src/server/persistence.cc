@@ -28,6 +28,7 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/memory_stats.h"
+#include "server/replication.h"
 #include "server/script_runner.h"
 #include "server/server.h"
 
@@ -73,10 +74,21 @@ RdbWriteOptions Persistence::RdbOptions() const {
 
 bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                                 std::string* error) const {
-  const Config& config = server_.config;
-  if (config.snapshot_format != "rdb") {
+  if (server_.config.snapshot_format != "rdb") {
     return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error);
   }
+  return WriteRdb(path, now_ms, stats, error);
+}
+
+bool Persistence::WriteFilteredRdb(const std::string& path, bool functions,
+                                   std::string* error) const {
+  SnapshotSaveStats stats;
+  return WriteRdb(path, server_.NowMs(), &stats, error, false, functions);
+}
+
+bool Persistence::WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
+                           std::string* error, bool keys, bool functions) const {
+  const Config& config = server_.config;
   RdbWriteOptions options = RdbOptions();
   options.used_memory = AllocatedBytes();
   // As Redis: idle times under an LRU policy, counters under an LFU one.
@@ -87,7 +99,9 @@ bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, Snapsho
     options.access_records = RdbWriteOptions::AccessRecords::kFreq;
   }
   options.clock = &server_.access_clock;
-  return WriteRdbFile(Databases(), FunctionLibraries(), path, now_ms, options, stats, error);
+  return WriteRdbFile(keys ? Databases() : std::vector<const Database*>(),
+                      functions ? FunctionLibraries() : std::vector<std::string_view>(), path,
+                      now_ms, options, stats, error);
 }
 
 std::string Persistence::LogDirectory() const {
@@ -389,7 +403,9 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
 // ---- Snapshots ------------------------------------------------------------------------------
 
 std::string Persistence::Save() {
-  if (child_kind_ == ChildKind::kSnapshot) return std::string(errors::kBgsaveInProgress);
+  if (child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication) {
+    return std::string(errors::kBgsaveInProgress);
+  }
   SnapshotSaveStats stats;
   std::string error;
   const int64_t start = server_.NowMs();
@@ -409,7 +425,9 @@ std::string Persistence::Save() {
 
 std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
   *scheduled = false;
-  if (child_kind_ == ChildKind::kSnapshot) return std::string(errors::kBgsaveInProgress);
+  if (child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication) {
+    return std::string(errors::kBgsaveInProgress);
+  }
   if (child_kind_ == ChildKind::kRewrite) {
     if (!schedule) {
       return "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
@@ -425,6 +443,10 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
     return "ERR " + error;
   }
   return "";
+}
+
+bool Persistence::StartReplicationSnapshot(const std::string& path, std::string* error) {
+  return StartChild(ChildKind::kReplication, path, error);
 }
 
 std::string Persistence::DebugReload() {
@@ -469,10 +491,16 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     SnapshotSaveStats stats;
     std::string child_error;
     // A BGSAVE writes the configured format; an AOF rewrite always a Goblin snapshot (the base).
-    const bool ok = kind == ChildKind::kSnapshot
-                        ? WriteSnapshot(target, server_.NowMs(), &stats, &child_error)
-                        : WriteSnapshotFile(Databases(), FunctionLibraries(), target,
-                                            server_.NowMs(), &stats, &child_error);
+    // A replication child always RDB, for the replica.
+    bool ok;
+    if (kind == ChildKind::kSnapshot) {
+      ok = WriteSnapshot(target, server_.NowMs(), &stats, &child_error);
+    } else if (kind == ChildKind::kReplication) {
+      ok = WriteRdb(target, server_.NowMs(), &stats, &child_error);
+    } else {
+      ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(), &stats,
+                             &child_error);
+    }
     if (!ok) LogWarning("Background save error: " + child_error);
     // The private pages that were written: copied on write.
     const uint64_t cow = SmapsBytes("Private_Dirty");
@@ -488,8 +516,8 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
   child_start_ms_ = server_.NowMs();
   child_target_ = target;
   dirty_at_fork_ = server_.dirty;
-  if (kind == ChildKind::kSnapshot) {
-    last_bgsave_try_ms_ = child_start_ms_;
+  if (kind == ChildKind::kSnapshot || kind == ChildKind::kReplication) {
+    if (kind == ChildKind::kSnapshot) last_bgsave_try_ms_ = child_start_ms_;
     LogNotice("Background saving started by pid " + std::to_string(pid));
   } else {
     LogNotice("Background append only file rewriting started by pid " + std::to_string(pid));
@@ -516,6 +544,15 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   child_pid_ = -1;
   server_.SetChildSharesPages(false);
   const int64_t seconds = (now_ms - child_start_ms_) / 1000;
+  if (kind == ChildKind::kReplication) {
+    if (ok) {
+      LogNotice("Background saving terminated with success");
+    } else {
+      LogWarning("Background saving error");
+    }
+    server_.replication->SnapshotDone(ok, child_target_);
+    return;
+  }
   if (kind == ChildKind::kSnapshot) {
     last_bgsave_ok_ = ok;
     last_bgsave_seconds_ = seconds;
@@ -574,7 +611,10 @@ void Persistence::KillChild() {
   child_pipe_ = -1;
   child_pid_ = -1;
   server_.SetChildSharesPages(false);
+  const ChildKind kind = child_kind_;
   child_kind_ = ChildKind::kNone;
+  // The replicas waiting for the snapshot are dropped; they come back for another.
+  if (kind == ChildKind::kReplication) server_.replication->SnapshotDone(false, child_target_);
 }
 
 // ---- Append-only file -----------------------------------------------------------------------
@@ -619,7 +659,7 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   if (!manifest_.Persist(dir, error)) return false;
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_ = std::move(writer);
-  server_.effects.set_consumer(this);
+  server_.effects.AddConsumer(this);
   aof_write_ok_ = true;
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_;
@@ -640,7 +680,7 @@ void Persistence::StopLog() {
   if (child_kind_ == ChildKind::kRewrite) KillChild();
   if (aof_) aof_->Close();
   aof_.reset();
-  server_.effects.set_consumer(nullptr);
+  server_.effects.RemoveConsumer(this);
   rewrite_scheduled_ = false;
 }
 
@@ -666,7 +706,7 @@ std::string Persistence::RewriteLog(bool* scheduled) {
   if (child_kind_ == ChildKind::kRewrite) {
     return "ERR Background append only file rewriting already in progress";
   }
-  if (child_kind_ == ChildKind::kSnapshot) {
+  if (child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication) {
     rewrite_scheduled_ = true;
     *scheduled = true;
     return "";
@@ -711,7 +751,9 @@ std::string Persistence::OnConfigChange(std::string_view name) {
   if (loading_) return "";  // LoadAtStartup opens (or not) the log when the load ends
   if (server_.config.appendonly && aof_ == nullptr) {
     std::string error;
-    if (child_kind_ == ChildKind::kSnapshot) KillChild();
+    if (child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication) {
+      KillChild();
+    }
     manifest_ = AofManifest(server_.config.appendfilename);
     std::string ignored;
     manifest_.Load(LogDirectory(), server_.config.appendfilename, &ignored);
@@ -726,7 +768,7 @@ std::string Persistence::OnConfigChange(std::string_view name) {
     if (!writer->Open(JoinPath(dir, incr), &error)) return "ERR " + error;
     manifest_.AddIncr(incr);
     aof_ = std::move(writer);
-    server_.effects.set_consumer(this);
+    server_.effects.AddConsumer(this);
     rewrite_first_incr_ = incr;
     aof_history_size_ = 0;
     if (!StartChild(ChildKind::kRewrite, JoinPath(dir, manifest_.NextBaseName()), &error)) {
@@ -820,7 +862,8 @@ std::vector<std::pair<std::string, std::string>> Persistence::InfoFields(int64_t
       f.emplace_back(std::move(name), std::to_string(value));
     }
   };
-  const bool bgsave = child_kind_ == ChildKind::kSnapshot;
+  const bool bgsave =
+      child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication;
   const bool rewrite = child_kind_ == ChildKind::kRewrite;
   const int64_t child_seconds = child_pid_ >= 0 ? (now_ms - child_start_ms_) / 1000 : -1;
   add("loading", loading_ ? "1" : "0");

@@ -67,6 +67,15 @@ class Persistence : public EffectConsumer {
   std::string Save();
   // BGSAVE [SCHEDULE]: "" when started (or scheduled), else the error reply text.
   std::string BackgroundSave(bool schedule, bool* scheduled);
+  // A full sync's snapshot (server/replication.h): a child writes the keyspace as RDB to path
+  // whatever snapshot-format says; Replication::SnapshotDone hears when it ends. False with
+  // *error when it could not start. REQUIRES: !child_running().
+  bool StartReplicationSnapshot(const std::string& path, std::string* error);
+  // The snapshot of a replica that asked for no keys: the RDB file of an empty keyspace, with
+  // the function libraries when functions, written here in the foreground.
+  bool WriteFilteredRdb(const std::string& path, bool functions, std::string* error) const;
+  bool child_running() const { return child_kind_ != ChildKind::kNone; }
+  bool replication_child_running() const { return child_kind_ == ChildKind::kReplication; }
   // DEBUG RELOAD: save, empty the keyspace, load the file back.
   std::string DebugReload();
   // How values are written as RDB under the current configuration (encoding limits,
@@ -98,12 +107,15 @@ class Persistence : public EffectConsumer {
   std::vector<std::pair<std::string, std::string>> InfoFields(int64_t now_ms) const;
 
  private:
-  enum class ChildKind { kNone, kSnapshot, kRewrite };
+  // A replication child writes an RDB snapshot as a BGSAVE does, to a file of its own.
+  enum class ChildKind { kNone, kSnapshot, kRewrite, kReplication };
 
   std::string SnapshotPath() const;
   // SAVE's and BGSAVE's file at path, in the format snapshot-format names.
   bool WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                      std::string* error) const;
+  bool WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
+                std::string* error, bool keys = true, bool functions = true) const;
   std::string LogDirectory() const;
   std::vector<const class Database*> Databases() const;
   // The function libraries' code, saved with the keyspace.

@@ -8,6 +8,7 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -48,6 +49,10 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
       if (caller.is_connection()) {
         if (std::string refusal = server_.persistence->RefuseWrites(); !refusal.empty()) {
           ctx.reply.Error(refusal);
+          return;
+        }
+        if (!server_.replication->EnoughGoodReplicas(server_.NowMs())) {
+          ctx.reply.Error(errors::kNoReplicas);
           return;
         }
       }
@@ -113,6 +118,9 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
   if (caller_->is_connection()) {
     if (std::string refusal = server_.persistence->RefuseWrites(); !refusal.empty()) {
       return refusal;
+    }
+    if (!server_.replication->EnoughGoodReplicas(server_.NowMs())) {
+      return std::string(errors::kNoReplicas);
     }
   }
   if (out_of_memory_ && (command->flags & kCmdDenyOom)) return std::string(errors::kOutOfMemory);

@@ -13,6 +13,7 @@
 #include "server/keyspace_notify.h"
 #include "server/log.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/script_runner.h"
 
 namespace goblin {
@@ -55,6 +56,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   access_clock.SetNow(NowMs());
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
+  replication = std::make_unique<Replication>(*this);
   persistence = std::make_unique<Persistence>(*this);
   for (Database& db : dbs_) db.set_expiry_paused(persistence->loading_flag());
   scripts = std::make_unique<ScriptRunner>(*this);
@@ -192,6 +194,9 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
         break;
       case ConfigHook::kAccessClock:
         UpdateAccessClock();
+        break;
+      case ConfigHook::kReplBacklog:
+        replication->ResizeBacklog();
         break;
       case ConfigHook::kPersistence:
         if (std::string error = persistence->OnConfigChange(change.name); !error.empty()) {

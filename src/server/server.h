@@ -42,6 +42,7 @@
 namespace goblin {
 
 class Persistence;
+class Replication;
 class ScriptRunner;
 class Server;
 
@@ -101,6 +102,7 @@ struct ServerStats {
   uint64_t rejected_connections = 0;
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
+  uint64_t net_repl_output_bytes = 0;  // written to replicas (not in net_output_bytes)
   uint64_t total_error_replies = 0;
   uint64_t unexpected_error_replies = 0;
   uint64_t total_reads_processed = 0;
@@ -142,6 +144,10 @@ class Server : private KeyspaceEvents {
   void BlockClient(Client& client, const std::vector<std::string_view>& argv,
                    const std::vector<std::string_view>& keys, int64_t deadline_ms,
                    ValueType waits_for, bool retries_without_key = false);
+  // WAIT: client waits until replicas replicas acknowledged offset (replication.h releases it
+  // with ReleaseWait) or until deadline_ms (0: never), when it gets the count so far.
+  void BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset, int64_t replicas);
+  void ReleaseWait(Client& client, int64_t acknowledged);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 
@@ -168,6 +174,8 @@ class Server : private KeyspaceEvents {
   // CLIENT KILL: another client is dropped at once, unread replies and all; the caller itself
   // (SKIPME no) still gets its reply first.
   void KillClient(Client& victim, const Client& caller);
+  // Drops client at the end of the round, unsent output and all.
+  void CloseClientSoon(Client& client);
 
   // Time.
   int64_t NowMs() const;
@@ -216,6 +224,9 @@ class Server : private KeyspaceEvents {
   int64_t start_time_ms = 0;
   int64_t last_save_unix = 0;
   uint64_t dirty = 0;  // changes since the last save
+  // The master's side of replication (replication.h). Declared before persistence, which
+  // tells it when its child ends, even while being destroyed.
+  std::unique_ptr<Replication> replication;
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
@@ -281,6 +292,10 @@ class Server : private KeyspaceEvents {
   void FlushQueuedWrites();
   // client-output-buffer-limit: whether client's unsent replies broke its class's limit.
   bool OverOutputLimit(Client& client);
+  // Closes client, logged, when OverOutputLimit says so; returns whether it did.
+  bool DropOverOutputLimit(Client& client);
+  // The timeout reply of a blocked client: a null array, or WAIT's count.
+  void ReplyBlockTimeout(Client& client);
   void CloseClient(Client& client);
   void Tick();
   void RecordSlowlog(const Client& client, const Command& command,

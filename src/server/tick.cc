@@ -5,6 +5,7 @@
 
 #include "server/cycle_clock.h"
 #include "server/persistence.h"
+#include "server/replication.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -33,7 +34,8 @@ void Server::Tick() {
   }
   if (config.timeout > 0) {
     for (auto& [fd, client] : clients_by_fd_) {
-      if (now - client->last_interaction_ms > config.timeout * 1000) {
+      // Replicas are not idle clients: repl-timeout watches them.
+      if (!client->is_replica() && now - client->last_interaction_ms > config.timeout * 1000) {
         clients_to_close_.push_back(client.get());
       }
     }
@@ -57,6 +59,7 @@ void Server::Tick() {
   if (config.maxmemory > 0 && !paused()) evictor.Perform();
   persistence->Tick(now);
   if (migrate_connections.size() > 0) migrate_connections.CloseIdle(now / 1000);
+  replication->Tick(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
     uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;

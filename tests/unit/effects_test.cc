@@ -25,7 +25,7 @@ using Words = std::vector<std::string_view>;
 
 class EffectStreamTest : public testing::Test {
  protected:
-  EffectStreamTest() { stream.set_consumer(&recorder); }
+  EffectStreamTest() { stream.AddConsumer(&recorder); }
 
   // Runs one command: replaced_by (if any) through Replace, then EndCommand.
   void Command(int db, Words argv, bool changed, std::vector<Words> replaced_by = {}) {
@@ -95,15 +95,43 @@ TEST_F(EffectStreamTest, AChangeOutsideACommandIsDeliveredAtOnce) {
 }
 
 TEST_F(EffectStreamTest, NothingIsGatheredWithoutAConsumer) {
-  stream.set_consumer(nullptr);
+  stream.RemoveConsumer(&recorder);
   EXPECT_FALSE(stream.active());
   Command(0, {"SET", "k", "v"}, true);
   stream.Add(0, {"DEL", "k"});
-  stream.set_consumer(&recorder);
+  stream.AddConsumer(&recorder);
   Command(0, {"SET", "a", "b"}, true);
   ASSERT_EQ(recorder.units.size(), 1u)
       << "effects from before the consumer came leaked into its unit";
   EXPECT_EQ(recorder.units[0], std::vector<std::string>{"0:SET a b"});
+}
+
+TEST_F(EffectStreamTest, EveryConsumerGetsEveryUnitInTheOrderTheyWereAdded) {
+  Recorder second;
+  std::vector<std::string> order;
+  struct Tagger : EffectConsumer {
+    Tagger(std::vector<std::string>* order, std::string tag) : order(order), tag(std::move(tag)) {}
+    std::vector<std::string>* order;
+    std::string tag;
+    void ConsumeEffects(std::span<const Effect>) override { order->push_back(tag); }
+  };
+  Tagger first_tag(&order, "first");
+  Tagger second_tag(&order, "second");
+  stream.AddConsumer(&second);
+  stream.AddConsumer(&first_tag);
+  stream.AddConsumer(&second_tag);
+  stream.AddConsumer(&second);  // already listening: still one delivery
+  Command(1, {"SET", "k", "v"}, true);
+  stream.Add(2, {"DEL", "gone"});
+  EXPECT_EQ(recorder.units, second.units);
+  ASSERT_EQ(second.units.size(), 2u);
+  EXPECT_EQ(second.units[1], std::vector<std::string>{"2:DEL gone"});
+  EXPECT_EQ(order, (std::vector<std::string>{"first", "second", "first", "second"}));
+  stream.RemoveConsumer(&recorder);
+  EXPECT_TRUE(stream.active());
+  Command(0, {"SET", "a", "b"}, true);
+  EXPECT_EQ(recorder.units.size(), 2u);
+  EXPECT_EQ(second.units.size(), 3u);
 }
 
 }  // namespace

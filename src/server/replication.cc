@@ -1,0 +1,511 @@
+#include "server/replication.h"
+
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/ascii.h"
+#include "persist/aof_log.h"
+#include "persist/file_util.h"
+#include "server/log.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace goblin {
+
+namespace {
+
+constexpr std::string_view kNoReplicationId = "0000000000000000000000000000000000000000";
+// Redis's CONFIG_REPL_BACKLOG_MIN_SIZE: a smaller repl-backlog-size is raised to it.
+constexpr int64_t kMinBacklogSize = 16 * 1024;
+// sendfile() chunk of a snapshot.
+constexpr size_t kBulkChunk = size_t{1} << 20;
+
+// The peer's IP: the address without its port.
+std::string PeerIp(const Client& client) {
+  const size_t colon = client.address.rfind(':');
+  return colon == std::string::npos ? client.address : client.address.substr(0, colon);
+}
+
+}  // namespace
+
+Replication::Replication(Server& server) : server_(server) {
+  no_replicas_since_ms_ = server.NowMs();
+}
+
+Replication::~Replication() {
+  for (uint64_t id : replicas_) {
+    Client* client = server_.FindClient(id);
+    if (client != nullptr && client->replica.rdb_fd >= 0) close(client->replica.rdb_fd);
+  }
+}
+
+std::vector<Client*> Replication::Replicas() const {
+  std::vector<Client*> out;
+  for (uint64_t id : replicas_) {
+    if (Client* client = server_.FindClient(id)) out.push_back(client);
+  }
+  return out;
+}
+
+size_t Replication::ReplicaBufferBytes() const {
+  size_t bytes = 0;
+  for (Client* client : Replicas()) bytes += client->input.capacity() + client->output.capacity();
+  return bytes;
+}
+
+std::string Replication::ReplicaIp(const Client& client) {
+  return client.replica.ip_address.empty() ? PeerIp(client) : client.replica.ip_address;
+}
+
+std::string_view Replication::StateName(ReplicaState state) {
+  switch (state) {
+    case ReplicaState::kWaitBgsaveStart:
+    case ReplicaState::kWaitBgsaveEnd:
+      return "wait_bgsave";
+    case ReplicaState::kSendBulk:
+      return "send_bulk";
+    case ReplicaState::kOnline:
+      return "online";
+    case ReplicaState::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string Replication::Name(const Client& client) const {
+  const int64_t port = client.replica.listening_port;
+  return ReplicaIp(client) + ":" +
+         (port != 0 ? std::to_string(port) : std::string("<unknown-replica-port>"));
+}
+
+// ---- The stream ------------------------------------------------------------------------------
+
+void Replication::CreateBacklog() {
+  server_.replication_id = server_.RandomHexId();
+  backlog_ = std::make_unique<ReplBacklog>(
+      static_cast<size_t>(std::max(server_.config.repl_backlog_size, kMinBacklogSize)),
+      offset_ + 1);
+  server_.effects.AddConsumer(this);
+  LogNotice("Replication backlog created, my new replication IDs are '" + server_.replication_id +
+            "' and '" + std::string(kNoReplicationId) + "'");
+}
+
+void Replication::FreeBacklog() {
+  server_.replication_id = server_.RandomHexId();
+  backlog_.reset();
+  server_.effects.RemoveConsumer(this);
+  LogNotice("Replication backlog freed after " + std::to_string(server_.config.repl_backlog_ttl) +
+            " seconds without connected replicas.");
+}
+
+void Replication::ResizeBacklog() {
+  server_.config.repl_backlog_size = std::max(server_.config.repl_backlog_size, kMinBacklogSize);
+  if (backlog_) backlog_->Resize(static_cast<size_t>(server_.config.repl_backlog_size));
+}
+
+void Replication::ConsumeEffects(std::span<const Effect> effects) {
+  if (!backlog_) return;
+  std::string bytes;
+  std::vector<std::string_view> argv;
+  for (const Effect& effect : effects) {
+    if (effect.db != selected_db_) {
+      const std::string db_text = std::to_string(effect.db);
+      const std::string_view select[] = {"SELECT", db_text};
+      AppendRespCommand(&bytes, select);
+      selected_db_ = effect.db;
+    }
+    argv.assign(effect.argv.begin(), effect.argv.end());
+    AppendRespCommand(&bytes, argv);
+  }
+  Feed(bytes);
+}
+
+void Replication::FeedCommand(std::initializer_list<std::string_view> argv) {
+  if (!backlog_) return;
+  std::string bytes;
+  AppendRespCommand(&bytes, std::span<const std::string_view>(argv.begin(), argv.size()));
+  Feed(bytes);
+}
+
+void Replication::Feed(std::string_view bytes) {
+  backlog_->Append(bytes);
+  offset_ += bytes.size();
+  for (uint64_t id : replicas_) {
+    Client* client = server_.FindClient(id);
+    if (client == nullptr || client->close_after_reply) continue;
+    const ReplicaState state = client->replica.state;
+    if (state == ReplicaState::kWaitBgsaveStart || client->replica.rdb_only) continue;
+    client->output.append(bytes);
+    if (state == ReplicaState::kOnline) server_.QueueWrite(*client);
+  }
+}
+
+// ---- Synchronization -------------------------------------------------------------------------
+
+void Replication::Sync(Client& client, bool psync, std::string_view replid, int64_t offset) {
+  if (client.is_replica()) return;
+  if (client.pending_output() > 0) {
+    client.reply.Error("ERR SYNC and PSYNC are invalid with pending output");
+    return;
+  }
+  LogNotice("Replica " + Name(client) + " asks for synchronization");
+  // From here on the link carries the stream; replies to the replica are set aside.
+  client.reply.set_buffer(&client.discarded_replies);
+  if (psync) {
+    if (TryPartialResync(client, replid, offset)) {
+      ++stats_.sync_partial_ok;
+      return;
+    }
+    if (replid != "?") ++stats_.sync_partial_err;
+  } else {
+    client.replica.pre_psync = true;
+  }
+  ++stats_.sync_full;
+  client.replica.state = ReplicaState::kWaitBgsaveStart;
+  replicas_.push_back(client.id);
+  if (!backlog_) CreateBacklog();
+  if (client.replica.filtered) {
+    SendFilteredSnapshot(client);
+    return;
+  }
+  Persistence& persistence = *server_.persistence;
+  if (persistence.replication_child_running()) {
+    // Share the running snapshot: the stream after its fork is what another waiting replica
+    // holds.
+    for (Client* other : Replicas()) {
+      if (other == &client || other->close_after_reply ||
+          other->replica.state != ReplicaState::kWaitBgsaveEnd || other->replica.rdb_only ||
+          other->replica.filtered) {
+        continue;
+      }
+      client.output = other->output.substr(other->output_sent);
+      client.output_sent = 0;
+      if (SetupFullResync(client, other->replica.initial_offset)) {
+        LogNotice("Waiting for end of BGSAVE for SYNC");
+      }
+      return;
+    }
+    LogNotice("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
+    return;
+  }
+  if (persistence.child_running()) {
+    LogNotice(
+        "No BGSAVE in progress, but another BG operation is active. BGSAVE for replication "
+        "delayed");
+    return;
+  }
+  StartSnapshot();
+}
+
+bool Replication::TryPartialResync(Client& client, std::string_view replid, int64_t offset) {
+  const std::string& id = server_.replication_id;
+  if (!EqualsIgnoreCase(replid, id)) {
+    if (replid != "?") {
+      LogNotice(
+          "Partial resynchronization not accepted: Replication ID mismatch (Replica asked "
+          "for '" +
+          std::string(replid) + "', my replication IDs are '" + id + "' and '" +
+          std::string(kNoReplicationId) + "')");
+    } else {
+      LogNotice("Full resync requested by replica " + Name(client));
+    }
+    return false;
+  }
+  if (!backlog_ || offset < 0 || !backlog_->Holds(static_cast<uint64_t>(offset))) {
+    LogNotice("Unable to partial resync with replica " + Name(client) +
+              " for lack of backlog (Replica request was: " + std::to_string(offset) + ").");
+    if (offset > static_cast<int64_t>(offset_)) {
+      LogWarning("Warning: replica " + Name(client) +
+                 " tried to PSYNC with an offset that is greater than the master replication "
+                 "offset.");
+    }
+    return false;
+  }
+  ReplicaLink& link = client.replica;
+  link.state = ReplicaState::kOnline;
+  link.ack_time_ms = server_.NowMs();
+  replicas_.push_back(client.id);
+  client.output += link.psync2 ? "+CONTINUE " + id + "\r\n" : std::string("+CONTINUE\r\n");
+  const size_t sent =
+      backlog_->CopyFrom(static_cast<uint64_t>(offset),
+                         backlog_->end_offset() - static_cast<uint64_t>(offset), &client.output);
+  server_.QueueWrite(client);
+  LogNotice("Partial resynchronization request from " + Name(client) + " accepted. Sending " +
+            std::to_string(sent) + " bytes of backlog starting from offset " +
+            std::to_string(offset) + ".");
+  return true;
+}
+
+void Replication::StartSnapshot() {
+  LogNotice("Starting BGSAVE for SYNC with target: disk");
+  const std::string path =
+      JoinPath(server_.config.dir, "temp-repl-" + std::to_string(server_.pid) + ".rdb");
+  std::string error;
+  const bool started = server_.persistence->StartReplicationSnapshot(path, &error);
+  if (!started) LogWarning("BGSAVE for replication failed: " + error);
+  for (Client* client : Replicas()) {
+    if (client->replica.state != ReplicaState::kWaitBgsaveStart) continue;
+    if (!started) {
+      // Redis tells the replica before it closes the link.
+      client->reply.set_buffer(&client->output);
+      client->reply.Error("ERR BGSAVE failed, replication can't continue");
+      std::erase(replicas_, client->id);
+      client->replica.state = ReplicaState::kNone;
+      client->close_after_reply = true;
+      server_.QueueWrite(*client);
+      continue;
+    }
+    SetupFullResync(*client, offset_);
+  }
+}
+
+bool Replication::SetupFullResync(Client& client, uint64_t offset) {
+  client.replica.initial_offset = offset;
+  client.replica.state = ReplicaState::kWaitBgsaveEnd;
+  // The stream held from here on starts with a SELECT.
+  selected_db_ = -1;
+  if (client.replica.pre_psync) return true;
+  const std::string line =
+      "+FULLRESYNC " + server_.replication_id + " " + std::to_string(offset) + "\r\n";
+  if (!WriteNow(client, line)) {
+    Drop(client);
+    return false;
+  }
+  return true;
+}
+
+void Replication::SnapshotDone(bool ok, const std::string& path) {
+  if (!ok) LogWarning("SYNC failed. BGSAVE child returned an error");
+  for (Client* client : Replicas()) {
+    ReplicaLink& link = client->replica;
+    if (link.state != ReplicaState::kWaitBgsaveEnd) continue;
+    if (!ok || link.filtered) {
+      if (!ok) Drop(*client);
+      continue;
+    }
+    StartBulk(*client, path);
+  }
+  // The replicas that opened the file keep reading it; nobody else needs it.
+  unlink(path.c_str());
+}
+
+bool Replication::StartBulk(Client& client, const std::string& path) {
+  ReplicaLink& link = client.replica;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    LogWarning(std::string("SYNC failed. Can't open/stat DB after BGSAVE: ") +
+               std::strerror(errno));
+    if (fd >= 0) close(fd);
+    Drop(client);
+    return false;
+  }
+  link.rdb_fd = fd;
+  link.rdb_sent = 0;
+  link.rdb_size = static_cast<uint64_t>(st.st_size);
+  link.preamble = "$" + std::to_string(link.rdb_size) + "\r\n";
+  link.state = ReplicaState::kSendBulk;
+  server_.QueueWrite(client);
+  return true;
+}
+
+void Replication::SendFilteredSnapshot(Client& client) {
+  if (!SetupFullResync(client, offset_)) return;
+  const std::string path =
+      JoinPath(server_.config.dir, "temp-repl-" + std::to_string(server_.pid) + "-" +
+                                       std::to_string(client.id) + ".rdb");
+  std::string error;
+  if (!server_.persistence->WriteFilteredRdb(path, client.replica.filtered_functions, &error)) {
+    LogWarning("SYNC failed: " + error);
+    Drop(client);
+    return;
+  }
+  StartBulk(client, path);
+  unlink(path.c_str());
+}
+
+bool Replication::SendBulk(Client& client) {
+  ReplicaLink& link = client.replica;
+  if (link.state == ReplicaState::kOnline) return true;
+  if (link.state != ReplicaState::kSendBulk || client.close_after_reply) return false;
+  while (!link.preamble.empty()) {
+    const ssize_t n = write(client.fd, link.preamble.data(), link.preamble.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return false;
+    if (n <= 0) {
+      LogWarning("Write error sending DB to replica: " + std::string(std::strerror(errno)));
+      Drop(client);
+      return false;
+    }
+    server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);
+    link.preamble.erase(0, static_cast<size_t>(n));
+  }
+  while (link.rdb_sent < link.rdb_size) {
+    off_t at = static_cast<off_t>(link.rdb_sent);
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(kBulkChunk, link.rdb_size - link.rdb_sent));
+    const ssize_t n = sendfile(client.fd, link.rdb_fd, &at, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return false;
+    if (n <= 0) {
+      LogWarning("Write error sending DB to replica: " +
+                 std::string(n == 0 ? "premature end of the file" : std::strerror(errno)));
+      Drop(client);
+      return false;
+    }
+    server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);
+    link.rdb_sent += static_cast<uint64_t>(n);
+  }
+  close(link.rdb_fd);
+  link.rdb_fd = -1;
+  PutOnline(client);
+  return link.state == ReplicaState::kOnline && !client.close_after_reply;
+}
+
+void Replication::PutOnline(Client& client) {
+  if (client.replica.rdb_only) {
+    LogNotice("RDB transfer completed, rdb only replica (" + Name(client) +
+              ") should be disconnected asap");
+    Drop(client);
+    return;
+  }
+  client.replica.state = ReplicaState::kOnline;
+  client.replica.ack_time_ms = server_.NowMs();
+  LogNotice("Synchronization with replica " + Name(client) + " succeeded");
+}
+
+bool Replication::WriteNow(Client& client, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = write(client.fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void Replication::Drop(Client& client) { server_.CloseClientSoon(client); }
+
+void Replication::RemoveReplica(Client& client) {
+  if (!client.is_replica()) return;
+  if (client.replica.rdb_fd >= 0) close(client.replica.rdb_fd);
+  client.replica.rdb_fd = -1;
+  if (client.replica.state == ReplicaState::kOnline) {
+    LogNotice("Connection with replica " + Name(client) + " lost.");
+  }
+  client.replica.state = ReplicaState::kNone;
+  std::erase(replicas_, client.id);
+  if (replicas_.empty()) no_replicas_since_ms_ = server_.NowMs();
+}
+
+// ---- Acknowledgements and WAIT ---------------------------------------------------------------
+
+void Replication::Acknowledge(Client& client, uint64_t offset) {
+  if (!client.is_replica()) return;
+  client.replica.ack_offset = std::max(client.replica.ack_offset, offset);
+  client.replica.ack_time_ms = server_.NowMs();
+  acks_arrived_ = true;
+}
+
+int64_t Replication::CountAcknowledged(uint64_t offset) const {
+  int64_t count = 0;
+  for (Client* client : Replicas()) {
+    if (client->replica.state == ReplicaState::kOnline && client->replica.ack_offset >= offset) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+void Replication::AddWaiter(Client& client) {
+  waiters_.push_back(client.id);
+  ack_requested_ = true;
+}
+
+void Replication::BeforeSleep() {
+  if (ack_requested_ && !server_.paused()) {
+    ack_requested_ = false;
+    FeedCommand({"REPLCONF", "GETACK", "*"});
+  }
+  if (!acks_arrived_ || waiters_.empty()) return;
+  acks_arrived_ = false;
+  const std::vector<uint64_t> waiting = std::move(waiters_);
+  waiters_.clear();
+  for (uint64_t id : waiting) {
+    Client* client = server_.FindClient(id);
+    if (client == nullptr || !client->blocked || !client->block.waits_for_replicas) continue;
+    const int64_t acknowledged = CountAcknowledged(client->block.replica_offset);
+    if (acknowledged >= client->block.replicas) {
+      server_.ReleaseWait(*client, acknowledged);
+    } else {
+      waiters_.push_back(id);
+    }
+  }
+}
+
+bool Replication::EnoughGoodReplicas(int64_t now_ms) const {
+  const Config& config = server_.config;
+  if (config.min_replicas_to_write == 0 || config.min_replicas_max_lag == 0) return true;
+  int64_t good = 0;
+  for (Client* client : Replicas()) {
+    if (client->replica.state == ReplicaState::kOnline &&
+        now_ms / 1000 - client->replica.ack_time_ms / 1000 <= config.min_replicas_max_lag) {
+      ++good;
+    }
+  }
+  return good >= config.min_replicas_to_write;
+}
+
+// ---- Periodic work ---------------------------------------------------------------------------
+
+void Replication::Tick(int64_t now_ms) {
+  if (!server_.persistence->child_running()) {
+    for (Client* client : Replicas()) {
+      if (client->replica.state == ReplicaState::kWaitBgsaveStart) {
+        StartSnapshot();
+        break;
+      }
+    }
+  }
+  if (now_ms - last_cron_ms_ >= 1000) {
+    last_cron_ms_ = now_ms;
+    Cron(now_ms);
+  }
+}
+
+void Replication::Cron(int64_t now_ms) {
+  const Config& config = server_.config;
+  if (!replicas_.empty() &&
+      cron_loops_ % static_cast<uint64_t>(config.repl_ping_replica_period) == 0) {
+    FeedCommand({"PING"});
+  }
+  ++cron_loops_;
+  for (Client* client : Replicas()) {
+    ReplicaLink& link = client->replica;
+    if (client->close_after_reply) continue;
+    if (link.state == ReplicaState::kWaitBgsaveStart ||
+        link.state == ReplicaState::kWaitBgsaveEnd) {
+      // Keeps the link alive while the snapshot is made; the replica skips newlines.
+      if (!WriteNow(*client, "\n")) Drop(*client);
+      continue;
+    }
+    if (link.state == ReplicaState::kOnline && !link.pre_psync &&
+        (now_ms - link.ack_time_ms) / 1000 > config.repl_timeout) {
+      LogWarning("Disconnecting timedout replica (streaming sync): " + Name(*client));
+      Drop(*client);
+    }
+  }
+  if (replicas_.empty() && backlog_ && config.repl_backlog_ttl > 0 &&
+      (now_ms - no_replicas_since_ms_) / 1000 > config.repl_backlog_ttl) {
+    FreeBacklog();
+  }
+}
+
+}  // namespace goblin

@@ -1,0 +1,146 @@
+// Replication, the master's side (Redis's PSYNC2): replicas attach with SYNC or PSYNC and follow
+// the effects stream (effects.h) as RESP commands.
+//
+// The stream. Each effects unit becomes RESP commands, with a SELECT before a command whose
+// database differs from the last one sent (and before the first after a full sync was set
+// up), MULTI/EXEC as the unit has them. PING every repl-ping-replica-period seconds and
+// REPLCONF GETACK * while a WAIT is pending join it without a SELECT. master_repl_offset counts
+// every byte; the backlog (core/repl_backlog.h, repl-backlog-size) keeps the last ones.
+//
+// The backlog exists from the first replica on, created with a new replication id (no earlier
+// history is valid, as in Redis), until repl-backlog-ttl seconds pass without replicas; while
+// it exists replication consumes the effects stream.
+//
+// A full sync is disk-based (Redis with repl-diskless-sync no): a forked child (persistence.h)
+// writes the keyspace as RDB into a file in dir. +FULLRESYNC <replid> <offset> goes out when the
+// child starts, offset being master_repl_offset at the fork, and the stream from then on is
+// held in the replica's output. When the child is done the file is opened for each replica
+// waiting for it and unlinked; each gets "$<size>\r\n" and the file's bytes, then the stream it
+// holds. A replica that arrives while such a child runs shares it (it copies the stream held by
+// one waiting for it); otherwise it waits for the next child, which starts as soon as no child
+// runs. While a replica waits for its snapshot it gets a newline a second, as Redis sends.
+//
+// A partial resync: PSYNC <replid> <offset> naming this replication id and an offset the backlog
+// holds gets +CONTINUE <replid> (+CONTINUE alone without capa psync2) and the bytes from offset.
+//
+// Replicas get no replies: a replica's replies go to Client::discarded_replies, and one that got
+// a reply is dropped (Redis 7 does the same). REPLCONF ACK records a replica's offset; WAIT
+// counts the online replicas whose acknowledged offset reached the caller's last write.
+//
+// Invariants:
+//  1. master_repl_offset is the number of bytes fed; with a backlog it is end_offset() - 1.
+//  2. A replica in kWaitBgsaveEnd or kSendBulk holds in its output exactly the stream after its
+//     initial_offset, none of it sent; an online one writes the stream as it comes.
+//  3. replicas_ holds the id of every replica, in the order they attached, and nothing else.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/repl_backlog.h"
+#include "server/client.h"
+#include "server/effects.h"
+
+namespace goblin {
+
+class Server;
+
+struct ReplicationStats {
+  uint64_t sync_full = 0;
+  uint64_t sync_partial_ok = 0;
+  uint64_t sync_partial_err = 0;
+};
+
+class Replication : public EffectConsumer {
+ public:
+  explicit Replication(Server& server);
+  ~Replication() override;
+  Replication(const Replication&) = delete;
+  Replication& operator=(const Replication&) = delete;
+
+  // EffectConsumer: the unit goes to the backlog and to the replicas.
+  void ConsumeEffects(std::span<const Effect> effects) override;
+
+  // SYNC (psync false) or PSYNC replid offset from client: a partial resync when possible,
+  // else a full one. Replies errors itself; a replica asking again is ignored, as in Redis.
+  void Sync(Client& client, bool psync, std::string_view replid, int64_t offset);
+  // REPLCONF ACK offset from a replica (ignored from other clients).
+  void Acknowledge(Client& client, uint64_t offset);
+  // The online replicas whose acknowledged offset is offset or more.
+  int64_t CountAcknowledged(uint64_t offset) const;
+  // client is blocked in WAIT (Server::BlockForReplicas): replicas are asked for their offsets
+  // at the end of the round, and client is released once enough acknowledged its offset.
+  void AddWaiter(Client& client);
+  // The connection of client closes: it stops being a replica.
+  void RemoveReplica(Client& client);
+  // The replication child ended (persistence.h); path is the file it wrote.
+  void SnapshotDone(bool ok, const std::string& path);
+  // Writes a syncing replica's snapshot; true once it is sent and the held stream may follow.
+  // False while the snapshot waits or is being sent, or when the replica was dropped.
+  bool SendBulk(Client& client);
+  // Every tick: starts the snapshot replicas wait for when no child runs; once a second,
+  // Redis's replication cron (PING, newlines to waiting replicas, timeouts, the backlog's ttl).
+  void Tick(int64_t now_ms);
+  // The end of an event-loop round: REPLCONF GETACK * when a WAIT asked, WAITs acknowledged.
+  void BeforeSleep();
+  // CONFIG SET repl-backlog-size.
+  void ResizeBacklog();
+
+  uint64_t offset() const { return offset_; }
+  const ReplBacklog* backlog() const { return backlog_.get(); }
+  const ReplicationStats& stats() const { return stats_; }
+  // Replicas in the order they attached.
+  std::vector<Client*> Replicas() const;
+  // INFO memory: the backlog's allocation, and the replicas' buffers.
+  size_t BacklogBytes() const { return backlog_ ? backlog_->AllocatedBytes() : 0; }
+  size_t ReplicaBufferBytes() const;
+  // min-replicas-to-write: whether enough online replicas acknowledged within
+  // min-replicas-max-lag seconds (always, when either option is 0).
+  bool EnoughGoodReplicas(int64_t now_ms) const;
+  // The address INFO and ROLE show for a replica: REPLCONF ip-address, else the peer's.
+  static std::string ReplicaIp(const Client& client);
+  // INFO's state names.
+  static std::string_view StateName(ReplicaState state);
+
+ private:
+  void CreateBacklog();
+  void FreeBacklog();
+  // Appends bytes to the stream: the backlog, and every replica past kWaitBgsaveStart.
+  void Feed(std::string_view bytes);
+  // A command of the replication link itself (PING, REPLCONF GETACK): no SELECT before it.
+  void FeedCommand(std::initializer_list<std::string_view> argv);
+  bool TryPartialResync(Client& client, std::string_view replid, int64_t offset);
+  void StartSnapshot();
+  // A replica that asked for no keys gets its small snapshot at once, without a child.
+  void SendFilteredSnapshot(Client& client);
+  // Opens the snapshot at path for client and starts sending it (false: dropped).
+  bool StartBulk(Client& client, const std::string& path);
+  // +FULLRESYNC for client, whose stream starts after offset.
+  bool SetupFullResync(Client& client, uint64_t offset);
+  void PutOnline(Client& client);
+  // Writes bytes on client's socket at once, ahead of anything held (false: the link failed).
+  bool WriteNow(Client& client, std::string_view bytes);
+  void Drop(Client& client);
+  void Cron(int64_t now_ms);
+  // "ip:port" of a replica, as Redis's log names it.
+  std::string Name(const Client& client) const;
+
+  Server& server_;
+  std::unique_ptr<ReplBacklog> backlog_;
+  uint64_t offset_ = 0;  // master_repl_offset
+  int selected_db_ = -1;
+  std::vector<uint64_t> replicas_;
+  std::vector<uint64_t> waiters_;  // WAIT clients, by id
+  bool ack_requested_ = false;
+  bool acks_arrived_ = false;
+  int64_t no_replicas_since_ms_ = 0;
+  int64_t last_cron_ms_ = 0;
+  uint64_t cron_loops_ = 0;
+  ReplicationStats stats_;
+};
+
+}  // namespace goblin
