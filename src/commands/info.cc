@@ -197,7 +197,7 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("rss_overhead_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(resident));
   w.Field("mem_fragmentation_ratio", ratio(rss, used));
   w.Field("mem_fragmentation_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(used));
-  w.Field("mem_not_counted_for_evict", "0");
+  w.Field("mem_not_counted_for_evict", static_cast<uint64_t>(s.replication->ReplicaOutputBytes()));
   const size_t backlog = s.replication->BacklogBytes();
   const size_t replica_buffers = s.replication->ReplicaBufferBytes();
   w.Field("mem_replication_backlog", static_cast<uint64_t>(backlog));
@@ -294,9 +294,8 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("connected_slaves", static_cast<uint64_t>(replicas.size()));
   for (size_t i = 0; i < replicas.size(); ++i) {
     const ReplicaLink& link = replicas[i]->replica;
-    const int64_t lag = link.state == ReplicaState::kOnline
-                            ? ctx.now_ms / 1000 - link.ack_time_ms / 1000
-                            : 0;
+    const int64_t lag =
+        link.state == ReplicaState::kOnline ? ctx.now_ms / 1000 - link.ack_time_ms / 1000 : 0;
     w.Field("slave" + std::to_string(i),
             "ip=" + Replication::ReplicaIp(*replicas[i]) +
                 ",port=" + std::to_string(link.listening_port) +

@@ -8,6 +8,7 @@
 #include "keyspace/database.h"
 #include "server/cycle_clock.h"
 #include "server/keyspace_notify.h"
+#include "server/replication.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -56,7 +57,12 @@ Evictor::Result Evictor::Perform() {
     return Result::kOk;
   }
   const size_t limit = static_cast<size_t>(config.maxmemory);
-  if (server_.memory_gauge.Read() <= limit) {
+  // As Redis: what replicas have not read yet is no reason to evict (each eviction adds to it).
+  auto counted = [this] {
+    const size_t used = server_.memory_gauge.Read();
+    return used - std::min(used, server_.replication->ReplicaOutputBytes());
+  };
+  if (counted() <= limit) {
     EndExceeded();
     return Result::kOk;
   }
@@ -66,7 +72,7 @@ Evictor::Result Evictor::Perform() {
       ParseEvictionPolicy(config.maxmemory_policy).value_or(EvictionPolicy::kNoEviction);
   if (policy == EvictionPolicy::kNoEviction) return Result::kFail;
   const int64_t time_limit = EvictionTimeLimitMicros(config.maxmemory_eviction_tenacity);
-  for (size_t steps = 1; server_.memory_gauge.Read() > limit; ++steps) {
+  for (size_t steps = 1; counted() > limit; ++steps) {
     const Step step = EvictOne(policy);
     if (step == Step::kNothing) return Result::kFail;
     if ((step == Step::kSearched || steps % 16 == 0) && SteadyMicros() - start > time_limit) {
@@ -185,7 +191,8 @@ void Evictor::Offer(uint64_t score, int index, const KeyEntry* entry) {
     pool_.erase(pool_.begin());
     --at;
   }
-  pool_.insert(pool_.begin() + static_cast<ptrdiff_t>(at), Candidate{score, index, std::string(key)});
+  pool_.insert(pool_.begin() + static_cast<ptrdiff_t>(at),
+               Candidate{score, index, std::string(key)});
 }
 
 void Evictor::EndExceeded() {

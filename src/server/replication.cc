@@ -59,6 +59,12 @@ size_t Replication::ReplicaBufferBytes() const {
   return bytes;
 }
 
+size_t Replication::ReplicaOutputBytes() const {
+  size_t bytes = 0;
+  for (Client* client : Replicas()) bytes += client->output.capacity();
+  return bytes;
+}
+
 std::string Replication::ReplicaIp(const Client& client) {
   return client.replica.ip_address.empty() ? PeerIp(client) : client.replica.ip_address;
 }
@@ -142,7 +148,8 @@ void Replication::Feed(std::string_view bytes) {
     const ReplicaState state = client->replica.state;
     if (state == ReplicaState::kWaitBgsaveStart || client->replica.rdb_only) continue;
     client->output.append(bytes);
-    if (state == ReplicaState::kOnline) server_.QueueWrite(*client);
+    // A replica still syncing holds the stream, but its output-buffer limit is checked.
+    server_.QueueWrite(*client);
   }
 }
 

@@ -98,6 +98,8 @@ class Replication : public EffectConsumer {
   // INFO memory: the backlog's allocation, and the replicas' buffers.
   size_t BacklogBytes() const { return backlog_ ? backlog_->AllocatedBytes() : 0; }
   size_t ReplicaBufferBytes() const;
+  // The replicas' output buffers: memory maxmemory does not count (mem_not_counted_for_evict).
+  size_t ReplicaOutputBytes() const;
   // min-replicas-to-write: whether enough online replicas acknowledged within
   // min-replicas-max-lag seconds (always, when either option is 0).
   bool EnoughGoodReplicas(int64_t now_ms) const;

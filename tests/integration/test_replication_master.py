@@ -265,6 +265,21 @@ def test_info_role_wait_and_min_replicas(make_server, kind):
         assert conn.call("CLIENT", "KILL", "TYPE", "slave").py() == 1
 
 
+@pytest.mark.parametrize("kind", MASTERS)
+def test_a_replica_that_does_not_read_is_dropped_at_its_output_limit(make_server, kind):
+    master = start_master(make_server, kind, **{"client-output-buffer-limit": "replica 1mb 0 0"})
+    link, _, _, _ = attach(master)  # and then reads nothing more
+    with master.raw() as conn:
+        for i in range(64):
+            conn.call("SET", f"big:{i}", "v" * 1_000_000)
+            if master.info("replication")["connected_slaves"] == "0":
+                break
+    wait_for(lambda: master.info("replication")["connected_slaves"] == "0", what="the replica to be dropped")
+    if kind == "goblin":  # a Redis 7.2 field, which 7.0 lacks
+        assert master.info("stats")["client_output_buffer_limit_disconnections"] == "1"
+    link.close()
+
+
 def test_info_replication_has_redis_fields(make_server):
     """Field names and order of INFO replication for a master with one online replica, as Redis's."""
     fields = {}
