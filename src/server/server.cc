@@ -73,7 +73,10 @@ std::string Server::RandomHexId() {
 }
 
 Server::~Server() {
-  for (auto& [fd, client] : clients_by_fd_) close(fd);
+  for (auto& [fd, client] : clients_by_fd_) {
+    close(fd);
+    if (client->replica.rdb_fd >= 0) close(client->replica.rdb_fd);
+  }
   for (const Listener& listener : listeners_) close(listener.fd);
   if (!config.unixsocket.empty()) unlink(config.unixsocket.c_str());
   if (epoll_fd_ >= 0) close(epoll_fd_);
