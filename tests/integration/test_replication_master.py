@@ -376,6 +376,25 @@ def test_raw_link_stream_and_continue(make_server, kind):
     link.close()
 
 
+@pytest.mark.parametrize("kind", MASTERS)
+def test_wait_asks_replicas_for_their_offset_and_an_ack_releases_it(make_server, kind):
+    master = start_master(make_server, kind)
+    link, _, offset, _ = attach(master)
+    with master.raw() as client:
+        client.call("SET", "k", "v")
+        client.send_command("WAIT", 1, 0)
+        # The master asks for acknowledgements in the stream, after the write.
+        data = stream_until(link, GETACK)
+        assert data.replace(PING, b"").endswith(encode_command("SELECT", "0") + encode_command("SET", "k", "v") +
+                                                GETACK), data
+        assert not client.has_pending_bytes(0.2), "WAIT answered before any acknowledgement"
+        link.send_command("REPLCONF", "ACK", offset + len(data) - len(GETACK))
+        assert client.read_reply().py() == 1
+        info = master.info("replication")
+        assert re.search(rf",offset={offset + len(data) - len(GETACK)},", info["slave0"]), info["slave0"]
+    link.close()
+
+
 def test_the_stream_is_redis_s_byte_for_byte(make_server):
     streams = {}
     for kind in MASTERS:
