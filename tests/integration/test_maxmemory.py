@@ -74,7 +74,8 @@ def test_allkeys_lru_holds_the_limit_and_keeps_the_keys_in_use(make_server):
 def test_allkeys_lfu_keeps_the_frequently_used_keys(make_server):
     # With lfu-log-factor 0 every access increments the counter: the frequent keys end far above
     # the 5 a new key starts at.
-    srv = make_server(options={"maxmemory-policy": "allkeys-lfu", "lfu-log-factor": "0"})
+    srv = make_server(options={"maxmemory-policy": "allkeys-lfu", "lfu-log-factor": "0",
+                               "lfu-decay-time": "0"})
     r = srv.client()
     frequent = [f"often:{i}" for i in range(100)]
     write(r, frequent)

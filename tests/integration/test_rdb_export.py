@@ -84,7 +84,9 @@ def test_save_with_snapshot_format_rdb_loads_into_redis_with_the_same_data(make_
 def test_access_times_and_counters_reach_redis(make_server, policy):
     """Under an LRU policy every key's record carries its idle time, under an LFU one its counter
     (RDB_OPCODE_IDLE / RDB_OPCODE_FREQ): a redis-server with the same policy reports them."""
-    options = {"snapshot-format": "rdb", "maxmemory-policy": policy, "lfu-log-factor": "0"}
+    # lfu-decay-time 0: a minute boundary between the GETs and the SAVE must not decay the counter.
+    options = {"snapshot-format": "rdb", "maxmemory-policy": policy, "lfu-log-factor": "0",
+               "lfu-decay-time": "0"}
     goblin = make_server(options=options)
     with goblin.raw() as conn:
         run(conn, [("SET", "old", "v"), ("HSET", "h", "f", "v"), ("DEBUG", "SLEEP", "2"), ("SET", "new", "v")])
