@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from integration.test_rdb_export import check_rdb, fill, read_value, scan_keys
+from support.rdb_data import check_rdb, fill, read_value, scan_keys
 from support.resp import RawConnection, encode_command
 from support.server import REDIS_CLI, REFERENCE_BINARY, goblin_binary, run_until_exit, wait_for
 
