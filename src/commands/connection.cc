@@ -7,6 +7,7 @@
 #include "core/string_number.h"
 #include "core/version.h"
 #include "server/errors.h"
+#include "server/master_link.h"
 
 namespace goblin {
 namespace {
@@ -146,7 +147,7 @@ void HelloCommand(CommandContext& ctx) {
   r.Bulk("mode");
   r.Bulk("standalone");
   r.Bulk("role");
-  r.Bulk("master");
+  r.Bulk(ctx.server.master_link->is_replica() ? "replica" : "master");
   r.Bulk("modules");
   r.Array(0);
 }
@@ -193,6 +194,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("idle", (now_ms - c.last_interaction_ms) / 1000);
   std::string flags;  // in Redis's order
   if (c.is_replica()) flags += 'S';
+  if (c.kind == ClientKind::kMaster) flags += 'M';
   if (c.monitor) flags += 'O';
   if (c.subscribed()) flags += 'P';
   if (c.in_multi) flags += 'x';
@@ -224,7 +226,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
          static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.capacity()));
   field("events", c.want_write ? "rw" : "r");
   field("cmd", c.last_command);
-  field("user", "default");
+  field("user", c.kind == ClientKind::kMaster ? "(superuser)" : "default");
   number("redir", c.tracking.on ? static_cast<int64_t>(c.tracking.redirect) : -1);
   number("resp", c.reply.protocol());
   field("lib-name", c.lib_name);
@@ -264,8 +266,9 @@ std::optional<std::string> ClientTypeName(std::string_view text) {
   return std::nullopt;
 }
 
-// Redis's client types; Goblin has no master link.
+// Redis's client types.
 std::string_view ClientType(const Client& client) {
+  if (client.kind == ClientKind::kMaster) return "master";
   if (client.is_replica()) return "replica";
   return client.subscribed() ? "pubsub" : "normal";
 }

@@ -12,6 +12,7 @@
 #include "commands/families.h"
 #include "core/string_number.h"
 #include "core/version.h"
+#include "server/master_link.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -290,8 +291,43 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
   w.Section("Replication");
   const Replication& replication = *ctx.server.replication;
   const std::vector<Client*> replicas = replication.Replicas();
-  w.Field("role", "master");
+  const MasterLink& link = *ctx.server.master_link;
+  const Config& config = ctx.server.config;
+  if (!link.is_replica()) {
+    w.Field("role", "master");
+  } else {
+    w.Field("role", "slave");
+    w.Field("master_host", link.master().host);
+    w.Field("master_port", link.master().port);
+    w.Field("master_link_status", link.connected() ? "up" : "down");
+    w.Field("master_last_io_seconds_ago", link.last_io_seconds_ago(ctx.now_ms));
+    w.Field("master_sync_in_progress", link.sync_in_progress() ? "1" : "0");
+    w.Field("slave_read_repl_offset", link.read_offset());
+    w.Field("slave_repl_offset", link.applied_offset());
+    if (link.sync_in_progress()) {
+      const int64_t size = link.transfer_size();
+      const auto read = static_cast<int64_t>(link.transfer_read());
+      char perc[32];
+      std::snprintf(perc, sizeof(perc), "%.2f",
+                    size > 0 ? static_cast<double>(read) / static_cast<double>(size) * 100 : 0.0);
+      w.Field("master_sync_total_bytes", size);
+      w.Field("master_sync_read_bytes", read);
+      w.Field("master_sync_left_bytes", size - read);
+      w.Field("master_sync_perc", perc);
+      w.Field("master_sync_last_io_seconds_ago",
+              (ctx.now_ms - link.transfer_last_io_ms()) / 1000);
+    }
+    if (!link.connected()) {
+      w.Field("master_link_down_since_seconds", link.down_since_seconds(ctx.now_ms));
+    }
+    w.Field("slave_priority", config.replica_priority);
+    w.Field("slave_read_only", config.replica_read_only ? "1" : "0");
+    w.Field("replica_announced", config.replica_announced ? "1" : "0");
+  }
   w.Field("connected_slaves", static_cast<uint64_t>(replicas.size()));
+  if (config.min_replicas_to_write > 0 && config.min_replicas_max_lag > 0) {
+    w.Field("min_slaves_good_slaves", replication.GoodReplicas(ctx.now_ms));
+  }
   for (size_t i = 0; i < replicas.size(); ++i) {
     const ReplicaLink& link = replicas[i]->replica;
     const int64_t lag =
@@ -305,9 +341,9 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
   const ReplBacklog* backlog = replication.backlog();
   w.Field("master_failover_state", "no-failover");
   w.Field("master_replid", ctx.server.replication_id);
-  w.Field("master_replid2", "0000000000000000000000000000000000000000");
+  w.Field("master_replid2", replication.replid2());
   w.Field("master_repl_offset", replication.offset());
-  w.Field("second_repl_offset", "-1");
+  w.Field("second_repl_offset", replication.second_offset());
   w.Field("repl_backlog_active", backlog != nullptr ? "1" : "0");
   w.Field("repl_backlog_size", ctx.server.config.repl_backlog_size);
   w.Field("repl_backlog_first_byte_offset", backlog != nullptr ? backlog->first_offset() : 0);

@@ -1,6 +1,9 @@
-// The master's replication commands: REPLCONF, SYNC, PSYNC (the replica's handshake and
-// acknowledgements, server/replication.h) and WAIT.
+// Replication commands: the master's REPLCONF, SYNC, PSYNC (the replica's handshake and
+// acknowledgements, server/replication.h) and WAIT; REPLICAOF / SLAVEOF (server/master_link.h).
 #include "server/replication.h"
+
+#include "server/log.h"
+#include "server/master_link.h"
 
 #include "commands/command_util.h"
 #include "commands/families.h"
@@ -50,7 +53,8 @@ void ReplconfCommand(CommandContext& ctx) {
                                           static_cast<uint64_t>(std::max<int64_t>(offset, 0)));
       return;
     } else if (EqualsIgnoreCase(option, "getack")) {
-      return;  // a master has no master to acknowledge
+      if (ctx.client.kind == ClientKind::kMaster) ctx.server.master_link->SendAck();
+      return;
     } else if (EqualsIgnoreCase(option, "rdb-filter-only")) {
       std::vector<std::string> filters;
       if (!SplitInlineArgs(value, &filters)) {
@@ -118,6 +122,13 @@ void WaitCommand(CommandContext& ctx) {
     ctx.reply.Error("ERR timeout is out of range");
     return;
   }
+  if (ctx.server.master_link->is_replica()) {
+    ctx.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+    return;
+  }
   Replication& replication = *ctx.server.replication;
   const uint64_t offset = ctx.client.write_offset;
   const int64_t acknowledged = replication.CountAcknowledged(offset);
@@ -126,6 +137,43 @@ void WaitCommand(CommandContext& ctx) {
     return;
   }
   ctx.server.BlockForReplicas(ctx.client, timeout > 0 ? ctx.now_ms + timeout : 0, offset, replicas);
+}
+
+// REPLICAOF host port | NO ONE.
+void ReplicaofCommand(CommandContext& ctx) {
+  MasterLink& link = *ctx.server.master_link;
+  if (WordIs(ctx.arg(1), "no") && WordIs(ctx.arg(2), "one")) {
+    if (link.is_replica()) {
+      link.SetMaster({});
+      LogNotice("MASTER MODE enabled (user request from '" +
+                ClientInfoLine(ctx.client, ctx.now_ms) + "')");
+    }
+    ctx.reply.Ok();
+    return;
+  }
+  // The replicas, this client among them, resynchronize with the new history.
+  if (ctx.client.is_replica()) {
+    ctx.reply.Error("ERR Command is not valid when client is a replica.");
+    return;
+  }
+  int64_t port;
+  if (!ParseInt64(ctx.arg(2), &port) || port < 0 || port > 65535) {
+    ctx.reply.Error("ERR Invalid master port");
+    return;
+  }
+  const ReplicaOf master{std::string(ctx.arg(1)), port};
+  if (link.is_replica() && EqualsIgnoreCase(link.master().host, master.host) &&
+      link.master().port == port) {
+    LogNotice(
+        "REPLICAOF would result into synchronization with the master we are already connected "
+        "with. No operation performed.");
+    ctx.reply.Simple("OK Already connected to specified master");
+    return;
+  }
+  link.SetMaster(master);
+  LogNotice("REPLICAOF " + master.host + ":" + std::to_string(port) +
+            " enabled (user request from '" + ClientInfoLine(ctx.client, ctx.now_ms) + "')");
+  ctx.reply.Ok();
 }
 
 }  // namespace
@@ -139,6 +187,13 @@ void RegisterReplicationCommands(CommandTable* table) {
       "Internal command used for replication", "1.0.0", "", "");
   add("psync", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdNoMulti, 0, 0, 0,
       PsyncCommand, "Internal command used for replication", "2.8.0", "", "replicationid offset");
+  for (const char* name : {"replicaof", "slaveof"}) {
+    add(name, 3, kCmdAdmin | kCmdNoscript | kCmdStale | kCmdNoAsyncLoading, 0, 0, 0,
+        ReplicaofCommand,
+        "Make the server a replica of another instance, or promote it as master.",
+        std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)",
+        "host port | NO ONE");
+  }
   CommandAdder generic{table, "generic"};
   generic("wait", 3, kCmdNoscript, 0, 0, 0, WaitCommand,
           "Blocks until the asynchronous replication of all preceding write commands sent by the "

@@ -20,6 +20,7 @@
 #include "core/value_types.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -802,7 +803,18 @@ void ModuleHelpCommand(CommandContext& ctx) {
 }
 
 // A master: its offset and, for each online replica, its address, port and acknowledged offset.
+// A replica: its master, the link's state and the offset applied (-1 without a master client).
 void RoleCommand(CommandContext& ctx) {
+  const MasterLink& link = *ctx.server.master_link;
+  if (link.is_replica()) {
+    ctx.reply.Array(5);
+    ctx.reply.Bulk("slave");
+    ctx.reply.Bulk(link.master().host);
+    ctx.reply.Integer(link.master().port);
+    ctx.reply.Bulk(link.RoleState());
+    ctx.reply.Integer(link.connected() ? static_cast<int64_t>(ctx.server.replication->offset()) : -1);
+    return;
+  }
   const Replication& replication = *ctx.server.replication;
   std::vector<Client*> online;
   for (Client* replica : replication.Replicas()) {

@@ -11,12 +11,17 @@ KeyEntry* Database::Find(std::string_view key, int64_t now_ms, bool touch) {
   Table::Slot slot = table_.FindSlot(key);
   if (!slot) return nullptr;
   KeyEntry* entry = slot.entry();
-  if (!Expired(entry, now_ms) || (expiry_paused_ != nullptr && *expiry_paused_)) {
+  const bool live =
+      !Expired(entry, now_ms) ||
+      (expiry_rules_ != nullptr && (expiry_rules_->keep || (expiry_rules_->loading != nullptr &&
+                                                           *expiry_rules_->loading)));
+  if (live) {
     if (touch && touching_ != nullptr && *touching_) {
       slot.set_stamp(access_->Accessed(slot.stamp()));
     }
     return entry;
   }
+  if (expiry_rules_ != nullptr && expiry_rules_->hide) return nullptr;
   DeleteExpired(key);
   return nullptr;
 }

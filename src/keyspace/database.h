@@ -167,9 +167,19 @@ class Database {
     access_ = clock;
     touching_ = touching;
   }
-  // While *paused, lookups never expire a key (a load replays the log: as in Redis, a key
-  // whose deadline has passed by now is still what the logged commands after it saw).
-  void set_expiry_paused(const bool* paused) { expiry_paused_ = paused; }
+  // What lookups do with a key whose deadline has passed (the server keeps one copy, which it
+  // changes as the running client changes).
+  struct ExpiryRules {
+    // While *loading, it is live: a load replays the log, and as in Redis a key whose deadline
+    // has passed by now is still what the logged commands after it saw.
+    const bool* loading = nullptr;
+    // It is live for the commands of a replica's master, whose DEL will remove it.
+    bool keep = false;
+    // It reads as missing but stays stored: a replica's other clients (Redis 7's replicas
+    // never expire keys on their own).
+    bool hide = false;
+  };
+  void set_expiry_rules(const ExpiryRules* rules) { expiry_rules_ = rules; }
 
   struct ExpireSweep {
     size_t visited = 0;
@@ -217,7 +227,7 @@ class Database {
   uint64_t eviction_hand_ = 0;
   AccessClock* access_ = nullptr;
   const bool* touching_ = nullptr;
-  const bool* expiry_paused_ = nullptr;
+  const ExpiryRules* expiry_rules_ = nullptr;
   KeyspaceCounters* counters_ = nullptr;
   KeyWaiters* waiters_ = nullptr;
 };

@@ -137,6 +137,17 @@ void Server::HandleBlockTimeouts() {
   }
 }
 
+void Server::UnblockAllClients(std::string_view error) {
+  for (Client* client : ClientsById()) {
+    if (!client->blocked) continue;
+    UnblockClient(*client);
+    client->reply.Error(error);
+    // As Redis: the client learns why and is closed, whatever it meant to do next.
+    client->close_after_reply = true;
+    Flush(*client);
+  }
+}
+
 bool Server::UnblockById(uint64_t id, bool with_error) {
   Client* client = FindClient(id);
   if (client == nullptr || !client->blocked) return false;

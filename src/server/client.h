@@ -26,6 +26,7 @@ enum class ClientKind {
   kConnection,  // a socket: TCP or Unix
   kAofReplay,   // the append-only file, replayed at startup
   kScript,      // the commands a running script or function calls
+  kMaster,      // this replica's master (server/master_link.h): its socket carries the stream
 };
 
 // Where a replica's synchronization stands (server/replication.h), as Redis names the states.
@@ -84,7 +85,7 @@ struct Client {
   Client& operator=(const Client&) = delete;
 
   uint64_t id;
-  int fd;  // -1 unless kind is kConnection
+  int fd;  // -1 unless kind is kConnection or kMaster
   ClientKind kind;
   bool is_connection() const { return kind == ClientKind::kConnection; }
   bool unix_socket = false;

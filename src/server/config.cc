@@ -79,7 +79,8 @@ struct ConfigRegistry::Option {
     kDir,
     kOutputLimits,
     kNotifyClasses,
-    kPercentiles
+    kPercentiles,
+    kReplicaOf
   };
   enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
@@ -134,6 +135,10 @@ class ConfigRegistry::OptionTable {
   // The working directory: setting it changes directory.
   void Dir(const char* name, std::string* field, Mutability mutability) {
     Add(name, Kind::kDir, field, mutability, kNone);
+  }
+  // "host port", or "no one" for none: the master to follow.
+  void ReplicaOfMaster(const char* name, ReplicaOf* field) {
+    Add(name, Kind::kReplicaOf, field, Mutability::kImmutable, kNone);
   }
   void Save(const char* name, std::vector<SaveRule>* field, Mutability mutability) {
     Add(name, Kind::kSave, field, mutability, kNone);
@@ -192,6 +197,10 @@ std::string ConfigRegistry::Option::Format() const {
       return *static_cast<std::string*>(field);
     case Kind::kNotifyClasses:
       return FormatNotifyClasses(*static_cast<uint32_t*>(field));
+    case Kind::kReplicaOf: {
+      const auto& master = *static_cast<ReplicaOf*>(field);
+      return master.host.empty() ? "" : master.host + " " + Int64ToString(master.port);
+    }
     case Kind::kPercentiles: {
       std::string out;
       for (double percentile : *static_cast<std::vector<double>*>(field)) {
@@ -275,6 +284,25 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       if (!single) return kWrongArgumentCount;
       *static_cast<std::string*>(field) = values[0];
       return "";
+    case Kind::kReplicaOf: {
+      // "host port" as two values, or as one from the command line ("--replicaof 'h p'").
+      std::vector<std::string> words = values;
+      if (words.size() == 1) {
+        words.clear();
+        std::istringstream in(values[0]);
+        for (std::string word; in >> word;) words.push_back(word);
+      }
+      if (words.size() != 2) return kWrongArgumentCount;
+      auto& master = *static_cast<ReplicaOf*>(field);
+      if (EqualsIgnoreCase(words[0], "no") && EqualsIgnoreCase(words[1], "one")) {
+        master = {};
+        return "";
+      }
+      int64_t port;
+      if (!ParseInt64(words[1], &port) || port < 0 || port > 65535) return "Invalid master port";
+      master = {words[0], port};
+      return "";
+    }
     case Kind::kNotifyClasses: {
       if (!single) return kWrongArgumentCount;
       const std::optional<uint32_t> flags = ParseNotifyClasses(values[0]);
@@ -492,6 +520,27 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Alias("min-slaves-to-write");
   table.Int("min-replicas-max-lag", &c.min_replicas_max_lag, 0, kMaxInt, kMutable);
   table.Alias("min-slaves-max-lag");
+  table.ReplicaOfMaster("replicaof", &c.replicaof);
+  table.Alias("slaveof");
+  table.String("masterauth", &c.masterauth, kMutable);
+  table.String("masteruser", &c.masteruser, kMutable);
+  table.Bool("replica-read-only", &c.replica_read_only, kMutable);
+  table.Alias("slave-read-only");
+  table.Bool("replica-serve-stale-data", &c.replica_serve_stale_data, kMutable);
+  table.Alias("slave-serve-stale-data");
+  table.Int("replica-priority", &c.replica_priority, 0, kMaxInt, kMutable);
+  table.Alias("slave-priority");
+  table.String("replica-announce-ip", &c.replica_announce_ip, kMutable);
+  table.Alias("slave-announce-ip");
+  table.Int("replica-announce-port", &c.replica_announce_port, 0, 65535, kMutable);
+  table.Alias("slave-announce-port");
+  table.Bool("replica-announced", &c.replica_announced, kMutable);
+  table.Bool("replica-ignore-maxmemory", &c.replica_ignore_maxmemory, kMutable);
+  table.Alias("slave-ignore-maxmemory");
+  table.Bool("replica-lazy-flush", &c.replica_lazy_flush, kMutable);
+  table.Alias("slave-lazy-flush");
+  table.Enum("repl-diskless-load", &c.repl_diskless_load, {"disabled", "on-empty-db", "swapdb"},
+             kMutable);
   table.Int("slowlog-log-slower-than", &c.slowlog_log_slower_than, -1, kMaxLong, kMutable);
   table.Int("slowlog-max-len", &c.slowlog_max_len, 0, kMaxLong, kMutable);
   table.Int("latency-monitor-threshold", &c.latency_monitor_threshold, 0, kMaxLong, kMutable);
@@ -665,6 +714,7 @@ std::string ConfigRegistry::Rewrite() const {
   std::string text = "# Rewritten by goblin-server CONFIG REWRITE\n";
   for (const Option& option : options_) {
     std::string value = option.Format();
+    if (option.kind == Option::Kind::kReplicaOf && value.empty()) continue;  // a master
     if (value.empty()) value = "\"\"";  // an empty save, string or event class list
     text += option.name + " " + value + "\n";
   }

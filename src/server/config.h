@@ -26,6 +26,13 @@ struct OutputBufferLimit {
   int64_t soft_seconds = 0;
 };
 
+// The master named by replicaof / REPLICAOF; host empty when this server is a master.
+struct ReplicaOf {
+  std::string host;
+  int64_t port = 0;
+  bool operator==(const ReplicaOf&) const = default;
+};
+
 // By class, in Redis's order: normal, replica, pubsub.
 struct OutputBufferLimits {
   OutputBufferLimit normal;
@@ -118,6 +125,22 @@ struct Config {
   bool repl_disable_tcp_nodelay = false;
   int64_t min_replicas_to_write = 0;
   int64_t min_replicas_max_lag = 10;
+  // Replication, the replica's side (server/master_link.h). replicaof is the master to follow
+  // at startup (REPLICAOF changes it at runtime; CONFIG REWRITE writes the current one).
+  ReplicaOf replicaof;
+  std::string masterauth;
+  std::string masteruser;
+  bool replica_read_only = true;
+  bool replica_serve_stale_data = true;
+  int64_t replica_priority = 100;
+  std::string replica_announce_ip;
+  int64_t replica_announce_port = 0;
+  bool replica_announced = true;
+  bool replica_ignore_maxmemory = true;
+  bool replica_lazy_flush = false;
+  // disabled, on-empty-db or swapdb. The snapshot is always received into a file first; with
+  // swapdb the old data set keeps serving (and survives a failed load) until the new one is in.
+  std::string repl_diskless_load = "disabled";
   // Diagnostics.
   int64_t slowlog_log_slower_than = 10000;
   int64_t slowlog_max_len = 128;

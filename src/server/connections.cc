@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/server.h"
@@ -29,6 +30,8 @@ namespace {
 
 // Tokens of epoll events: listeners are tagged so they never collide with client fds.
 constexpr uint64_t kListenerTag = 1ULL << 40;
+// The replica's connection to its master while it connects and syncs (master_link.h).
+constexpr uint64_t kMasterLinkTag = 1ULL << 41;
 
 constexpr size_t kReadChunk = 64 * 1024;
 
@@ -280,6 +283,7 @@ int Server::Run() {
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
+  master_link->Start();
 
   next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
@@ -351,6 +355,10 @@ void Server::HandleEvent(const epoll_event& event) {
   uint64_t token = event.data.u64;
   if (token & kListenerTag) {
     Accept(listeners_[token & ~kListenerTag]);
+    return;
+  }
+  if (token & kMasterLinkTag) {
+    master_link->HandleEvent(event.events);
     return;
   }
   auto it = clients_by_fd_.find(static_cast<int>(token));
@@ -450,7 +458,8 @@ void Server::HandleReadable(Client& client) {
   ++stats.total_reads_processed;
   stats.net_input_bytes += static_cast<uint64_t>(n);
   client.last_interaction_ms = now_ms_;
-  if (client.input.size() > static_cast<size_t>(config.client_query_buffer_limit)) {
+  if (client.input.size() > static_cast<size_t>(config.client_query_buffer_limit) &&
+      client.kind != ClientKind::kMaster) {
     LogWarning("Closing client that reached max query buffer length: id=" +
                std::to_string(client.id));
     ++stats.client_query_buffer_limit_disconnections;
@@ -486,6 +495,8 @@ void Server::ProcessInput(Client& client) {
     }
     if (!argv.empty()) Execute(client, argv);
     if (client.paused) break;  // the request stays unconsumed, parsed again on resume
+    // The master's stream goes on, byte for byte, to this replica's backlog and replicas.
+    if (client.kind == ClientKind::kMaster) master_link->Applied(data.substr(0, consumed));
     client.input.Consume(consumed);
   }
   client.input.ShrinkIfEmpty(4 * kReadChunk);
@@ -581,8 +592,48 @@ void Server::CloseClient(Client& client) {
   RemoveMonitor(client);
   tracking.Disable(client);
   replication->RemoveReplica(client);
+  if (client.kind == ClientKind::kMaster) master_link->MasterClosed(client);
   clients_by_id_.erase(client.id);
   clients_by_fd_.erase(fd);
+}
+
+void Server::WatchMasterLink(int fd, bool writable) {
+  epoll_event event{};
+  event.events = writable ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
+  event.data.u64 = kMasterLinkTag | static_cast<uint64_t>(fd);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event) != 0) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+  }
+}
+
+void Server::UnwatchMasterLink(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
+
+Client& Server::AdoptMasterConnection(int fd, const std::string& address) {
+  auto client = std::make_unique<Client>(next_client_id_++, fd, ClientKind::kMaster);
+  client->authenticated = true;
+  client->created_ms = client->last_interaction_ms = NowMs();
+  client->address = address;
+  sockaddr_storage local{};
+  socklen_t local_len = sizeof(local);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
+  client->local_address = FormatAddress(local);
+  // The master reads no replies: only REPLCONF ACK goes back (master_link.h).
+  client->reply.set_buffer(&client->discarded_replies);
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = static_cast<uint64_t>(fd);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+  Client& adopted = *client;
+  clients_by_id_[client->id] = client.get();
+  clients_by_fd_[fd] = std::move(client);
+  return adopted;
+}
+
+void Server::FeedMasterInput(Client& client, std::string_view bytes) {
+  std::memcpy(client.input.PrepareWrite(bytes.size()), bytes.data(), bytes.size());
+  client.input.CommitWrite(bytes.size());
+  ProcessInput(client);
+  Flush(client);
 }
 
 // Dispatch.

@@ -8,6 +8,7 @@
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
@@ -31,7 +32,9 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   // Invalidations of the client's own keys follow its reply (and pass CLIENT REPLY OFF).
   tracking.Leave(tracking_frame, argv);
   // A replica's link carries the stream only: one that made a reply is dropped, as in Redis.
-  if (client.is_replica() && !client.discarded_replies.empty()) {
+  if (client.kind == ClientKind::kMaster) {
+    client.discarded_replies.clear();  // the master reads no replies
+  } else if (client.is_replica() && !client.discarded_replies.empty()) {
     LogWarning("Replica generated a reply to command '" + client.last_command +
                "', disconnecting it: id=" + std::to_string(client.id) +
                " addr=" + client.address);
@@ -145,13 +148,20 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       return;
     }
   }
-  // min-replicas-to-write: writes, and EXEC of a transaction holding one.
-  if (client.is_connection() && !client.in_exec &&
+  // Writes, and EXEC of a transaction holding one, need min-replicas-to-write good replicas;
+  // a read-only replica takes none but its master's.
+  const bool writes =
+      client.is_connection() && !client.in_exec &&
       ((command->flags & kCmdWrite) ||
        (command->name == "exec" &&
-        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdWrite) != 0; }))) &&
-      !replication->EnoughGoodReplicas(now_ms_)) {
+        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdWrite) != 0; })));
+  if (writes && !replication->EnoughGoodReplicas(now_ms_)) {
     reject(errors::kNoReplicas, command);
+    return;
+  }
+  const bool replica = master_link->is_replica();
+  if (writes && replica && config.replica_read_only) {
+    reject(errors::kReadOnlyReplica, command);
     return;
   }
   if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(*command)) {
@@ -159,6 +169,15 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
                "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
                "this context",
            command);
+    return;
+  }
+  // replica-serve-stale-data no: while the link is down only the stale-allowed commands run.
+  if (replica && !config.replica_serve_stale_data && !master_link->connected() &&
+      client.is_connection() && !client.in_exec &&
+      (!(command->flags & kCmdStale) ||
+       (command->name == "exec" &&
+        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdStale) == 0; })))) {
+    reject(errors::kMasterDown, command);
     return;
   }
   if (paused() && client.is_connection() && !client.in_exec && !client.retrying_block &&
@@ -185,6 +204,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t repl_offset_before = replication->offset();
   effects.BeginCommand();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
+  // A replica expires nothing itself: its master's commands see expired keys, the others not.
+  expiry_rules_.keep = replica && client.kind == ClientKind::kMaster;
+  expiry_rules_.hide = replica && !expiry_rules_.keep;
   command_touches_keys_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyTouching();

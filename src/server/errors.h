@@ -111,6 +111,10 @@ inline constexpr std::string_view kOutOfMemory =
 inline constexpr std::string_view kLoading = "LOADING Redis is loading the dataset in memory";
 inline constexpr std::string_view kBgsaveInProgress = "ERR Background save already in progress";
 inline constexpr std::string_view kNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+inline constexpr std::string_view kMasterDown =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 inline constexpr std::string_view kNoKeyArguments = "ERR The command has no key arguments";
 inline constexpr std::string_view kInvalidClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";

@@ -8,6 +8,7 @@
 #include "keyspace/database.h"
 #include "server/cycle_clock.h"
 #include "server/keyspace_notify.h"
+#include "server/master_link.h"
 #include "server/replication.h"
 #include "server/server.h"
 
@@ -52,7 +53,9 @@ std::optional<EvictionPolicy> ParseEvictionPolicy(std::string_view name) {
 
 Evictor::Result Evictor::Perform() {
   const Config& config = server_.config;
-  if (config.maxmemory <= 0 || server_.loading()) {
+  // replica-ignore-maxmemory: a replica's keys go when its master's DEL comes.
+  if (config.maxmemory <= 0 || server_.loading() ||
+      (config.replica_ignore_maxmemory && server_.master_link->is_replica())) {
     EndExceeded();
     return Result::kOk;
   }

@@ -467,6 +467,26 @@ std::string Persistence::DebugReload() {
   return "";
 }
 
+bool Persistence::LoadFromMaster(const std::string& path, std::string* error) {
+  // A child's image is of the data set about to go.
+  if (child_running()) KillChild();
+  const bool logging = aof_ != nullptr;
+  if (logging) StopLog();
+  server_.FlushAll();
+  bool missing = false;
+  const bool ok = LoadSnapshot(path, &missing, error);
+  FinishLoading();
+  if (!ok) server_.FlushAll();
+  if (logging) {
+    std::string log_error;
+    if (!StartLog(/*keyspace_from_log=*/false, &log_error)) {
+      LogWarning("Can't open the append-only file after the sync with the master: " + log_error);
+      aof_write_ok_ = false;
+    }
+  }
+  return ok;
+}
+
 bool Persistence::StartChild(ChildKind kind, const std::string& target, std::string* error) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {

@@ -78,6 +78,10 @@ class Persistence : public EffectConsumer {
   bool replication_child_running() const { return child_kind_ == ChildKind::kReplication; }
   // DEBUG RELOAD: save, empty the keyspace, load the file back.
   std::string DebugReload();
+  // A replica's full sync (server/master_link.h): the data set becomes the snapshot at path
+  // (RDB or Goblin's), clients getting -LOADING meanwhile; a running child is stopped and the
+  // append-only file starts again from the new data set. False (*error) leaves it empty.
+  bool LoadFromMaster(const std::string& path, std::string* error);
   // How values are written as RDB under the current configuration (encoding limits,
   // rdbcompression, rdbchecksum): the RDB file, DUMP and MIGRATE payloads.
   RdbWriteOptions RdbOptions() const;

@@ -13,6 +13,7 @@
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/server.h"
 
@@ -34,7 +35,7 @@ std::string PeerIp(const Client& client) {
 
 }  // namespace
 
-Replication::Replication(Server& server) : server_(server) {
+Replication::Replication(Server& server) : server_(server), replid2_(kNoReplicationId) {
   no_replicas_since_ms_ = server.NowMs();
 }
 
@@ -88,18 +89,64 @@ std::string Replication::Name(const Client& client) const {
 
 // ---- The stream ------------------------------------------------------------------------------
 
-void Replication::CreateBacklog() {
-  server_.replication_id = server_.RandomHexId();
+void Replication::CreateBacklog(bool new_id) {
+  if (new_id) {
+    server_.replication_id = server_.RandomHexId();
+    replid2_ = kNoReplicationId;
+    second_offset_ = -1;
+  }
+  if (!backlog_) server_.effects.AddConsumer(this);
   backlog_ = std::make_unique<ReplBacklog>(
       static_cast<size_t>(std::max(server_.config.repl_backlog_size, kMinBacklogSize)),
       offset_ + 1);
-  server_.effects.AddConsumer(this);
   LogNotice("Replication backlog created, my new replication IDs are '" + server_.replication_id +
-            "' and '" + std::string(kNoReplicationId) + "'");
+            "' and '" + replid2_ + "'");
+}
+
+void Replication::ShiftReplicationId(std::string id) {
+  replid2_ = std::move(server_.replication_id);
+  second_offset_ = static_cast<int64_t>(offset_ + 1);
+  server_.replication_id = std::move(id);
+  LogNotice("Setting secondary replication ID to " + replid2_ + ", valid up to offset: " +
+            std::to_string(second_offset_) + ". New replication ID is " +
+            server_.replication_id);
+}
+
+void Replication::FeedFromMaster(std::string_view bytes) {
+  if (!backlog_) CreateBacklog(/*new_id=*/false);
+  Feed(bytes);
+}
+
+void Replication::AttachToMaster(std::string_view replid, uint64_t offset) {
+  DropReplicas();
+  server_.replication_id = replid;
+  replid2_ = kNoReplicationId;
+  second_offset_ = -1;
+  offset_ = offset;
+  CreateBacklog(/*new_id=*/false);
+}
+
+void Replication::ChangeMasterId(std::string_view replid) {
+  ShiftReplicationId(std::string(replid));
+  DropReplicas();
+}
+
+void Replication::Promote() {
+  ShiftReplicationId(server_.RandomHexId());
+  DropReplicas();
+  // The next command from here on names its database.
+  selected_db_ = -1;
+  no_replicas_since_ms_ = server_.NowMs();
+}
+
+void Replication::DropReplicas() {
+  for (Client* client : Replicas()) Drop(*client);
 }
 
 void Replication::FreeBacklog() {
   server_.replication_id = server_.RandomHexId();
+  replid2_ = kNoReplicationId;
+  second_offset_ = -1;
   backlog_.reset();
   server_.effects.RemoveConsumer(this);
   LogNotice("Replication backlog freed after " + std::to_string(server_.config.repl_backlog_ttl) +
@@ -112,7 +159,8 @@ void Replication::ResizeBacklog() {
 }
 
 void Replication::ConsumeEffects(std::span<const Effect> effects) {
-  if (!backlog_) return;
+  // A replica's own writes (replica-read-only no) stay local; its stream is its master's.
+  if (!backlog_ || server_.master_link->is_replica()) return;
   std::string bytes;
   std::vector<std::string_view> argv;
   for (const Effect& effect : effects) {
@@ -129,7 +177,7 @@ void Replication::ConsumeEffects(std::span<const Effect> effects) {
 }
 
 void Replication::FeedCommand(std::initializer_list<std::string_view> argv) {
-  if (!backlog_) return;
+  if (!backlog_ || server_.master_link->is_replica()) return;
   std::string bytes;
   AppendRespCommand(&bytes, std::span<const std::string_view>(argv.begin(), argv.size()));
   Feed(bytes);
@@ -157,6 +205,11 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
     client.reply.Error("ERR SYNC and PSYNC are invalid with pending output");
     return;
   }
+  // A replica hands on its master's stream: there is none to hand on without the link.
+  if (server_.master_link->is_replica() && !server_.master_link->connected()) {
+    client.reply.Error("NOMASTERLINK Can't SYNC while not connected with my master");
+    return;
+  }
   LogNotice("Replica " + Name(client) + " asks for synchronization");
   // From here on the link carries the stream; replies to the replica are set aside.
   client.reply.set_buffer(&client.discarded_replies);
@@ -172,7 +225,7 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
   ++stats_.sync_full;
   client.replica.state = ReplicaState::kWaitBgsaveStart;
   replicas_.push_back(client.id);
-  if (!backlog_) CreateBacklog();
+  if (!backlog_) CreateBacklog(/*new_id=*/!server_.master_link->is_replica());
   if (client.replica.filtered) {
     SendFilteredSnapshot(client);
     return;
@@ -208,16 +261,24 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
 
 bool Replication::TryPartialResync(Client& client, std::string_view replid, int64_t offset) {
   const std::string& id = server_.replication_id;
-  if (!EqualsIgnoreCase(replid, id)) {
+  // The previous history (replid2) is ours up to second_offset_: a sibling of the master this
+  // server followed continues from here.
+  const bool previous = EqualsIgnoreCase(replid, replid2_) && replid2_ != kNoReplicationId;
+  if (!EqualsIgnoreCase(replid, id) && !previous) {
     if (replid != "?") {
       LogNotice(
           "Partial resynchronization not accepted: Replication ID mismatch (Replica asked "
           "for '" +
-          std::string(replid) + "', my replication IDs are '" + id + "' and '" +
-          std::string(kNoReplicationId) + "')");
+          std::string(replid) + "', my replication IDs are '" + id + "' and '" + replid2_ + "')");
     } else {
       LogNotice("Full resync requested by replica " + Name(client));
     }
+    return false;
+  }
+  if (!EqualsIgnoreCase(replid, id) && offset > second_offset_) {
+    LogNotice("Partial resynchronization not accepted: Requested offset for second ID was " +
+              std::to_string(offset) + ", but I can reply up to " +
+              std::to_string(second_offset_));
     return false;
   }
   if (!backlog_ || offset < 0 || !backlog_->Holds(static_cast<uint64_t>(offset))) {
@@ -456,14 +517,18 @@ void Replication::BeforeSleep() {
 bool Replication::EnoughGoodReplicas(int64_t now_ms) const {
   const Config& config = server_.config;
   if (config.min_replicas_to_write == 0 || config.min_replicas_max_lag == 0) return true;
+  return GoodReplicas(now_ms) >= config.min_replicas_to_write;
+}
+
+int64_t Replication::GoodReplicas(int64_t now_ms) const {
   int64_t good = 0;
   for (Client* client : Replicas()) {
     if (client->replica.state == ReplicaState::kOnline &&
-        now_ms / 1000 - client->replica.ack_time_ms / 1000 <= config.min_replicas_max_lag) {
+        now_ms / 1000 - client->replica.ack_time_ms / 1000 <= server_.config.min_replicas_max_lag) {
       ++good;
     }
   }
-  return good >= config.min_replicas_to_write;
+  return good;
 }
 
 // ---- Periodic work ---------------------------------------------------------------------------
@@ -505,7 +570,10 @@ void Replication::Cron(int64_t now_ms) {
       Drop(*client);
     }
   }
+  server_.master_link->Cron(now_ms);
+  // A replica keeps its backlog: promoted, it serves its former siblings from it.
   if (replicas_.empty() && backlog_ && config.repl_backlog_ttl > 0 &&
+      !server_.master_link->is_replica() &&
       (now_ms - no_replicas_since_ms_) / 1000 > config.repl_backlog_ttl) {
     FreeBacklog();
   }

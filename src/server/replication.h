@@ -90,6 +90,22 @@ class Replication : public EffectConsumer {
   // CONFIG SET repl-backlog-size.
   void ResizeBacklog();
 
+  // A replica (master_link.h). The stream from the master, one complete command's bytes at a
+  // time, as received: to the backlog and the sub-replicas, and into master_repl_offset.
+  void FeedFromMaster(std::string_view bytes);
+  // A full sync loaded: this server's history is now the master's, replid at offset (a new
+  // backlog starts after it).
+  void AttachToMaster(std::string_view replid, uint64_t offset);
+  // +CONTINUE named another id: the master was promoted. The old id stays valid as replid2 up
+  // to the current offset; the sub-replicas reconnect to learn the new one.
+  void ChangeMasterId(std::string_view replid);
+  // REPLICAOF NO ONE: a new history starts here, the master's kept as replid2 (as above).
+  void Promote();
+  // Disconnects every replica (they resynchronize, partially when they can).
+  void DropReplicas();
+  const std::string& replid2() const { return replid2_; }
+  int64_t second_offset() const { return second_offset_; }
+
   uint64_t offset() const { return offset_; }
   const ReplBacklog* backlog() const { return backlog_.get(); }
   const ReplicationStats& stats() const { return stats_; }
@@ -103,13 +119,18 @@ class Replication : public EffectConsumer {
   // min-replicas-to-write: whether enough online replicas acknowledged within
   // min-replicas-max-lag seconds (always, when either option is 0).
   bool EnoughGoodReplicas(int64_t now_ms) const;
+  // The online replicas that acknowledged within min-replicas-max-lag seconds.
+  int64_t GoodReplicas(int64_t now_ms) const;
   // The address INFO and ROLE show for a replica: REPLCONF ip-address, else the peer's.
   static std::string ReplicaIp(const Client& client);
   // INFO's state names.
   static std::string_view StateName(ReplicaState state);
 
  private:
-  void CreateBacklog();
+  // The backlog, starting after the current offset; with a new replication id on a master.
+  void CreateBacklog(bool new_id);
+  // The current id becomes replid2, valid up to the current offset; then id is the current.
+  void ShiftReplicationId(std::string id);
   void FreeBacklog();
   // Appends bytes to the stream: the backlog, and every replica past kWaitBgsaveStart.
   void Feed(std::string_view bytes);
@@ -134,6 +155,8 @@ class Replication : public EffectConsumer {
   Server& server_;
   std::unique_ptr<ReplBacklog> backlog_;
   uint64_t offset_ = 0;  // master_repl_offset
+  std::string replid2_;  // master_replid2: the previous history, valid up to second_offset_
+  int64_t second_offset_ = -1;
   int selected_db_ = -1;
   std::vector<uint64_t> replicas_;
   std::vector<uint64_t> waiters_;  // WAIT clients, by id

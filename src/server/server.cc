@@ -12,6 +12,7 @@
 #include "server/errors.h"
 #include "server/keyspace_notify.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
@@ -57,8 +58,10 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
   replication = std::make_unique<Replication>(*this);
+  master_link = std::make_unique<MasterLink>(*this);
   persistence = std::make_unique<Persistence>(*this);
-  for (Database& db : dbs_) db.set_expiry_paused(persistence->loading_flag());
+  expiry_rules_.loading = persistence->loading_flag();
+  for (Database& db : dbs_) db.set_expiry_rules(&expiry_rules_);
   scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
   run_id = RandomHexId();

@@ -41,6 +41,7 @@
 
 namespace goblin {
 
+class MasterLink;
 class Persistence;
 class Replication;
 class ScriptRunner;
@@ -176,6 +177,16 @@ class Server : private KeyspaceEvents {
   void KillClient(Client& victim, const Client& caller);
   // Drops client at the end of the round, unsent output and all.
   void CloseClientSoon(Client& client);
+  // Every blocked client gets error (a -UNBLOCKED reply) and runs on.
+  void UnblockAllClients(std::string_view error);
+
+  // The replica's link to its master (master_link.h). While it connects and syncs, its socket
+  // is watched here for master_link; then the socket becomes the master client.
+  void WatchMasterLink(int fd, bool writable);
+  void UnwatchMasterLink(int fd);
+  Client& AdoptMasterConnection(int fd, const std::string& address);
+  // Bytes of the master's stream that arrived with the snapshot: run as if just read.
+  void FeedMasterInput(Client& client, std::string_view bytes);
 
   // Time.
   int64_t NowMs() const;
@@ -227,6 +238,8 @@ class Server : private KeyspaceEvents {
   // The master's side of replication (replication.h). Declared before persistence, which
   // tells it when its child ends, even while being destroyed.
   std::unique_ptr<Replication> replication;
+  // The replica's side (master_link.h): whether and whom this server follows.
+  std::unique_ptr<MasterLink> master_link;
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
@@ -334,6 +347,9 @@ class Server : private KeyspaceEvents {
   // while a child shares the pages, nor for a command that does not touch keys (kCmdNoTouch,
   // or anything but TOUCH from a CLIENT NO-TOUCH client).
   bool touch_keys_ = true;
+  // What lookups do with expired keys (every Database points at it): set per command by who
+  // runs it when this server is a replica.
+  Database::ExpiryRules expiry_rules_;
   bool child_shares_pages_ = false;
   bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "server/cycle_clock.h"
+#include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/server.h"
@@ -15,7 +16,8 @@ void Server::Tick() {
   int64_t now = NowMs();
   int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
   // A client pause holds the data still: no key expires or is evicted in the background.
-  if (active_expire_enabled && !paused()) {
+  // A replica's keys go when its master's DEL comes (Database::ExpiryRules).
+  if (active_expire_enabled && !paused() && !master_link->is_replica()) {
     // In slices of 256 visited entries per database: at least kMinVisits entries, then on
     // only while a slice finds more than 10% of its entries expired (Redis's acceptable stale
     // ratio), so that keys with distant deadlines cost little; at most a quarter of the tick
@@ -35,7 +37,8 @@ void Server::Tick() {
   if (config.timeout > 0) {
     for (auto& [fd, client] : clients_by_fd_) {
       // Replicas are not idle clients: repl-timeout watches them.
-      if (!client->is_replica() && now - client->last_interaction_ms > config.timeout * 1000) {
+      if (!client->is_replica() && client->kind != ClientKind::kMaster &&
+          now - client->last_interaction_ms > config.timeout * 1000) {
         clients_to_close_.push_back(client.get());
       }
     }

@@ -1,0 +1,615 @@
+#include "server/master_link.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "core/ascii.h"
+#include "core/string_number.h"
+#include "persist/aof_log.h"
+#include "persist/file_util.h"
+#include "resp/request_parser.h"
+#include "server/log.h"
+#include "server/persistence.h"
+#include "server/replication.h"
+#include "server/server.h"
+
+namespace goblin {
+
+namespace {
+
+// Redis's CONFIG_RUN_ID_SIZE: replication ids and the diskless end mark.
+constexpr size_t kIdLength = 40;
+constexpr size_t kReadChunk = 64 * 1024;
+// A handshake reply or transfer header longer than this is not Redis's protocol.
+constexpr size_t kMaxLine = 64 * 1024;
+
+bool IsHex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+// Pops one line (up to "\n", without "\r\n") from the front of buffer; false while incomplete.
+bool PopLine(std::string* buffer, std::string* line) {
+  const size_t end = buffer->find('\n');
+  if (end == std::string::npos) return false;
+  size_t length = end;
+  if (length > 0 && (*buffer)[length - 1] == '\r') --length;
+  line->assign(*buffer, 0, length);
+  buffer->erase(0, end + 1);
+  return true;
+}
+
+}  // namespace
+
+MasterLink::MasterLink(Server& server) : server_(server) {}
+
+MasterLink::~MasterLink() {
+  if (fd_ >= 0) close(fd_);
+  if (temp_fd_ >= 0) close(temp_fd_);
+  if (!temp_path_.empty()) unlink(temp_path_.c_str());
+}
+
+std::string_view MasterLink::RoleState() const {
+  switch (state_) {
+    case State::kNone:
+      return "none";
+    case State::kConnect:
+      return "connect";
+    case State::kConnecting:
+      return "connecting";
+    case State::kHandshake:
+      return "handshake";
+    case State::kTransfer:
+      return "sync";
+    case State::kConnected:
+      return "connected";
+  }
+  return "unknown";
+}
+
+uint64_t MasterLink::applied_offset() const {
+  const bool history = master_client_id_ != 0 || has_history_;
+  return history ? server_.replication->offset() : 0;
+}
+
+uint64_t MasterLink::read_offset() const {
+  const Client* client = server_.FindClient(master_client_id_);
+  return applied_offset() + (client == nullptr ? 0 : client->input.size());
+}
+
+int64_t MasterLink::last_io_seconds_ago(int64_t now_ms) const {
+  if (state_ != State::kConnected) return -1;
+  const Client* client = server_.FindClient(master_client_id_);
+  return client == nullptr ? -1 : (now_ms - client->last_interaction_ms) / 1000;
+}
+
+int64_t MasterLink::down_since_seconds(int64_t now_ms) const {
+  return down_since_ms_ == 0 ? -1 : (now_ms - down_since_ms_) / 1000;
+}
+
+// ---- Who the master is -----------------------------------------------------------------------
+
+void MasterLink::Start() {
+  master_ = server_.config.replicaof;
+  if (master_.host.empty()) return;
+  state_ = State::kConnect;
+  LogNotice("Connecting to MASTER " + master_.host + ":" + std::to_string(master_.port));
+}
+
+void MasterLink::SetMaster(const ReplicaOf& master) {
+  const bool was_master = !is_replica();
+  if (Client* client = server_.FindClient(master_client_id_)) server_.CloseClientSoon(*client);
+  master_client_id_ = 0;
+  server_.config.replicaof = master;
+  if (master.host.empty()) {
+    if (was_master) return;
+    master_ = {};
+    Abort(State::kNone);
+    down_since_ms_ = 0;
+    server_.replication->Promote();
+    return;
+  }
+  // Clients blocked on a master's data would wait for writes this server no longer takes.
+  server_.UnblockAllClients(
+      "UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+      "replica?)");
+  master_ = master;
+  Abort(State::kConnect);
+  // A master turned replica continues its own history with the new master if it can.
+  if (was_master) has_history_ = true;
+  LogNotice("Connecting to MASTER " + master_.host + ":" + std::to_string(master_.port));
+  Connect();
+}
+
+// ---- Connecting and the handshake ------------------------------------------------------------
+
+void MasterLink::Connect() {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* addresses = nullptr;
+  const std::string service = std::to_string(master_.port);
+  connect_start_ms_ = server_.NowMs();
+  if (getaddrinfo(master_.host.c_str(), service.c_str(), &hints, &addresses) != 0) {
+    LogWarning("Unable to connect to MASTER: can't resolve " + master_.host);
+    return;
+  }
+  int fd = -1;
+  for (addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) break;
+    close(fd);
+    fd = -1;
+  }
+  const int saved = errno;
+  freeaddrinfo(addresses);
+  if (fd < 0) {
+    LogWarning(std::string("Unable to connect to MASTER: ") + std::strerror(saved));
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  fd_ = fd;
+  state_ = State::kConnecting;
+  inbox_.clear();
+  server_.WatchMasterLink(fd_, /*writable=*/true);
+  LogNotice("MASTER <-> REPLICA sync started");
+}
+
+void MasterLink::Abort(State next) {
+  if (fd_ >= 0) {
+    server_.UnwatchMasterLink(fd_);
+    close(fd_);
+    fd_ = -1;
+  }
+  if (temp_fd_ >= 0) close(temp_fd_);
+  temp_fd_ = -1;
+  if (!temp_path_.empty()) unlink(temp_path_.c_str());
+  temp_path_.clear();
+  inbox_.clear();
+  tail_.clear();
+  transfer_size_ = -1;
+  transfer_read_ = 0;
+  transfer_header_read_ = false;
+  eof_mark_.clear();
+  state_ = next;
+}
+
+void MasterLink::HandleEvent(uint32_t events) {
+  if (state_ == State::kConnecting) {
+    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) OnConnected();
+    return;
+  }
+  if (state_ == State::kHandshake) {
+    ReadHandshake();
+  } else if (state_ == State::kTransfer) {
+    ReadTransfer();
+  }
+}
+
+void MasterLink::OnConnected() {
+  int error = 0;
+  socklen_t length = sizeof(error);
+  if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+  if (error != 0) {
+    LogWarning(std::string("Error condition on socket for SYNC: ") + std::strerror(error));
+    Abort();
+    return;
+  }
+  LogNotice("Non blocking connect for SYNC fired the event.");
+  server_.WatchMasterLink(fd_, /*writable=*/false);
+  state_ = State::kHandshake;
+  step_ = Step::kPong;
+  if (!SendLine({"PING"})) Abort();
+}
+
+bool MasterLink::SendLine(std::initializer_list<std::string_view> argv) {
+  std::string bytes;
+  AppendRespCommand(&bytes, std::span<const std::string_view>(argv.begin(), argv.size()));
+  std::string_view rest = bytes;
+  // A handshake command is small: the socket buffer of a fresh connection takes it at once.
+  while (!rest.empty()) {
+    const ssize_t n = write(fd_, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      LogWarning(std::string("Error writing to MASTER: ") + std::strerror(errno));
+      return false;
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void MasterLink::SendHandshake() {
+  const Config& config = server_.config;
+  pending_replies_ = 0;
+  auth_sent_ = !config.masterauth.empty();
+  bool ok = true;
+  if (auth_sent_) {
+    ok = config.masteruser.empty() ? SendLine({"AUTH", config.masterauth})
+                                   : SendLine({"AUTH", config.masteruser, config.masterauth});
+    ++pending_replies_;
+  }
+  const std::string port = std::to_string(
+      config.replica_announce_port != 0 ? config.replica_announce_port : server_.tcp_port_bound);
+  ok = ok && SendLine({"REPLCONF", "listening-port", port});
+  ++pending_replies_;
+  if (!config.replica_announce_ip.empty()) {
+    ok = ok && SendLine({"REPLCONF", "ip-address", config.replica_announce_ip});
+    ++pending_replies_;
+  }
+  ok = ok && SendLine({"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "goblin-snapshot"});
+  ++pending_replies_;
+  step_ = Step::kReplies;
+  if (!ok) Abort();
+}
+
+void MasterLink::ReadHandshake() {
+  char buffer[4096];
+  const ssize_t n = read(fd_, buffer, sizeof(buffer));
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    LogWarning("Master closed the connection during the handshake" +
+               (n < 0 ? ": " + std::string(std::strerror(errno)) : std::string()));
+    Abort();
+    return;
+  }
+  if (n < 0) return;
+  inbox_.append(buffer, static_cast<size_t>(n));
+  std::string line;
+  while (state_ == State::kHandshake && PopLine(&inbox_, &line)) {
+    if (!HandleReply(line)) return;
+  }
+  if (state_ == State::kHandshake && inbox_.size() > kMaxLine) {
+    LogWarning("Bad protocol from MASTER: a reply line longer than " + std::to_string(kMaxLine) +
+               " bytes");
+    Abort();
+  }
+}
+
+bool MasterLink::HandleReply(const std::string& line) {
+  switch (step_) {
+    case Step::kPong:
+      // A master that wants AUTH first answers PING with an error, which is fine here.
+      if (!line.empty() && line[0] == '-' && !line.starts_with("-NOAUTH") &&
+          !line.starts_with("-NOPERM") && !line.starts_with("-ERR operation not permitted")) {
+        LogWarning("Error reply to PING from master: '" + line + "'");
+        Abort();
+        return false;
+      }
+      LogNotice("Master replied to PING, replication can continue...");
+      SendHandshake();
+      return state_ == State::kHandshake;
+    case Step::kReplies: {
+      const bool error = !line.empty() && line[0] == '-';
+      if (auth_sent_) {
+        auth_sent_ = false;
+        --pending_replies_;
+        if (error) {
+          LogWarning("Unable to AUTH to MASTER: " + line);
+          Abort();
+          return false;
+        }
+      } else {
+        --pending_replies_;
+        if (error) LogNotice("(Non critical) Master does not understand REPLCONF: " + line);
+      }
+      if (pending_replies_ > 0) return true;
+      const std::string offset = std::to_string(server_.replication->offset() + 1);
+      step_ = Step::kPsync;
+      bool sent;
+      if (has_history_) {
+        LogNotice("Trying a partial resynchronization (request " + server_.replication_id + ":" +
+                  offset + ").");
+        sent = SendLine({"PSYNC", server_.replication_id, offset});
+      } else {
+        LogNotice("Partial resynchronization not possible (no cached master)");
+        sent = SendLine({"PSYNC", "?", "-1"});
+      }
+      if (!sent) Abort();
+      return sent;
+    }
+    case Step::kPsync:
+      if (line.empty()) return true;  // the master keeps the link alive before it answers
+      return HandlePsyncReply(line);
+  }
+  return false;
+}
+
+bool MasterLink::HandlePsyncReply(const std::string& line) {
+  if (line.starts_with("+FULLRESYNC")) {
+    std::vector<std::string> words;
+    int64_t offset = -1;
+    if (!SplitInlineArgs(line, &words) || words.size() != 3 || words[1].size() != kIdLength ||
+        !IsHex(words[1]) || !ParseInt64(words[2], &offset) || offset < 0) {
+      LogWarning("Master replied with wrong +FULLRESYNC syntax: '" + line + "'");
+      Abort();
+      return false;
+    }
+    LogNotice("Full resync from master: " + words[1] + ":" + words[2]);
+    transfer_replid_ = words[1];
+    transfer_offset_ = static_cast<uint64_t>(offset);
+  } else if (line.starts_with("+CONTINUE")) {
+    const std::string id = line.size() > 10 ? line.substr(10) : std::string();
+    LogNotice("Successful partial resynchronization with master.");
+    if (id.size() == kIdLength && IsHex(id) && id != server_.replication_id) {
+      LogNotice("Master replication ID changed to " + id);
+      server_.replication->ChangeMasterId(id);
+    }
+    LogNotice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+    BecomeConnected(std::move(inbox_));
+    return false;
+  } else if (line.starts_with("-NOMASTERLINK") || line.starts_with("-LOADING")) {
+    LogNotice("Master is currently unable to PSYNC but should be in the future: " + line);
+    Abort();
+    return false;
+  } else if (line[0] == '-') {
+    // Old masters know only SYNC: the snapshot follows it at once, without a replication id.
+    LogWarning("Master does not support PSYNC or is in error state (reply: " + line + ")");
+    if (!SendLine({"SYNC"})) {
+      Abort();
+      return false;
+    }
+    transfer_replid_ = server_.RandomHexId();
+    transfer_offset_ = 0;
+  } else {
+    LogWarning("Unexpected reply to PSYNC from master: " + line);
+    Abort();
+    return false;
+  }
+  // The snapshot comes next; what followed the line is its start.
+  temp_path_ = TempPath();
+  temp_fd_ = open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (temp_fd_ < 0) {
+    LogWarning("Opening the temp file needed for MASTER <-> REPLICA synchronization: " +
+               std::string(std::strerror(errno)));
+    temp_path_.clear();
+    Abort();
+    return false;
+  }
+  state_ = State::kTransfer;
+  transfer_last_io_ms_ = server_.NowMs();
+  if (!inbox_.empty()) {
+    std::string pending = std::move(inbox_);
+    inbox_.clear();
+    size_t used = 0;
+    if (ConsumeTransfer(pending, &used) && state_ == State::kTransfer) {
+      inbox_ = pending.substr(used);
+    }
+  }
+  return false;
+}
+
+std::string MasterLink::TempPath() const {
+  return JoinPath(server_.config.dir, "temp-" + std::to_string(server_.NowMs() / 1000) + "." +
+                                          std::to_string(server_.pid) + ".rdb");
+}
+
+// ---- The snapshot ----------------------------------------------------------------------------
+
+void MasterLink::ReadTransfer() {
+  std::string chunk(kReadChunk, '\0');
+  const ssize_t n = read(fd_, chunk.data(), chunk.size());
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    LogWarning("I/O error trying to sync with MASTER: " +
+               std::string(n == 0 ? "connection lost" : std::strerror(errno)));
+    Abort();
+    return;
+  }
+  if (n < 0) return;
+  chunk.resize(static_cast<size_t>(n));
+  transfer_last_io_ms_ = server_.NowMs();
+  size_t used = 0;
+  if (!inbox_.empty()) {
+    inbox_.append(chunk);
+    chunk = std::move(inbox_);
+    inbox_.clear();
+  }
+  if (ConsumeTransfer(chunk, &used) && state_ == State::kTransfer) inbox_ = chunk.substr(used);
+}
+
+bool MasterLink::ConsumeTransfer(std::string_view data, size_t* used) {
+  *used = 0;
+  if (!transfer_header_read_) {
+    // Newlines keep the link alive while the master writes the snapshot.
+    size_t start = 0;
+    while (start < data.size() && data[start] == '\n') ++start;
+    const size_t end = data.find('\n', start);
+    if (end == std::string_view::npos) {
+      if (data.size() - start > kMaxLine) {
+        LogWarning("Bad protocol from MASTER: a transfer header longer than " +
+                   std::to_string(kMaxLine) + " bytes");
+        Abort();
+        return false;
+      }
+      *used = start;
+      return true;
+    }
+    std::string header(data.substr(start, end - start));
+    if (!header.empty() && header.back() == '\r') header.pop_back();
+    if (!header.empty() && header[0] == '-') {
+      LogWarning("MASTER aborted replication with an error: " + header.substr(1));
+      Abort();
+      return false;
+    }
+    int64_t size = -1;
+    if (header.starts_with("$EOF:") && header.size() == 5 + kIdLength) {
+      eof_mark_ = header.substr(5);
+      LogNotice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
+    } else if (!header.empty() && header[0] == '$' && ParseInt64(header.substr(1), &size) &&
+               size >= 0) {
+      transfer_size_ = size;
+      LogNotice("MASTER <-> REPLICA sync: receiving " + std::to_string(size) +
+                " bytes from master to disk");
+    } else {
+      LogWarning("Bad protocol from MASTER, the first byte is not '$' (we received '" +
+                 header.substr(0, 64) + "'), are you sure the host and port are right?");
+      Abort();
+      return false;
+    }
+    transfer_header_read_ = true;
+    data.remove_prefix(end + 1);
+    *used = end + 1;
+  }
+  std::string_view payload = data;
+  if (transfer_size_ >= 0) {
+    payload = data.substr(0, static_cast<size_t>(transfer_size_) - transfer_read_);
+  }
+  std::string write_error;
+  if (!payload.empty() && !WriteAll(temp_fd_, payload.data(), payload.size(), &write_error)) {
+    LogWarning("Write error or short write writing to the DB dumped on disk: " + write_error);
+    Abort();
+    return false;
+  }
+  transfer_read_ += payload.size();
+  *used += payload.size();
+  bool done = transfer_size_ >= 0 && transfer_read_ == static_cast<uint64_t>(transfer_size_);
+  if (!eof_mark_.empty()) {
+    tail_.append(payload);
+    if (tail_.size() > kIdLength) tail_.erase(0, tail_.size() - kIdLength);
+    done = tail_ == eof_mark_;
+  }
+  if (!done) return true;
+  std::string leftover(data.substr(payload.size()));
+  inbox_ = std::move(leftover);
+  FinishTransfer();
+  return false;
+}
+
+void MasterLink::FinishTransfer() {
+  if (!eof_mark_.empty() &&
+      ftruncate(temp_fd_, static_cast<off_t>(transfer_read_ - kIdLength)) != 0) {
+    LogWarning("Error truncating the RDB file received from the master: " +
+               std::string(std::strerror(errno)));
+    Abort();
+    return;
+  }
+  if (fsync(temp_fd_) != 0 || close(temp_fd_) != 0) {
+    temp_fd_ = -1;
+    LogWarning("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: " +
+               std::string(std::strerror(errno)));
+    Abort();
+    return;
+  }
+  temp_fd_ = -1;
+  const std::string path = JoinPath(server_.config.dir, server_.config.dbfilename);
+  if (rename(temp_path_.c_str(), path.c_str()) != 0) {
+    LogWarning("Failed trying to rename the temp DB into " + server_.config.dbfilename +
+               " in MASTER <-> REPLICA synchronization: " + std::strerror(errno));
+    Abort();
+    return;
+  }
+  temp_path_.clear();
+  // The socket waits while the data set loads; what the master sends meanwhile stays in the
+  // kernel's buffer, and the sub-replicas' history ends here.
+  server_.UnwatchMasterLink(fd_);
+  server_.replication->DropReplicas();
+  LogNotice("MASTER <-> REPLICA sync: Flushing old data");
+  LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
+  std::string error;
+  if (!server_.persistence->LoadFromMaster(path, &error)) {
+    LogWarning("Failed trying to load the MASTER synchronization DB from disk: " + error);
+    has_history_ = false;
+    Abort();
+    return;
+  }
+  server_.replication->AttachToMaster(transfer_replid_, transfer_offset_);
+  has_history_ = true;
+  LogNotice("MASTER <-> REPLICA sync: Finished with success");
+  BecomeConnected(std::move(inbox_));
+}
+
+void MasterLink::BecomeConnected(std::string leftover) {
+  inbox_.clear();
+  server_.UnwatchMasterLink(fd_);
+  const int fd = fd_;
+  fd_ = -1;
+  state_ = State::kConnected;
+  transfer_header_read_ = false;
+  transfer_size_ = -1;
+  transfer_read_ = 0;
+  eof_mark_.clear();
+  tail_.clear();
+  down_since_ms_ = 0;
+  Client& client =
+      server_.AdoptMasterConnection(fd, master_.host + ":" + std::to_string(master_.port));
+  master_client_id_ = client.id;
+  // The first ACK tells a diskless master that the snapshot is in (it then sends the stream).
+  SendAck();
+  if (!leftover.empty()) server_.FeedMasterInput(client, leftover);
+}
+
+// ---- The stream ------------------------------------------------------------------------------
+
+void MasterLink::Applied(std::string_view command) { server_.replication->FeedFromMaster(command); }
+
+void MasterLink::SendAck() {
+  Client* client = server_.FindClient(master_client_id_);
+  if (client == nullptr || client->close_after_reply) return;
+  const std::string offset = std::to_string(server_.replication->offset());
+  const std::string_view argv[] = {"REPLCONF", "ACK", offset};
+  AppendRespCommand(&client->output, argv);
+  server_.QueueWrite(*client);
+}
+
+void MasterLink::MasterClosed(Client& client) {
+  if (client.id != master_client_id_) return;
+  master_client_id_ = 0;
+  if (state_ != State::kConnected) return;
+  LogNotice("Connection with master lost.");
+  LogNotice("* Caching the disconnected master state.");
+  state_ = State::kConnect;
+  down_since_ms_ = server_.NowMs();
+  has_history_ = true;
+}
+
+void MasterLink::Cron(int64_t now_ms) {
+  const int64_t timeout_ms = server_.config.repl_timeout * 1000;
+  switch (state_) {
+    case State::kNone:
+      return;
+    case State::kConnect:
+      Connect();
+      return;
+    case State::kConnecting:
+    case State::kHandshake:
+      if (now_ms - connect_start_ms_ > timeout_ms) {
+        LogWarning("Timeout connecting to the MASTER...");
+        Abort();
+      }
+      return;
+    case State::kTransfer:
+      if (now_ms - transfer_last_io_ms_ > timeout_ms) {
+        LogWarning(
+            "Timeout receiving bulk data from MASTER... If the problem persists try to set the "
+            "'repl-timeout' parameter in goblin.conf to a larger value.");
+        Abort();
+      }
+      return;
+    case State::kConnected: {
+      Client* client = server_.FindClient(master_client_id_);
+      if (client == nullptr) return;
+      if (now_ms - client->last_interaction_ms > timeout_ms) {
+        LogWarning("MASTER timeout: no data nor PING received...");
+        server_.CloseClientSoon(*client);
+        return;
+      }
+      SendAck();
+      return;
+    }
+  }
+}
+
+}  // namespace goblin
