@@ -517,6 +517,8 @@ void Replication::BeforeSleep() {
 bool Replication::EnoughGoodReplicas(int64_t now_ms) const {
   const Config& config = server_.config;
   if (config.min_replicas_to_write == 0 || config.min_replicas_max_lag == 0) return true;
+  // A replica takes writes from its master only, which counted the master's own replicas.
+  if (server_.master_link->is_replica()) return true;
   return GoodReplicas(now_ms) >= config.min_replicas_to_write;
 }
 

@@ -8,6 +8,7 @@
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/persistence.h"
+#include "server/master_link.h"
 #include "server/replication.h"
 #include "server/server.h"
 
@@ -53,6 +54,10 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
         }
         if (!server_.replication->EnoughGoodReplicas(server_.NowMs())) {
           ctx.reply.Error(errors::kNoReplicas);
+          return;
+        }
+        if (server_.master_link->is_replica() && config.replica_read_only) {
+          ctx.reply.Error(errors::kReadOnlyReplica);
           return;
         }
       }
@@ -121,6 +126,9 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
     }
     if (!server_.replication->EnoughGoodReplicas(server_.NowMs())) {
       return std::string(errors::kNoReplicas);
+    }
+    if (server_.master_link->is_replica() && server_.config.replica_read_only) {
+      return std::string(errors::kReadOnlyReplica);
     }
   }
   if (out_of_memory_ && (command->flags & kCmdDenyOom)) return std::string(errors::kOutOfMemory);

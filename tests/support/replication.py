@@ -1,0 +1,173 @@
+"""Shared by the replication tests: a master's offset and sync counters, waiting for a replica to catch up, a
+seeded random write stream of every type, a server's whole keyspace read back for comparison, and line reads
+on a raw replication link."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from support.rdb_data import read_value, scan_keys
+from support.resp import RawConnection
+from support.server import wait_for
+
+FAR_MS = 4102444800000  # 2100-01-01
+
+
+# ---- offsets -------------------------------------------------------------------------------------------------
+
+def master_offset(master) -> int:
+    return int(master.info("replication")["master_repl_offset"])
+
+
+def caught_up(master, replica) -> bool:
+    info = replica.info("replication")
+    return (info.get("master_link_status") == "up"
+            and int(info["slave_repl_offset"]) == master_offset(master))
+
+
+def wait_caught_up(master, replica, timeout: float = 20.0):
+    wait_for(lambda: caught_up(master, replica), timeout=timeout, what="the replica to reach the master's offset")
+
+
+def sync_counters(master) -> tuple:
+    stats = master.info("stats")
+    return int(stats["sync_full"]), int(stats["sync_partial_ok"]), int(stats["sync_partial_err"])
+
+
+# ---- the write stream -----------------------------------------------------------------------------------------
+
+def random_writes(rng: random.Random, count: int) -> list:
+    """Writes of every type over databases 0, 1 and 5, keys prefixed by their type."""
+    def key(kind):
+        return f"{kind}:{rng.randrange(12)}"
+
+    def value():
+        return rng.choice([str(rng.randrange(-1000, 1000)), f"v{rng.randrange(100)}", "x" * rng.randrange(1, 90)])
+
+    script = ("redis.call('set', KEYS[1], ARGV[1]) "
+              "redis.call('rpush', KEYS[2], ARGV[1]) return redis.call('incr', KEYS[3])")
+    generators = [
+        lambda: ("SET", key("s"), value()),
+        lambda: ("SET", key("s"), value(), "EX", rng.randrange(100, 1000)),
+        lambda: ("SET", key("s"), value(), "PX", rng.randrange(1, 30)),  # expires during the run
+        lambda: ("APPEND", key("s"), value()),
+        lambda: ("INCRBY", key("n"), rng.randrange(-50, 50)),
+        lambda: ("INCRBYFLOAT", key("f"), f"{rng.uniform(-10, 10):.4f}"),
+        lambda: ("SETRANGE", key("s"), rng.randrange(20), value()),
+        lambda: ("SETBIT", key("bits"), rng.randrange(500), rng.randrange(2)),
+        lambda: ("RPUSH", key("l"), *[value() for _ in range(rng.randrange(1, 5))]),
+        lambda: ("LPUSH", key("l"), value()),
+        lambda: ("LPOP", key("l")),
+        lambda: ("LMOVE", key("l"), key("l"), "LEFT", "RIGHT"),
+        lambda: ("LTRIM", key("l"), 0, rng.randrange(2, 30)),
+        lambda: ("HSET", key("h"), *[x for _ in range(rng.randrange(1, 4)) for x in (f"f{rng.randrange(20)}", value())]),
+        lambda: ("HDEL", key("h"), f"f{rng.randrange(20)}"),
+        lambda: ("HINCRBYFLOAT", key("h"), "float", f"{rng.uniform(-5, 5):.3f}"),
+        lambda: ("SADD", key("set"), *[str(rng.randrange(40)) for _ in range(rng.randrange(1, 5))]),
+        lambda: ("SADD", key("set"), f"m{rng.randrange(40)}"),
+        lambda: ("SREM", key("set"), str(rng.randrange(40))),
+        lambda: ("SPOP", key("set")),
+        lambda: ("SINTERSTORE", key("set"), key("set"), key("set")),
+        lambda: ("ZADD", key("z"), *[x for _ in range(rng.randrange(1, 4))
+                                     for x in (f"{rng.uniform(-100, 100):.3f}", f"m{rng.randrange(60)}")]),
+        lambda: ("ZINCRBY", key("z"), f"{rng.uniform(-3, 3):.2f}", f"m{rng.randrange(60)}"),
+        lambda: ("ZPOPMIN", key("z")),
+        lambda: ("ZUNIONSTORE", key("z"), 2, key("z"), key("z")),
+        lambda: ("GEOADD", key("geo"), f"{rng.uniform(-180, 180):.5f}", f"{rng.uniform(-85, 85):.5f}",
+                 f"p{rng.randrange(30)}"),
+        lambda: ("PFADD", key("hll"), *[f"e{rng.randrange(5000)}" for _ in range(rng.randrange(1, 8))]),
+        lambda: ("XADD", key("st"), "*", "f", value()),
+        lambda: ("XADD", key("st"), "MAXLEN", "~", "20", "*", "a", value(), "b", value()),
+        lambda: ("XGROUP", "CREATE", key("st"), "g", "0", "MKSTREAM"),
+        lambda: ("XREADGROUP", "GROUP", "g", f"c{rng.randrange(3)}", "COUNT", 2, "STREAMS", key("st"), ">"),
+        lambda: ("EXPIRE", key(rng.choice("slhz")), rng.randrange(100, 1000)),
+        lambda: ("PEXPIREAT", key(rng.choice("slhz")), FAR_MS + rng.randrange(10**6)),
+        lambda: ("PERSIST", key(rng.choice("slhz"))),
+        lambda: ("DEL", key(rng.choice(["s", "l", "h", "set", "z"]))),
+        lambda: ("COPY", key("h"), key("h"), "REPLACE"),
+        lambda: ("RENAME", key("l"), key("l")),
+        lambda: ("EVAL", script, 3, key("s"), key("l"), key("n"), value()),
+        lambda: ("SELECT", rng.choice([0, 0, 1, 5])),
+    ]
+    commands = []
+    while len(commands) < count:
+        roll = rng.random()
+        if roll < 0.05:
+            commands += [("MULTI",), *[rng.choice(generators)() for _ in range(rng.randrange(1, 5))], ("EXEC",)]
+        elif roll < 0.052:
+            commands.append(("SWAPDB", 1, 5))
+        else:
+            commands.append(rng.choice(generators)())
+    return commands + [("SELECT", 0)]
+
+
+def send_all(conn: RawConnection, commands, batch: int = 500):
+    for start in range(0, len(commands), batch):
+        conn.pipeline(commands[start:start + batch], timeout=60)
+
+
+# ---- reading a keyspace ----------------------------------------------------------------------------------------
+
+def stream_state(conn: RawConnection, key: bytes):
+    entries = [(e[0], tuple(e[1])) for e in conn.call("XRANGE", key, "-", "+").py()]
+    groups = []
+    for group in conn.call("XINFO", "GROUPS", key).py():
+        fields = dict(zip(group[0::2], group[1::2]))
+        name = fields[b"name"]
+        pending = [(p[0], p[1], p[3]) for p in conn.call("XPENDING", key, name, "-", "+", 1000).py()]
+        groups.append((name, fields[b"last-delivered-id"], pending))
+    return entries, sorted(groups)
+
+
+def keyspace(conn: RawConnection) -> dict:
+    """{(db, key): (type, value, PEXPIRETIME)} of every key of every database."""
+    state = {}
+    for db in range(16):
+        conn.call("SELECT", db)
+        for key in scan_keys(conn):
+            kind = conn.call("TYPE", key).value.decode()
+            if kind == "none":  # expired between SCAN and TYPE
+                continue
+            value = stream_state(conn, key) if kind == "stream" else read_value(conn, kind, key)
+            state[(db, key)] = (kind, value, conn.call("PEXPIRETIME", key).value)
+    conn.call("SELECT", 0)
+    return state
+
+
+def assert_same_keyspace(master, replica):
+    with master.raw() as m, replica.raw() as r:
+        expected, actual = keyspace(m), keyspace(r)
+    assert expected, "the master holds no data: the comparison would prove nothing"
+    missing = sorted(set(expected) - set(actual))[:10]
+    extra = sorted(set(actual) - set(expected))[:10]
+    assert not missing and not extra, f"keys missing on the replica {missing}, extra {extra}"
+    for name, (kind, value, expire_at) in expected.items():
+        r_kind, r_value, r_expire_at = actual[name]
+        assert r_kind == kind, f"{name}: {kind} on the master, {r_kind} on the replica"
+        assert r_value == value, f"{name}: {value!r:.300} on the master, {r_value!r:.300} on the replica"
+        assert (expire_at == -1) == (r_expire_at == -1) and abs(expire_at - r_expire_at) <= 1000, \
+            f"{name}: PEXPIRETIME {expire_at} on the master, {r_expire_at} on the replica"
+
+
+# ---- raw links -------------------------------------------------------------------------------------------------
+
+def read_line(link: RawConnection) -> bytes:
+    """The next line, skipping the newlines a master sends while a snapshot is made."""
+    while True:
+        while b"\n" not in link.buf[link.pos:]:
+            link._fill(time.monotonic() + link.timeout)
+        end = link.buf.index(b"\n", link.pos)
+        line = bytes(link.buf[link.pos:end + 1])
+        link.pos = end + 1
+        if line != b"\n":
+            return line
+
+
+def read_exactly(link: RawConnection, n: int) -> bytes:
+    deadline = time.monotonic() + link.timeout
+    while len(link.buf) - link.pos < n:
+        link._fill(deadline)
+    data = bytes(link.buf[link.pos:link.pos + n])
+    link.pos += n
+    return data
