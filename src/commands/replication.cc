@@ -2,15 +2,14 @@
 // acknowledgements, server/replication.h) and WAIT; REPLICAOF / SLAVEOF (server/master_link.h).
 #include "server/replication.h"
 
-#include "server/log.h"
-#include "server/master_link.h"
-
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/ascii.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
 #include "server/errors.h"
+#include "server/log.h"
+#include "server/master_link.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -44,8 +43,9 @@ void ReplconfCommand(CommandContext& ctx) {
       }
       link.ip_address = value;
     } else if (EqualsIgnoreCase(option, "capa")) {
-      // eof (diskless transfers) needs nothing: the snapshot always comes with its size.
       if (EqualsIgnoreCase(value, "psync2")) link.psync2 = true;
+      if (EqualsIgnoreCase(value, "eof")) link.eof = true;
+      if (EqualsIgnoreCase(value, "goblin-snapshot")) link.goblin_snapshot = true;
     } else if (EqualsIgnoreCase(option, "ack")) {
       int64_t offset;
       if (!ctx.client.is_replica() || !ParseInt64(value, &offset)) return;
@@ -189,10 +189,8 @@ void RegisterReplicationCommands(CommandTable* table) {
       PsyncCommand, "Internal command used for replication", "2.8.0", "", "replicationid offset");
   for (const char* name : {"replicaof", "slaveof"}) {
     add(name, 3, kCmdAdmin | kCmdNoscript | kCmdStale | kCmdNoAsyncLoading, 0, 0, 0,
-        ReplicaofCommand,
-        "Make the server a replica of another instance, or promote it as master.",
-        std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)",
-        "host port | NO ONE");
+        ReplicaofCommand, "Make the server a replica of another instance, or promote it as master.",
+        std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)", "host port | NO ONE");
   }
   CommandAdder generic{table, "generic"};
   generic("wait", 3, kCmdNoscript, 0, 0, 0, WaitCommand,

@@ -33,7 +33,8 @@ enum class ClientKind {
 enum class ReplicaState {
   kNone,             // not a replica
   kWaitBgsaveStart,  // SYNC or PSYNC arrived; no snapshot for it has started yet
-  kWaitBgsaveEnd,    // +FULLRESYNC sent; the snapshot is being written, the stream held
+  kWaitBgsaveEnd,    // +FULLRESYNC sent; the snapshot is being written (or streamed, diskless),
+                     // the stream held
   kSendBulk,         // the snapshot file is being sent; the stream follows it
   kOnline,           // receiving the stream
 };
@@ -49,16 +50,29 @@ struct ReplicaLink {
   // when filtered_functions (redis-cli --replica and --functions-rdb ask for this).
   bool filtered = false;
   bool filtered_functions = false;
-  bool pre_psync = false;       // came with SYNC: no +FULLRESYNC line, never acknowledges
-  bool psync2 = false;          // REPLCONF capa psync2: +CONTINUE names the replication id
-  uint64_t initial_offset = 0;  // the offset +FULLRESYNC named
-  uint64_t ack_offset = 0;      // the last REPLCONF ACK
-  int64_t ack_time_ms = 0;      // when it arrived (or the link came online)
+  bool pre_psync = false;        // came with SYNC: no +FULLRESYNC line, never acknowledges
+  bool psync2 = false;           // REPLCONF capa psync2: +CONTINUE names the replication id
+  bool eof = false;              // REPLCONF capa eof: reads a snapshot of unknown size ($EOF:)
+  bool goblin_snapshot = false;  // REPLCONF capa goblin-snapshot: loads Goblin's format
+  int64_t sync_request_ms = 0;   // when it asked for a full sync (repl-diskless-sync-delay)
+  uint64_t initial_offset = 0;   // the offset +FULLRESYNC named
+  uint64_t ack_offset = 0;       // the last REPLCONF ACK
+  int64_t ack_time_ms = 0;       // when it arrived (or the link came online)
   // kSendBulk: "$<size>\r\n" not yet written, then the file's bytes from rdb_sent on.
   std::string preamble;
   int rdb_fd = -1;
   uint64_t rdb_sent = 0;
   uint64_t rdb_size = 0;
+  // A diskless sync: the snapshot streams from the child's pipe, a chunk at a time, to every
+  // replica of the round (Replication's relay); relay_sent bytes of the current chunk are
+  // written, the rest is while relay_writing. relay_stalled_ms: since when a write would block.
+  bool relayed = false;
+  bool relay_writing = false;
+  size_t relay_sent = 0;
+  int64_t relay_stalled_ms = 0;
+  // Online after a diskless sync: the stream waits for the first REPLCONF ACK, which says the
+  // snapshot is loaded (the replica finds the end mark without the stream glued to it).
+  bool stream_on_ack = false;
 };
 
 // What a client blocked by BZPOPMIN and friends waits for.

@@ -113,13 +113,12 @@ struct Config {
   int64_t stream_node_max_entries = 100;
   // A sparse HyperLogLog turns dense past this many bytes, header included (core/hyperloglog.h).
   int64_t hll_sparse_max_bytes = 3000;
-  // Replication, the master's side (server/replication.h). A full sync is always disk-based:
-  // repl-diskless-sync and its delays are stored and reported only.
+  // Replication, the master's side (server/replication.h).
   int64_t repl_backlog_size = 1024 * 1024;
   int64_t repl_backlog_ttl = 3600;
   int64_t repl_ping_replica_period = 10;
   int64_t repl_timeout = 60;
-  bool repl_diskless_sync = false;
+  bool repl_diskless_sync = true;
   int64_t repl_diskless_sync_delay = 5;
   int64_t repl_diskless_sync_max_replicas = 0;
   bool repl_disable_tcp_nodelay = false;

@@ -32,6 +32,8 @@ namespace {
 constexpr uint64_t kListenerTag = 1ULL << 40;
 // The replica's connection to its master while it connects and syncs (master_link.h).
 constexpr uint64_t kMasterLinkTag = 1ULL << 41;
+// The pipe of a diskless sync's child (replication.h).
+constexpr uint64_t kRelayPipeTag = 1ULL << 42;
 
 constexpr size_t kReadChunk = 64 * 1024;
 
@@ -361,6 +363,10 @@ void Server::HandleEvent(const epoll_event& event) {
     master_link->HandleEvent(event.events);
     return;
   }
+  if (token & kRelayPipeTag) {
+    replication->PumpRelay();
+    return;
+  }
   auto it = clients_by_fd_.find(static_cast<int>(token));
   if (it == clients_by_fd_.end()) return;
   Client& client = *it->second;
@@ -554,8 +560,8 @@ bool Server::DropOverOutputLimit(Client& client) {
 bool Server::OverOutputLimit(Client& client) {
   const OutputBufferLimits& limits = config.client_output_buffer_limit;
   const OutputBufferLimit& limit = client.is_replica()   ? limits.replica
-                                  : client.subscribed() ? limits.pubsub
-                                                        : limits.normal;
+                                   : client.subscribed() ? limits.pubsub
+                                                         : limits.normal;
   const auto pending = static_cast<int64_t>(client.pending_output());
   if (limit.hard > 0 && pending >= limit.hard) return true;
   if (limit.soft == 0 || pending < limit.soft) {
@@ -568,9 +574,10 @@ bool Server::OverOutputLimit(Client& client) {
 
 void Server::UpdateEpoll(Client& client) {
   // A replica sends its snapshot first and holds its stream until then.
-  const ReplicaState state = client.replica.state;
-  bool want_write = state == ReplicaState::kSendBulk ||
-                    (client.pending_output() > 0 && state != ReplicaState::kWaitBgsaveEnd);
+  const ReplicaLink& link = client.replica;
+  bool want_write = link.state == ReplicaState::kSendBulk || link.relay_writing ||
+                    (client.pending_output() > 0 && link.state != ReplicaState::kWaitBgsaveEnd &&
+                     !link.stream_on_ack);
   if (want_write == client.want_write) return;
   client.want_write = want_write;
   epoll_event event{};
@@ -607,6 +614,17 @@ void Server::WatchMasterLink(int fd, bool writable) {
 }
 
 void Server::UnwatchMasterLink(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
+
+void Server::WatchRelayPipe(int fd, bool watch) {
+  if (!watch) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    return;
+  }
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = kRelayPipeTag | static_cast<uint64_t>(fd);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+}
 
 Client& Server::AdoptMasterConnection(int fd, const std::string& address) {
   auto client = std::make_unique<Client>(next_client_id_++, fd, ClientKind::kMaster);

@@ -86,22 +86,39 @@ bool Persistence::WriteFilteredRdb(const std::string& path, bool functions,
   return WriteRdb(path, server_.NowMs(), &stats, error, false, functions);
 }
 
-bool Persistence::WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
-                           std::string* error, bool keys, bool functions) const {
-  const Config& config = server_.config;
+RdbWriteOptions Persistence::RdbSaveOptions() const {
   RdbWriteOptions options = RdbOptions();
   options.used_memory = AllocatedBytes();
   // As Redis: idle times under an LRU policy, counters under an LFU one.
-  const std::string& policy = config.maxmemory_policy;
+  const std::string& policy = server_.config.maxmemory_policy;
   if (policy.find("lru") != std::string::npos) {
     options.access_records = RdbWriteOptions::AccessRecords::kIdle;
   } else if (policy.find("lfu") != std::string::npos) {
     options.access_records = RdbWriteOptions::AccessRecords::kFreq;
   }
   options.clock = &server_.access_clock;
+  return options;
+}
+
+bool Persistence::WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
+                           std::string* error, bool keys, bool functions) const {
   return WriteRdbFile(keys ? Databases() : std::vector<const Database*>(),
                       functions ? FunctionLibraries() : std::vector<std::string_view>(), path,
-                      now_ms, options, stats, error);
+                      now_ms, RdbSaveOptions(), stats, error);
+}
+
+bool Persistence::WriteSyncSnapshot(int64_t now_ms, SnapshotSaveStats* stats,
+                                    std::string* error) const {
+  const SyncSnapshotTarget& target = sync_target_;
+  if (target.fd < 0) {
+    return target.goblin ? WriteSnapshotFile(Databases(), FunctionLibraries(), target.path, now_ms,
+                                             stats, error)
+                         : WriteRdb(target.path, now_ms, stats, error);
+  }
+  return target.goblin
+             ? WriteSnapshotToFd(Databases(), FunctionLibraries(), target.fd, now_ms, stats, error)
+             : WriteRdbToFd(Databases(), FunctionLibraries(), target.fd, now_ms, RdbSaveOptions(),
+                            stats, error);
 }
 
 std::string Persistence::LogDirectory() const {
@@ -445,8 +462,9 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
   return "";
 }
 
-bool Persistence::StartReplicationSnapshot(const std::string& path, std::string* error) {
-  return StartChild(ChildKind::kReplication, path, error);
+bool Persistence::StartReplicationSnapshot(const SyncSnapshotTarget& target, std::string* error) {
+  sync_target_ = target;
+  return StartChild(ChildKind::kReplication, target.path, error);
 }
 
 std::string Persistence::DebugReload() {
@@ -510,13 +528,13 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     server_.CloseListenersInChild();
     SnapshotSaveStats stats;
     std::string child_error;
-    // A BGSAVE writes the configured format; an AOF rewrite always a Goblin snapshot (the base).
-    // A replication child always RDB, for the replica.
+    // A BGSAVE writes the configured format; an AOF rewrite always a Goblin snapshot (the base);
+    // a replication child the format its replicas read.
     bool ok;
     if (kind == ChildKind::kSnapshot) {
       ok = WriteSnapshot(target, server_.NowMs(), &stats, &child_error);
     } else if (kind == ChildKind::kReplication) {
-      ok = WriteRdb(target, server_.NowMs(), &stats, &child_error);
+      ok = WriteSyncSnapshot(server_.NowMs(), &stats, &child_error);
     } else {
       ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(), &stats,
                              &child_error);
@@ -536,7 +554,9 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
   child_start_ms_ = server_.NowMs();
   child_target_ = target;
   dirty_at_fork_ = server_.dirty;
-  if (kind == ChildKind::kSnapshot || kind == ChildKind::kReplication) {
+  if (kind == ChildKind::kReplication && sync_target_.fd >= 0) {
+    LogNotice("Background RDB transfer started by pid " + std::to_string(pid));
+  } else if (kind == ChildKind::kSnapshot || kind == ChildKind::kReplication) {
     if (kind == ChildKind::kSnapshot) last_bgsave_try_ms_ = child_start_ms_;
     LogNotice("Background saving started by pid " + std::to_string(pid));
   } else {
@@ -565,10 +585,12 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   server_.SetChildSharesPages(false);
   const int64_t seconds = (now_ms - child_start_ms_) / 1000;
   if (kind == ChildKind::kReplication) {
+    const bool diskless = sync_target_.fd >= 0;
     if (ok) {
-      LogNotice("Background saving terminated with success");
+      LogNotice(diskless ? "Background RDB transfer terminated with success"
+                         : "Background saving terminated with success");
     } else {
-      LogWarning("Background saving error");
+      LogWarning(diskless ? "Background transfer error" : "Background saving error");
     }
     server_.replication->SnapshotDone(ok, child_target_);
     return;
@@ -882,8 +904,7 @@ std::vector<std::pair<std::string, std::string>> Persistence::InfoFields(int64_t
       f.emplace_back(std::move(name), std::to_string(value));
     }
   };
-  const bool bgsave =
-      child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication;
+  const bool bgsave = child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication;
   const bool rewrite = child_kind_ == ChildKind::kRewrite;
   const int64_t child_seconds = child_pid_ >= 0 ? (now_ms - child_start_ms_) / 1000 : -1;
   add("loading", loading_ ? "1" : "0");

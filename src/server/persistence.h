@@ -50,6 +50,13 @@ namespace goblin {
 struct RdbLoadStats;
 class Server;
 
+// Where and how a full sync's snapshot is written.
+struct SyncSnapshotTarget {
+  std::string path;     // the file, when fd < 0
+  int fd = -1;          // else the write end of a pipe (a diskless sync)
+  bool goblin = false;  // Goblin's snapshot format (every replica announced it), else RDB
+};
+
 class Persistence : public EffectConsumer {
  public:
   explicit Persistence(Server& server);
@@ -67,10 +74,17 @@ class Persistence : public EffectConsumer {
   std::string Save();
   // BGSAVE [SCHEDULE]: "" when started (or scheduled), else the error reply text.
   std::string BackgroundSave(bool schedule, bool* scheduled);
-  // A full sync's snapshot (server/replication.h): a child writes the keyspace as RDB to path
+  // A full sync's snapshot (server/replication.h): a child writes the keyspace to target,
   // whatever snapshot-format says; Replication::SnapshotDone hears when it ends. False with
   // *error when it could not start. REQUIRES: !child_running().
-  bool StartReplicationSnapshot(const std::string& path, std::string* error);
+  bool StartReplicationSnapshot(const SyncSnapshotTarget& target, std::string* error);
+  // A diskless sync read the child's pipe to its end: waits for the child to exit, which
+  // reports through Replication::SnapshotDone. REQUIRES: replication_child_running().
+  void WaitReplicationChild() { ReapChild(/*block=*/true); }
+  // The last replica a diskless sync was for is gone: the child is killed.
+  void StopReplicationChild() {
+    if (replication_child_running()) KillChild();
+  }
   // The snapshot of a replica that asked for no keys: the RDB file of an empty keyspace, with
   // the function libraries when functions, written here in the foreground.
   bool WriteFilteredRdb(const std::string& path, bool functions, std::string* error) const;
@@ -120,6 +134,10 @@ class Persistence : public EffectConsumer {
                      std::string* error) const;
   bool WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                 std::string* error, bool keys = true, bool functions = true) const;
+  // The RDB options of a saved file: WriteRdb's plus access records and used memory.
+  RdbWriteOptions RdbSaveOptions() const;
+  // A replication child's work: the snapshot sync_target_ names.
+  bool WriteSyncSnapshot(int64_t now_ms, SnapshotSaveStats* stats, std::string* error) const;
   std::string LogDirectory() const;
   std::vector<const class Database*> Databases() const;
   // The function libraries' code, saved with the keyspace.
@@ -176,7 +194,8 @@ class Persistence : public EffectConsumer {
   int child_pipe_ = -1;  // the child writes its copy-on-write bytes here
   int64_t child_start_ms_ = 0;
   uint64_t dirty_at_fork_ = 0;
-  std::string child_target_;  // the file the child writes
+  std::string child_target_;        // the file the child writes
+  SyncSnapshotTarget sync_target_;  // a replication child's
 
   // AOF state.
   std::unique_ptr<AofWriter> aof_;

@@ -26,6 +26,11 @@ constexpr std::string_view kNoReplicationId = "000000000000000000000000000000000
 constexpr int64_t kMinBacklogSize = 16 * 1024;
 // sendfile() chunk of a snapshot.
 constexpr size_t kBulkChunk = size_t{1} << 20;
+// A diskless sync's relay: the pipe's size, the bytes read at a time, and the chunks relayed
+// before other clients get their turn.
+constexpr int kRelayPipeSize = 1 << 20;
+constexpr size_t kRelayChunk = 256 * 1024;
+constexpr int kRelayChunksPerRound = 16;
 
 // The peer's IP: the address without its port.
 std::string PeerIp(const Client& client) {
@@ -40,7 +45,9 @@ Replication::Replication(Server& server) : server_(server), replid2_(kNoReplicat
 }
 
 // The server outlives no client: it closes the replicas' snapshot files with their sockets.
-Replication::~Replication() = default;
+Replication::~Replication() {
+  if (relay_fd_ >= 0) close(relay_fd_);
+}
 
 std::vector<Client*> Replication::Replicas() const {
   std::vector<Client*> out;
@@ -108,8 +115,7 @@ void Replication::ShiftReplicationId(std::string id) {
   second_offset_ = static_cast<int64_t>(offset_ + 1);
   server_.replication_id = std::move(id);
   LogNotice("Setting secondary replication ID to " + replid2_ + ", valid up to offset: " +
-            std::to_string(second_offset_) + ". New replication ID is " +
-            server_.replication_id);
+            std::to_string(second_offset_) + ". New replication ID is " + server_.replication_id);
 }
 
 void Replication::FeedFromMaster(std::string_view bytes) {
@@ -224,6 +230,7 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
   }
   ++stats_.sync_full;
   client.replica.state = ReplicaState::kWaitBgsaveStart;
+  client.replica.sync_request_ms = server_.NowMs();
   replicas_.push_back(client.id);
   if (!backlog_) CreateBacklog(/*new_id=*/!server_.master_link->is_replica());
   if (client.replica.filtered) {
@@ -231,13 +238,17 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
     return;
   }
   Persistence& persistence = *server_.persistence;
+  if (persistence.replication_child_running() && relay_active_) {
+    LogNotice("Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
+    return;
+  }
   if (persistence.replication_child_running()) {
-    // Share the running snapshot: the stream after its fork is what another waiting replica
-    // holds.
+    // Share the running snapshot when it can read its format: the stream after its fork is
+    // what another waiting replica holds.
     for (Client* other : Replicas()) {
       if (other == &client || other->close_after_reply ||
           other->replica.state != ReplicaState::kWaitBgsaveEnd || other->replica.rdb_only ||
-          other->replica.filtered) {
+          other->replica.filtered || (snapshot_goblin_ && !client.replica.goblin_snapshot)) {
         continue;
       }
       client.output = other->output.substr(other->output_sent);
@@ -248,6 +259,11 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
       return;
     }
     LogNotice("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
+    return;
+  }
+  const Config& config = server_.config;
+  if (config.repl_diskless_sync && client.replica.eof && config.repl_diskless_sync_delay > 0) {
+    LogNotice("Delay next BGSAVE for diskless SYNC");
     return;
   }
   if (persistence.child_running()) {
@@ -277,8 +293,7 @@ bool Replication::TryPartialResync(Client& client, std::string_view replid, int6
   }
   if (!EqualsIgnoreCase(replid, id) && offset > second_offset_) {
     LogNotice("Partial resynchronization not accepted: Requested offset for second ID was " +
-              std::to_string(offset) + ", but I can reply up to " +
-              std::to_string(second_offset_));
+              std::to_string(offset) + ", but I can reply up to " + std::to_string(second_offset_));
     return false;
   }
   if (!backlog_ || offset < 0 || !backlog_->Holds(static_cast<uint64_t>(offset))) {
@@ -306,13 +321,56 @@ bool Replication::TryPartialResync(Client& client, std::string_view replid, int6
   return true;
 }
 
+void Replication::MaybeStartSnapshot(int64_t now_ms) {
+  int64_t waiting = 0;
+  int64_t longest_wait_ms = 0;
+  for (Client* client : Replicas()) {
+    if (client->replica.state != ReplicaState::kWaitBgsaveStart) continue;
+    ++waiting;
+    longest_wait_ms = std::max(longest_wait_ms, now_ms - client->replica.sync_request_ms);
+  }
+  if (waiting == 0) return;
+  const Config& config = server_.config;
+  if (!config.repl_diskless_sync || longest_wait_ms >= config.repl_diskless_sync_delay * 1000 ||
+      (config.repl_diskless_sync_max_replicas > 0 &&
+       waiting >= config.repl_diskless_sync_max_replicas)) {
+    StartSnapshot();
+  }
+}
+
 void Replication::StartSnapshot() {
-  LogNotice("Starting BGSAVE for SYNC with target: disk");
-  const std::string path =
-      JoinPath(server_.config.dir, "temp-repl-" + std::to_string(server_.pid) + ".rdb");
+  bool eof = true;
+  bool goblin = true;
+  for (Client* client : Replicas()) {
+    if (client->replica.state != ReplicaState::kWaitBgsaveStart) continue;
+    eof = eof && client->replica.eof;
+    goblin = goblin && client->replica.goblin_snapshot;
+  }
+  const bool diskless = server_.config.repl_diskless_sync && eof;
+  SyncSnapshotTarget target;
+  target.goblin = goblin;
   std::string error;
-  const bool started = server_.persistence->StartReplicationSnapshot(path, &error);
+  int pipe_fds[2] = {-1, -1};
+  if (diskless) {
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+      error = std::string("pipe: ") + std::strerror(errno);
+    } else {
+      fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+      fcntl(pipe_fds[1], F_SETPIPE_SZ, kRelayPipeSize);  // a hint: a smaller pipe works too
+      target.fd = pipe_fds[1];
+    }
+  } else {
+    target.path = JoinPath(server_.config.dir, "temp-repl-" + std::to_string(server_.pid) + ".rdb");
+  }
+  LogNotice(std::string("Starting BGSAVE for SYNC with target: ") +
+            (diskless ? "replicas sockets" : "disk") + (goblin ? " (Goblin snapshot format)" : ""));
+  const bool started =
+      error.empty() && server_.persistence->StartReplicationSnapshot(target, &error);
+  // The child holds the write end; the pipe ends when it exits.
+  if (pipe_fds[1] >= 0) close(pipe_fds[1]);
+  if (!started && pipe_fds[0] >= 0) close(pipe_fds[0]);
   if (!started) LogWarning("BGSAVE for replication failed: " + error);
+  snapshot_goblin_ = goblin;
   for (Client* client : Replicas()) {
     if (client->replica.state != ReplicaState::kWaitBgsaveStart) continue;
     if (!started) {
@@ -325,8 +383,143 @@ void Replication::StartSnapshot() {
       server_.QueueWrite(*client);
       continue;
     }
-    SetupFullResync(*client, offset_);
+    if (SetupFullResync(*client, offset_)) client->replica.relayed = diskless;
   }
+  if (started && diskless) StartRelay(pipe_fds[0]);
+}
+
+// ---- The diskless relay ----------------------------------------------------------------------
+
+void Replication::StartRelay(int fd) {
+  relay_active_ = true;
+  relay_fd_ = fd;
+  relay_eof_ = relay_child_done_ = relay_child_ok_ = relay_final_ = false;
+  eof_mark_ = server_.RandomHexId();
+  // The first chunk is the header; the snapshot follows as the child writes it.
+  relay_chunk_ = "$EOF:" + eof_mark_ + "\r\n";
+  Distribute();
+  if (relay_pending_ == 0) PumpRelay();
+}
+
+void Replication::Distribute() {
+  relay_pending_ = 0;
+  for (Client* client : Replicas()) {
+    ReplicaLink& link = client->replica;
+    if (!link.relayed || client->close_after_reply) continue;
+    link.relay_sent = 0;
+    link.relay_writing = true;
+    if (!WriteRelay(*client)) ++relay_pending_;
+  }
+}
+
+bool Replication::WriteRelay(Client& client) {
+  ReplicaLink& link = client.replica;
+  while (link.relay_sent < relay_chunk_.size()) {
+    const ssize_t n = write(client.fd, relay_chunk_.data() + link.relay_sent,
+                            relay_chunk_.size() - link.relay_sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      if (link.relay_stalled_ms == 0) link.relay_stalled_ms = server_.NowMs();
+      server_.QueueWrite(client);  // the write handler takes it from here
+      return false;
+    }
+    if (n <= 0) {
+      LogWarning("Diskless rdb transfer, write error sending DB to replica: " +
+                 std::string(std::strerror(errno)));
+      link.relayed = link.relay_writing = false;
+      Drop(client);
+      return true;
+    }
+    server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);
+    link.relay_sent += static_cast<size_t>(n);
+    link.relay_stalled_ms = 0;
+  }
+  link.relay_writing = false;
+  if (relay_final_) {
+    link.relayed = false;
+    link.stream_on_ack = true;
+    LogNotice("Streamed RDB transfer with replica " + Name(client) +
+              " succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
+    PutOnline(client);
+  }
+  return true;
+}
+
+void Replication::PumpRelay() {
+  if (!relay_active_ || relay_pending_ > 0) return;
+  if (relay_final_) {
+    // Every replica of the round has the end mark.
+    relay_active_ = relay_final_ = false;
+    relay_chunk_ = std::string();
+    return;
+  }
+  for (int round = 0; round < kRelayChunksPerRound && relay_pending_ == 0; ++round) {
+    relay_chunk_.resize(kRelayChunk);
+    const ssize_t n = read(relay_fd_, relay_chunk_.data(), kRelayChunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    if (n <= 0) {
+      if (n < 0)
+        LogWarning("Diskless rdb transfer, read error: " + std::string(std::strerror(errno)));
+      relay_eof_ = true;
+      WatchRelay(false);
+      if (n < 0) {
+        FinishRelay(false);
+        server_.persistence->StopReplicationChild();
+      } else if (!relay_child_done_) {
+        server_.persistence->WaitReplicationChild();  // reports through SnapshotDone
+      } else {
+        FinishRelay(relay_child_ok_);
+      }
+      return;
+    }
+    relay_chunk_.resize(static_cast<size_t>(n));
+    Distribute();
+  }
+  // The pipe is read again once every replica took the chunk.
+  WatchRelay(relay_pending_ == 0);
+}
+
+void Replication::FinishRelay(bool ok) {
+  WatchRelay(false);
+  if (relay_fd_ >= 0) close(relay_fd_);
+  relay_fd_ = -1;
+  if (!ok) {
+    for (Client* client : Replicas()) {
+      if (!client->replica.relayed) continue;
+      client->replica.relayed = client->replica.relay_writing = false;
+      Drop(*client);
+    }
+    relay_active_ = false;
+    relay_pending_ = 0;
+    relay_chunk_ = std::string();
+    return;
+  }
+  relay_final_ = true;
+  relay_chunk_ = eof_mark_;
+  Distribute();
+  PumpRelay();
+}
+
+void Replication::ServiceRelay() {
+  bool replicas_left = false;
+  for (Client* client : Replicas()) {
+    replicas_left = replicas_left || (client->replica.relayed && !client->close_after_reply);
+  }
+  if (!replicas_left && !relay_final_) {
+    LogWarning("Diskless rdb transfer, last replica dropped, killing fork child.");
+    // Reports through SnapshotDone, which ends the relay; a child already gone ends it here.
+    server_.persistence->StopReplicationChild();
+    if (relay_active_) FinishRelay(false);
+    return;
+  }
+  PumpRelay();
+}
+
+void Replication::WatchRelay(bool watch) {
+  if (relay_fd_ < 0 || watch == relay_watched_) return;
+  relay_watched_ = watch;
+  server_.WatchRelayPipe(relay_fd_, watch);
 }
 
 bool Replication::SetupFullResync(Client& client, uint64_t offset) {
@@ -345,6 +538,14 @@ bool Replication::SetupFullResync(Client& client, uint64_t offset) {
 }
 
 void Replication::SnapshotDone(bool ok, const std::string& path) {
+  if (relay_active_) {
+    relay_child_done_ = true;
+    relay_child_ok_ = ok;
+    // The relay ends once the pipe is drained too (a failure needs no more of it).
+    if (!ok) LogWarning("Diskless rdb transfer failed: the child returned an error");
+    if (!ok || relay_eof_) FinishRelay(ok);
+    return;
+  }
   if (!ok) LogWarning("SYNC failed. BGSAVE child returned an error");
   for (Client* client : Replicas()) {
     ReplicaLink& link = client->replica;
@@ -356,7 +557,7 @@ void Replication::SnapshotDone(bool ok, const std::string& path) {
     StartBulk(*client, path);
   }
   // The replicas that opened the file keep reading it; nobody else needs it.
-  unlink(path.c_str());
+  if (!path.empty()) unlink(path.c_str());
 }
 
 bool Replication::StartBulk(Client& client, const std::string& path) {
@@ -396,7 +597,10 @@ void Replication::SendFilteredSnapshot(Client& client) {
 
 bool Replication::SendBulk(Client& client) {
   ReplicaLink& link = client.replica;
-  if (link.state == ReplicaState::kOnline) return true;
+  if (link.state == ReplicaState::kOnline) return !link.stream_on_ack;
+  if (link.relay_writing && !client.close_after_reply && WriteRelay(client)) {
+    if (--relay_pending_ == 0) PumpRelay();
+  }
   if (link.state != ReplicaState::kSendBulk || client.close_after_reply) return false;
   while (!link.preamble.empty()) {
     const ssize_t n = write(client.fd, link.preamble.data(), link.preamble.size());
@@ -464,6 +668,9 @@ void Replication::RemoveReplica(Client& client) {
   if (client.replica.state == ReplicaState::kOnline) {
     LogNotice("Connection with replica " + Name(client) + " lost.");
   }
+  // A relay goes on without it (BeforeSleep resumes or stops it).
+  if (client.replica.relay_writing) --relay_pending_;
+  client.replica.relayed = client.replica.relay_writing = false;
   client.replica.state = ReplicaState::kNone;
   std::erase(replicas_, client.id);
   if (replicas_.empty()) no_replicas_since_ms_ = server_.NowMs();
@@ -476,6 +683,11 @@ void Replication::Acknowledge(Client& client, uint64_t offset) {
   client.replica.ack_offset = std::max(client.replica.ack_offset, offset);
   client.replica.ack_time_ms = server_.NowMs();
   acks_arrived_ = true;
+  if (client.replica.stream_on_ack) {
+    // The snapshot is loaded: the stream held since the fork follows.
+    client.replica.stream_on_ack = false;
+    server_.QueueWrite(client);
+  }
 }
 
 int64_t Replication::CountAcknowledged(uint64_t offset) const {
@@ -494,6 +706,7 @@ void Replication::AddWaiter(Client& client) {
 }
 
 void Replication::BeforeSleep() {
+  if (relay_active_) ServiceRelay();
   if (ack_requested_ && !server_.paused()) {
     ack_requested_ = false;
     FeedCommand({"REPLCONF", "GETACK", "*"});
@@ -536,14 +749,7 @@ int64_t Replication::GoodReplicas(int64_t now_ms) const {
 // ---- Periodic work ---------------------------------------------------------------------------
 
 void Replication::Tick(int64_t now_ms) {
-  if (!server_.persistence->child_running()) {
-    for (Client* client : Replicas()) {
-      if (client->replica.state == ReplicaState::kWaitBgsaveStart) {
-        StartSnapshot();
-        break;
-      }
-    }
-  }
+  if (!server_.persistence->child_running()) MaybeStartSnapshot(now_ms);
   if (now_ms - last_cron_ms_ >= 1000) {
     last_cron_ms_ = now_ms;
     Cron(now_ms);
@@ -560,6 +766,14 @@ void Replication::Cron(int64_t now_ms) {
   for (Client* client : Replicas()) {
     ReplicaLink& link = client->replica;
     if (client->close_after_reply) continue;
+    if (link.relayed) {
+      if (link.relay_stalled_ms != 0 &&
+          (now_ms - link.relay_stalled_ms) / 1000 > config.repl_timeout) {
+        LogWarning("Disconnecting timedout replica (full sync): " + Name(*client));
+        Drop(*client);
+      }
+      continue;
+    }
     if (link.state == ReplicaState::kWaitBgsaveStart ||
         link.state == ReplicaState::kWaitBgsaveEnd) {
       // Keeps the link alive while the snapshot is made; the replica skips newlines.

@@ -11,14 +11,27 @@
 // history is valid, as in Redis), until repl-backlog-ttl seconds pass without replicas; while
 // it exists replication consumes the effects stream.
 //
-// A full sync is disk-based (Redis with repl-diskless-sync no): a forked child (persistence.h)
-// writes the keyspace as RDB into a file in dir. +FULLRESYNC <replid> <offset> goes out when the
-// child starts, offset being master_repl_offset at the fork, and the stream from then on is
-// held in the replica's output. When the child is done the file is opened for each replica
-// waiting for it and unlinked; each gets "$<size>\r\n" and the file's bytes, then the stream it
-// holds. A replica that arrives while such a child runs shares it (it copies the stream held by
-// one waiting for it); otherwise it waits for the next child, which starts as soon as no child
-// runs. While a replica waits for its snapshot it gets a newline a second, as Redis sends.
+// A full sync. With repl-diskless-sync and every replica of the round able to read a snapshot
+// of unknown size (REPLCONF capa eof), it is diskless: a forked child (persistence.h) writes
+// the snapshot into a pipe and the serving thread relays it to the replicas of the round, a
+// chunk at a time, framed "$EOF:<mark>\r\n" <snapshot> <mark>; the next chunk is read once every
+// replica took the last, and one that stalls past repl-timeout is dropped. A round starts
+// repl-diskless-sync-delay seconds after its first replica asked, or as soon as
+// repl-diskless-sync-max-replicas wait; a replica arriving during a round waits for the next.
+// The stream held since the fork starts at the replica's first REPLCONF ACK, the sign that the
+// snapshot is loaded (so the end mark is never glued to the stream).
+//
+// Otherwise it is disk-based: the child writes the snapshot into a file in dir. +FULLRESYNC
+// <replid> <offset> goes out when the child starts, offset being master_repl_offset at the
+// fork, and the stream from then on is held in the replica's output. When the child is done
+// the file is opened for each replica waiting for it and unlinked; each gets "$<size>\r\n" and
+// the file's bytes, then the stream it holds. A replica that arrives while such a child runs
+// shares it (it copies the stream held by one waiting for it); otherwise it waits for the next
+// child, which starts as soon as no child runs. While a replica waits for its snapshot it gets
+// a newline a second, as Redis sends.
+//
+// Either way the snapshot is Goblin's own format when every replica of the round announced
+// capa goblin-snapshot (it loads several times faster than RDB), and RDB otherwise.
 //
 // A partial resync: PSYNC <replid> <offset> naming this replication id and an offset the backlog
 // holds gets +CONTINUE <replid> (+CONTINUE alone without capa psync2) and the bytes from offset.
@@ -85,8 +98,11 @@ class Replication : public EffectConsumer {
   // Every tick: starts the snapshot replicas wait for when no child runs; once a second,
   // Redis's replication cron (PING, newlines to waiting replicas, timeouts, the backlog's ttl).
   void Tick(int64_t now_ms);
-  // The end of an event-loop round: REPLCONF GETACK * when a WAIT asked, WAITs acknowledged.
+  // The end of an event-loop round: REPLCONF GETACK * when a WAIT asked, WAITs acknowledged,
+  // a diskless sync's relay resumed or stopped.
   void BeforeSleep();
+  // The diskless child's pipe is readable: the next chunks go to the replicas.
+  void PumpRelay();
   // CONFIG SET repl-backlog-size.
   void ResizeBacklog();
 
@@ -137,7 +153,22 @@ class Replication : public EffectConsumer {
   // A command of the replication link itself (PING, REPLCONF GETACK): no SELECT before it.
   void FeedCommand(std::initializer_list<std::string_view> argv);
   bool TryPartialResync(Client& client, std::string_view replid, int64_t offset);
+  // Starts the full sync the waiting replicas need once repl-diskless-sync-delay allows.
+  void MaybeStartSnapshot(int64_t now_ms);
   void StartSnapshot();
+  // A diskless sync: the relay reads the child's pipe (fd) and sends each chunk to every
+  // replica of the round (see the top of the file).
+  void StartRelay(int fd);
+  // Makes relay_chunk_ every relayed replica's next bytes, writing what their sockets take.
+  void Distribute();
+  // Writes client's part of the chunk; true once it took all of it or was dropped.
+  bool WriteRelay(Client& client);
+  // The child ended and its pipe is drained: the end mark follows when it succeeded, else the
+  // round's replicas are dropped.
+  void FinishRelay(bool ok);
+  // Resumes a relay whose replicas took their chunk, or stops one that lost all its replicas.
+  void ServiceRelay();
+  void WatchRelay(bool watch);
   // A replica that asked for no keys gets its small snapshot at once, without a child.
   void SendFilteredSnapshot(Client& client);
   // Opens the snapshot at path for client and starts sending it (false: dropped).
@@ -163,6 +194,19 @@ class Replication : public EffectConsumer {
   bool ack_requested_ = false;
   bool acks_arrived_ = false;
   int64_t no_replicas_since_ms_ = 0;
+  bool snapshot_goblin_ = false;  // the running disk snapshot's format
+  // The diskless relay: the child's pipe (read end), the chunk being sent and how many
+  // replicas still write it; the child's end (eof: the pipe drained; child_done/ok: it exited).
+  bool relay_active_ = false;
+  int relay_fd_ = -1;
+  bool relay_watched_ = false;
+  std::string relay_chunk_;
+  int64_t relay_pending_ = 0;
+  std::string eof_mark_;
+  bool relay_eof_ = false;
+  bool relay_child_done_ = false;
+  bool relay_child_ok_ = false;
+  bool relay_final_ = false;  // relay_chunk_ is the end mark
   int64_t last_cron_ms_ = 0;
   uint64_t cron_loops_ = 0;
   ReplicationStats stats_;

@@ -184,6 +184,8 @@ class Server : private KeyspaceEvents {
   // is watched here for master_link; then the socket becomes the master client.
   void WatchMasterLink(int fd, bool writable);
   void UnwatchMasterLink(int fd);
+  // A diskless sync's pipe from its child (replication.h), watched while the relay waits for it.
+  void WatchRelayPipe(int fd, bool watch);
   Client& AdoptMasterConnection(int fd, const std::string& address);
   // Bytes of the master's stream that arrived with the snapshot: run as if just read.
   void FeedMasterInput(Client& client, std::string_view bytes);

@@ -253,6 +253,157 @@ def test_the_stream_is_redis_s_byte_for_byte(make_server):
     assert streams["goblin"] == streams["redis"]
 
 
+# ---- diskless full syncs ---------------------------------------------------------------------------------------
+
+DISKLESS = {"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "0"}
+# A round of two, started by the second replica's arrival.
+ROUND_OF_TWO = {"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "3600", "repl-diskless-sync-max-replicas": "2"}
+
+
+def attach_raw(master, *capas: str, port: str = "4444", timeout: float = 10.0) -> RawConnection:
+    """A raw replica announcing capa eof, psync2 and capas, that sent PSYNC ? -1."""
+    link = master.raw(timeout=timeout)
+    assert link.call("REPLCONF", "listening-port", port).py() == b"OK"
+    assert link.call("REPLCONF", *[word for capa in ("eof", "psync2", *capas) for word in ("capa", capa)]).py() == b"OK"
+    link.send_command("PSYNC", "?", "-1")
+    return link
+
+
+def read_fullresync(link: RawConnection) -> tuple[bytes, int]:
+    match = re.fullmatch(rb"\+FULLRESYNC ([0-9a-f]{40}) (\d+)\r\n", read_line(link))
+    assert match, "no +FULLRESYNC"
+    return match.group(1), int(match.group(2))
+
+
+def read_eof_payload(link: RawConnection) -> bytes:
+    """A diskless snapshot: "$EOF:<mark>\\r\\n", the snapshot, the mark; returns the snapshot."""
+    header = read_line(link)
+    match = re.fullmatch(rb"\$EOF:([0-9a-f]{40})\r\n", header)
+    assert match, f"no $EOF header: {header!r}"
+    mark = match.group(1)
+    deadline = time.monotonic() + link.timeout
+    while not link.buf.endswith(mark) or len(link.buf) - link.pos < len(mark):
+        link._fill(deadline)
+    payload = bytes(link.buf[link.pos:len(link.buf) - len(mark)])
+    link.pos = len(link.buf)
+    return payload
+
+
+def fill_incompressible(conn: RawConnection, megabytes: int):
+    """Values no snapshot compresses: a transfer of this size outgrows the sockets' buffers."""
+    rng = random.Random(megabytes)
+    for i in range(megabytes):
+        conn.call("SET", f"big:{i}", rng.randbytes(1 << 20))
+
+
+@pytest.mark.parametrize("kind", MASTERS)
+def test_a_diskless_sync_frames_the_rdb_with_an_end_mark_and_streams_after_the_first_ack(make_server, kind,
+                                                                                         tmp_path):
+    master = start_master(make_server, kind, **DISKLESS)
+    with master.raw() as conn:
+        fill(conn)
+        keys = sum(int(v.split(",")[0].split("=")[1]) for v in master.info("keyspace").values())
+    link = attach_raw(master)
+    _, offset = read_fullresync(link)
+    path = tmp_path / "sync.rdb"
+    path.write_bytes(read_eof_payload(link))
+    assert f"{keys} keys read" in check_rdb(str(path))
+    wait_for(lambda: "state=online" in master.info("replication").get("slave0", ""), what="the replica online")
+    with master.raw() as conn:
+        conn.call("SET", "after", "1")
+    # The stream waits until the replica says it loaded the snapshot.
+    assert not link.has_pending_bytes(0.3), "the stream came before the first REPLCONF ACK"
+    link.send_command("REPLCONF", "ACK", offset)
+    data = stream_until(link, encode_command("SET", "after", "1"))
+    assert data.replace(PING, b"") == encode_command("SELECT", "0") + encode_command("SET", "after", "1")
+    assert master_offset(master) == offset + len(data)
+    link.close()
+
+
+@pytest.mark.parametrize("kind", MASTERS)
+def test_a_diskless_round_starts_with_its_last_replica_or_after_its_delay(make_server, kind):
+    master = start_master(make_server, kind, **ROUND_OF_TWO)
+    with master.raw() as conn:
+        conn.call("SET", "k", "v")
+    first = attach_raw(master, port="4441")
+    wait_for(lambda: "state=wait_bgsave" in master.info("replication").get("slave0", ""), what="a waiting replica")
+    assert master.info("persistence")["rdb_bgsave_in_progress"] == "0", "the round started with one replica of two"
+    second = attach_raw(master, port="4442")
+    # One child for both: the same history, the same snapshot.
+    assert read_fullresync(first) == read_fullresync(second)
+    assert read_eof_payload(first) == read_eof_payload(second)
+    assert sync_counters(master) == (2, 0, 0)
+    # Alone, a replica waits for the delay; a delay of 0 starts its round.
+    with master.raw() as conn:
+        conn.call("CONFIG", "SET", "repl-diskless-sync-max-replicas", "0")
+        third = attach_raw(master, port="4443")
+        wait_for(lambda: "slave2" in master.info("replication") and
+                 master.info("persistence")["rdb_bgsave_in_progress"] == "0",
+                 what="the third replica, and the first round's child to end")
+        assert "state=wait_bgsave" in master.info("replication").get("slave2", ""), "the round started at once"
+        conn.call("CONFIG", "SET", "repl-diskless-sync-delay", "0")
+    read_fullresync(third)
+    assert read_eof_payload(third).startswith(b"REDIS00")
+    for link in (first, second, third):
+        link.close()
+
+
+@pytest.mark.parametrize("kind", MASTERS)
+def test_a_stalled_replica_is_dropped_and_its_round_goes_on(make_server, kind):
+    master = start_master(make_server, kind, **ROUND_OF_TWO, **{"repl-timeout": "1"})
+    with master.raw() as conn:
+        fill_incompressible(conn, 32)
+    reader = attach_raw(master, port="4441", timeout=60)
+    stalled = attach_raw(master, port="4442")  # reads nothing more
+    read_fullresync(reader)
+    assert len(read_eof_payload(reader)) > 32 << 20
+    # (redis-server puts the replica online once it reaped the child)
+    wait_for(lambda: "port=4441,state=online" in master.info("replication")["slave0"], what="the reader online")
+    assert master.info("replication")["connected_slaves"] == "1"
+    reader.close()
+    stalled.close()
+
+
+@pytest.mark.parametrize("kind", MASTERS)
+def test_the_last_replica_leaving_stops_the_transfer(make_server, kind):
+    master = start_master(make_server, kind, **DISKLESS)
+    with master.raw() as conn:
+        fill_incompressible(conn, 32)
+    link = attach_raw(master)
+    read_fullresync(link)
+    link.close()
+    wait_for(lambda: master.info("replication")["connected_slaves"] == "0" and
+             master.info("persistence")["rdb_bgsave_in_progress"] == "0", what="the transfer to stop")
+    # The next replica gets a whole snapshot.
+    replica = start_replica(make_server, master)
+    wait_caught_up(master, replica, timeout=60)
+    assert replica.info("keyspace") == master.info("keyspace")
+
+
+def test_replicas_announcing_goblin_snapshot_get_goblin_s_format(make_server):
+    for options in (DISKLESS, {"repl-diskless-sync": "no"}):
+        master = start_master(make_server, "goblin", **options)
+        with master.raw() as conn:
+            conn.call("SET", "k", "v")
+        link = attach_raw(master, "goblin-snapshot")
+        read_fullresync(link)
+        if options is DISKLESS:
+            payload = read_eof_payload(link)
+        else:
+            size = re.fullmatch(rb"\$(\d+)\r\n", read_line(link))
+            assert size, "no snapshot size line"
+            payload = read_exactly(link, int(size.group(1)))
+        assert payload.startswith(b"GOBLNSNP"), (options, payload[:16])
+        link.close()
+    # A round with one replica that reads RDB only is RDB for all.
+    master = start_master(make_server, "goblin", **ROUND_OF_TWO)
+    links = [attach_raw(master, "goblin-snapshot", port="4441"), attach_raw(master, port="4442")]
+    for link in links:
+        read_fullresync(link)
+        assert read_eof_payload(link).startswith(b"REDIS00")
+        link.close()
+
+
 # ---- handshake replies -----------------------------------------------------------------------------------------
 
 HANDSHAKE_CASES = [

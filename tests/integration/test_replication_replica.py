@@ -95,6 +95,33 @@ def test_a_diskless_snapshot_from_redis_is_loaded(make_server):
     assert_same_keyspace(master, replica)
 
 
+def test_a_diskless_goblin_master_syncs_goblin_and_redis_replicas(make_server):
+    """One round for a redis-server and a goblin replica is RDB; a round of goblin replicas is Goblin's format."""
+    rng = random.Random(20261204)
+    master = start_master(make_server, "goblin", **{"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "3600",
+                                                    "repl-diskless-sync-max-replicas": "2"})
+    with master.raw() as conn:
+        send_all(conn, random_writes(rng, 2000))
+        mixed = [start_replica(make_server, master.port, "redis"), start_replica(make_server, master.port)]
+        for replica in mixed:
+            wait_caught_up(master, replica)
+        goblins = [start_replica(make_server, master.port, name=f"goblin-replica-{i}") for i in range(2)]
+        for replica in goblins:
+            wait_caught_up(master, replica)
+        assert sync_counters(master) == (4, 0, 0)
+        send_all(conn, random_writes(rng, 3000))
+        conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+    log = master.logs(limit=200000)
+    assert log.count("target: replicas sockets\n") == 1, log
+    assert log.count("target: replicas sockets (Goblin snapshot format)") == 1, log
+    for replica in [*mixed, *goblins]:
+        wait_caught_up(master, replica)
+        assert_same_keyspace(master, replica)
+    for replica in goblins:
+        assert digest(replica) == digest(master)
+        assert "Loading Goblin snapshot" in replica.logs(limit=100000)
+
+
 # ---- the link lost and restored ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", MASTERS)
