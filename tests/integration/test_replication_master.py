@@ -19,8 +19,8 @@ import time
 import pytest
 
 from support.rdb_data import check_rdb, fill
-from support.replication import (FAR_MS, assert_same_keyspace, master_offset, random_writes, read_exactly,
-                                 read_line, send_all, sync_counters, wait_caught_up)
+from support.replication import (FAR_MS, assert_same_keyspace, evict_some, master_offset, random_writes,
+                                 read_exactly, read_line, send_all, sync_counters, wait_caught_up)
 from support.resp import RawConnection, encode_command
 from support.server import REDIS_CLI, REFERENCE_BINARY, goblin_binary, run_until_exit, wait_for
 
@@ -54,12 +54,7 @@ def test_redis_replica_follows_a_random_write_stream(make_server, kind):
         assert sync_counters(master) == (1, 0, 0)
         send_all(conn, random_writes(rng, 4000))
         # Evictions reach the replica as deletions.
-        used = int(master.info("memory")["used_memory"])
-        conn.pipeline([("CONFIG", "SET", "maxmemory-policy", "allkeys-random"),
-                       ("CONFIG", "SET", "maxmemory", used + 2_000_000)])
-        send_all(conn, [("SET", f"filler:{i}", "y" * 1000) for i in range(6000)])
-        conn.call("CONFIG", "SET", "maxmemory", 0)
-        assert int(master.info("stats")["evicted_keys"]) > 0, "the eviction phase evicted nothing"
+        evict_some(master, conn)
     wait_caught_up(master, replica)
     assert_same_keyspace(master, replica)
 

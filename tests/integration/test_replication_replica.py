@@ -16,8 +16,8 @@ import threading
 import pytest
 
 from support import rdb_build as rdb
-from support.replication import (assert_same_keyspace, master_offset, random_writes, send_all, sync_counters,
-                                 wait_caught_up)
+from support.replication import (assert_same_keyspace, evict_some, master_offset, random_writes, send_all,
+                                 sync_counters, wait_caught_up)
 from support.resp import encode_command
 from support.server import REFERENCE_BINARY, goblin_binary, wait_for
 
@@ -67,12 +67,7 @@ def test_goblin_replicas_follow_a_random_write_stream(make_server, kind):
         assert sync_counters(first) == (1, 0, 0)
         send_all(conn, random_writes(rng, 4000))
         # Evictions reach the replicas as deletions; the replicas themselves evict nothing.
-        used = int(master.info("memory")["used_memory"])
-        conn.pipeline([("CONFIG", "SET", "maxmemory-policy", "allkeys-random"),
-                       ("CONFIG", "SET", "maxmemory", used + 2_000_000)])
-        send_all(conn, [("SET", f"filler:{i}", "y" * 1000) for i in range(6000)])
-        conn.call("CONFIG", "SET", "maxmemory", 0)
-        assert int(master.info("stats")["evicted_keys"]) > 0, "the eviction phase evicted nothing"
+        evict_some(master, conn)
         # The digests are taken at rest: no deletion of an expired key comes between them.
         conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     wait_caught_up(master, first)

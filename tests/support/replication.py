@@ -102,6 +102,16 @@ def random_writes(rng: random.Random, count: int) -> list:
     return commands + [("SELECT", 0)]
 
 
+def evict_some(master, conn: RawConnection):
+    """A phase of evictions under a maxmemory just above the master's use: they reach replicas as deletions."""
+    used = int(master.info("memory")["used_memory"])
+    conn.pipeline([("CONFIG", "SET", "maxmemory-policy", "allkeys-random"),
+                   ("CONFIG", "SET", "maxmemory", used + 2_000_000)])
+    send_all(conn, [("SET", f"filler:{i}", "y" * 1000) for i in range(6000)])
+    conn.call("CONFIG", "SET", "maxmemory", 0)
+    assert int(master.info("stats")["evicted_keys"]) > 0, "the eviction phase evicted nothing"
+
+
 def send_all(conn: RawConnection, commands, batch: int = 500):
     for start in range(0, len(commands), batch):
         conn.pipeline(commands[start:start + batch], timeout=60)
