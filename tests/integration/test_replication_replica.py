@@ -172,6 +172,30 @@ def test_a_promoted_replica_continues_the_history_of_its_sibling_and_old_master(
         assert_same_keyspace(promoted, follower)
 
 
+def test_a_running_redis_moves_to_goblin_by_replication(make_server):
+    """The README's recipe: goblin joins a redis-server master under writes, writes pause, goblin is promoted,
+    and redis-server becomes its replica."""
+    rng = random.Random(5)
+    redis_master = start_master(make_server, "redis", **{"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "0"})
+    with redis_master.raw() as conn:
+        send_all(conn, random_writes(rng, 1500))
+        goblin = start_replica(make_server, redis_master.port)
+        send_all(conn, random_writes(rng, 1500))  # writes go on while goblin syncs
+        wait_for(lambda: goblin.info("replication")["master_link_status"] == "up", what="goblin's link up")
+        assert conn.call("CLIENT", "PAUSE", 30000, "WRITE").raw == b"+OK\r\n"
+        wait_caught_up(redis_master, goblin)
+        with goblin.raw() as g:
+            assert g.call("REPLICAOF", "NO", "ONE").raw == b"+OK\r\n"
+            assert g.call("SET", "written-on-goblin", "1").raw == b"+OK\r\n"
+        conn.call("CLIENT", "UNPAUSE")
+        # The way back: redis-server follows goblin.
+        assert conn.call("REPLICAOF", "127.0.0.1", goblin.port).raw == b"+OK\r\n"
+    wait_caught_up(goblin, redis_master)
+    assert_same_keyspace(goblin, redis_master)
+    with redis_master.raw() as conn:
+        assert conn.call("GET", "written-on-goblin").raw == b"$1\r\n1\r\n"
+
+
 @pytest.mark.parametrize("kind", MASTERS)
 def test_wait_counts_the_acknowledgements_of_goblin_replicas(make_server, kind):
     master = start_master(make_server, kind)
