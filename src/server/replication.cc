@@ -438,8 +438,10 @@ bool Replication::WriteRelay(Client& client) {
   if (relay_final_) {
     link.relayed = false;
     link.stream_on_ack = true;
-    LogNotice("Streamed RDB transfer with replica " + Name(client) +
-              " succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
+    if (!link.rdb_only) {
+      LogNotice("Streamed RDB transfer with replica " + Name(client) +
+                " succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming");
+    }
     PutOnline(client);
   }
   return true;

@@ -429,9 +429,10 @@ def test_handshake_replies_are_redis_s(make_server, reference_server):
 
 # ---- redis-cli -------------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("diskless", ["no", "yes"])
 @pytest.mark.parametrize("kind", MASTERS)
-def test_redis_cli_rdb_writes_a_file_redis_check_rdb_accepts(make_server, kind, tmp_path):
-    master = start_master(make_server, kind)
+def test_redis_cli_rdb_writes_a_file_redis_check_rdb_accepts(make_server, kind, diskless, tmp_path):
+    master = start_master(make_server, kind, **{"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0"})
     with master.raw() as conn:
         fill(conn)
         keys = sum(int(v.split(",")[0].split("=")[1]) for k, v in master.info("keyspace").items())
