@@ -648,7 +648,9 @@ void Persistence::KillChild() {
   kill(child_pid_, SIGKILL);
   int status;
   waitpid(child_pid_, &status, 0);
-  unlink((child_target_ + ".tmp-" + std::to_string(child_pid_)).c_str());
+  // A diskless sync's child writes no file.
+  if (!child_target_.empty())
+    unlink((child_target_ + ".tmp-" + std::to_string(child_pid_)).c_str());
   close(child_pipe_);
   child_pipe_ = -1;
   child_pid_ = -1;
