@@ -1,9 +1,7 @@
 // Replication commands: the master's REPLCONF, SYNC, PSYNC (the replica's handshake and
-// acknowledgements, server/replication.h) and WAIT; REPLICAOF / SLAVEOF (server/master_link.h).
+// acknowledgements, server/replication.h) and WAIT; REPLICAOF / SLAVEOF (server/master_link.h);
+// FAILOVER (server/failover.h).
 #include "server/replication.h"
-
-#include "server/log.h"
-#include "server/master_link.h"
 
 #include "commands/command_util.h"
 #include "commands/families.h"
@@ -11,6 +9,9 @@
 #include "core/string_number.h"
 #include "resp/request_parser.h"
 #include "server/errors.h"
+#include "server/failover.h"
+#include "server/log.h"
+#include "server/master_link.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -89,10 +90,43 @@ void ReplconfCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-void SyncCommand(CommandContext& ctx) { ctx.server.replication->Sync(ctx.client, false, "", 0); }
+// No replica attaches while this server hands its role over or takes one.
+bool RefusedWhileFailingOver(CommandContext& ctx) {
+  if (!ctx.server.failover->active()) return false;
+  ctx.reply.Error("NOMASTERLINK Can't SYNC while failing over");
+  return true;
+}
+
+// PSYNC replid offset FAILOVER: a failing-over master asks this replica of it to take over
+// (server/failover.h). False when refused (replied).
+bool TakeOverFromMaster(CommandContext& ctx) {
+  LogWarning("Failover request received for replid " + std::string(ctx.arg(1)) + ".");
+  MasterLink& link = *ctx.server.master_link;
+  if (!link.is_replica()) {
+    ctx.reply.Error("ERR PSYNC FAILOVER can't be sent to a master.");
+    return false;
+  }
+  if (!EqualsIgnoreCase(ctx.arg(1), ctx.server.replication_id)) {
+    ctx.reply.Error("ERR PSYNC FAILOVER replid must match my replid.");
+    return false;
+  }
+  link.SetMaster({});
+  LogNotice("MASTER MODE enabled (failover request from '" +
+            ClientInfoLine(ctx.client, ctx.now_ms) + "')");
+  return true;
+}
+
+void SyncCommand(CommandContext& ctx) {
+  if (ctx.client.is_replica() || RefusedWhileFailingOver(ctx)) return;
+  ctx.server.replication->Sync(ctx.client, false, "", 0);
+}
 
 void PsyncCommand(CommandContext& ctx) {
   if (ctx.client.is_replica()) return;
+  if (ctx.argc() > 3 && EqualsIgnoreCase(ctx.arg(3), "failover") && !TakeOverFromMaster(ctx)) {
+    return;
+  }
+  if (RefusedWhileFailingOver(ctx)) return;
   int64_t offset;
   if (!ParseInt64(ctx.arg(2), &offset)) {
     ctx.reply.Error(errors::kNotInteger);
@@ -142,6 +176,10 @@ void WaitCommand(CommandContext& ctx) {
 // REPLICAOF host port | NO ONE.
 void ReplicaofCommand(CommandContext& ctx) {
   MasterLink& link = *ctx.server.master_link;
+  if (ctx.server.failover->active()) {
+    ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
+    return;
+  }
   if (WordIs(ctx.arg(1), "no") && WordIs(ctx.arg(2), "one")) {
     if (link.is_replica()) {
       link.SetMaster({});
@@ -176,6 +214,86 @@ void ReplicaofCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
+// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]: the arguments are checked
+// first, then the server's state, in Redis's order.
+void FailoverCommand(CommandContext& ctx) {
+  Failover& failover = *ctx.server.failover;
+  if (ctx.argc() == 2 && EqualsIgnoreCase(ctx.arg(1), "abort")) {
+    if (!failover.active()) {
+      ctx.reply.Error("ERR No failover in progress.");
+      return;
+    }
+    failover.Abort("Failover manually aborted");
+    ctx.reply.Ok();
+    return;
+  }
+  int64_t timeout_ms = 0;
+  bool force = false;
+  ReplicaOf target;
+  bool has_target = false;
+  for (size_t i = 1; i < ctx.argc(); ++i) {
+    if (EqualsIgnoreCase(ctx.arg(i), "timeout") && i + 1 < ctx.argc() && timeout_ms == 0) {
+      if (!ParseInt64(ctx.arg(i + 1), &timeout_ms)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      if (timeout_ms <= 0) {
+        ctx.reply.Error("ERR FAILOVER timeout must be greater than 0");
+        return;
+      }
+      ++i;
+    } else if (EqualsIgnoreCase(ctx.arg(i), "to") && i + 2 < ctx.argc() && !has_target) {
+      if (!ParseInt64(ctx.arg(i + 2), &target.port)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      target.host = ctx.arg(i + 1);
+      has_target = true;
+      i += 2;
+    } else if (EqualsIgnoreCase(ctx.arg(i), "force") && !force) {
+      force = true;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  if (failover.active()) {
+    ctx.reply.Error("ERR FAILOVER already in progress.");
+    return;
+  }
+  if (ctx.server.master_link->is_replica()) {
+    ctx.reply.Error("ERR FAILOVER is not valid when server is a replica.");
+    return;
+  }
+  if (ctx.server.replication->Replicas().empty()) {
+    ctx.reply.Error("ERR FAILOVER requires connected replicas.");
+    return;
+  }
+  if (force && (timeout_ms == 0 || !has_target)) {
+    ctx.reply.Error(
+        "ERR FAILOVER with force option requires both a timeout and target HOST and IP.");
+    return;
+  }
+  if (has_target) {
+    const Client* replica = failover.FindReplica(target.host, target.port);
+    if (replica == nullptr) {
+      ctx.reply.Error("ERR FAILOVER target HOST and PORT is not a replica.");
+      return;
+    }
+    if (replica->replica.state != ReplicaState::kOnline) {
+      ctx.reply.Error("ERR FAILOVER target replica is not online.");
+      return;
+    }
+    LogNotice("FAILOVER requested to " + target.host + ":" + std::to_string(target.port) + ".");
+  } else {
+    LogNotice("FAILOVER requested to any replica.");
+  }
+  failover.Start(target,
+                 timeout_ms > 0 ? ctx.now_ms + std::min(timeout_ms, INT64_MAX - ctx.now_ms) : 0,
+                 force);
+  ctx.reply.Ok();
+}
+
 }  // namespace
 
 void RegisterReplicationCommands(CommandTable* table) {
@@ -189,11 +307,12 @@ void RegisterReplicationCommands(CommandTable* table) {
       PsyncCommand, "Internal command used for replication", "2.8.0", "", "replicationid offset");
   for (const char* name : {"replicaof", "slaveof"}) {
     add(name, 3, kCmdAdmin | kCmdNoscript | kCmdStale | kCmdNoAsyncLoading, 0, 0, 0,
-        ReplicaofCommand,
-        "Make the server a replica of another instance, or promote it as master.",
-        std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)",
-        "host port | NO ONE");
+        ReplicaofCommand, "Make the server a replica of another instance, or promote it as master.",
+        std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)", "host port | NO ONE");
   }
+  add("failover", -1, kCmdAdmin | kCmdNoscript | kCmdStale, 0, 0, 0, FailoverCommand,
+      "Starts a coordinated failover from a server to one of its replicas.", "6.2.0", "O(1)",
+      "[TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]");
   CommandAdder generic{table, "generic"};
   generic("wait", 3, kCmdNoscript, 0, 0, 0, WaitCommand,
           "Blocks until the asynchronous replication of all preceding write commands sent by the "

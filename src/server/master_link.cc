@@ -19,6 +19,7 @@
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
 #include "resp/request_parser.h"
+#include "server/failover.h"
 #include "server/log.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -309,16 +310,23 @@ bool MasterLink::HandleReply(const std::string& line) {
       if (pending_replies_ > 0) return true;
       const std::string offset = std::to_string(server_.replication->offset() + 1);
       step_ = Step::kPsync;
-      bool sent;
+      std::string_view replid = "?", from = "-1";
       if (has_history_) {
         LogNotice("Trying a partial resynchronization (request " + server_.replication_id + ":" +
                   offset + ").");
-        sent = SendLine({"PSYNC", server_.replication_id, offset});
+        replid = server_.replication_id;
+        from = offset;
       } else {
         LogNotice("Partial resynchronization not possible (no cached master)");
-        sent = SendLine({"PSYNC", "?", "-1"});
       }
-      if (!sent) Abort();
+      // A failing-over master asks its target to take over (failover.h).
+      const bool sent = server_.failover->in_progress()
+                            ? SendLine({"PSYNC", replid, from, "FAILOVER"})
+                            : SendLine({"PSYNC", replid, from});
+      if (!sent) {
+        Abort();
+        server_.failover->Abort("Write error to failover target");
+      }
       return sent;
     }
     case Step::kPsync:
@@ -329,6 +337,10 @@ bool MasterLink::HandleReply(const std::string& line) {
 }
 
 bool MasterLink::HandlePsyncReply(const std::string& line) {
+  // A failover's target accepted to take over (failover.h); another answer aborts it below.
+  if (line.starts_with("+FULLRESYNC") || line.starts_with("+CONTINUE")) {
+    server_.failover->PsyncAnswered(true);
+  }
   if (line.starts_with("+FULLRESYNC")) {
     std::vector<std::string> words;
     int64_t offset = -1;
@@ -354,10 +366,16 @@ bool MasterLink::HandlePsyncReply(const std::string& line) {
   } else if (line.starts_with("-NOMASTERLINK") || line.starts_with("-LOADING")) {
     LogNotice("Master is currently unable to PSYNC but should be in the future: " + line);
     Abort();
+    server_.failover->PsyncAnswered(false);
     return false;
   } else if (line[0] == '-') {
     // Old masters know only SYNC: the snapshot follows it at once, without a replication id.
     LogWarning("Master does not support PSYNC or is in error state (reply: " + line + ")");
+    if (server_.failover->in_progress()) {
+      Abort();
+      server_.failover->PsyncAnswered(false);
+      return false;
+    }
     if (!SendLine({"SYNC"})) {
       Abort();
       return false;
@@ -367,6 +385,7 @@ bool MasterLink::HandlePsyncReply(const std::string& line) {
   } else {
     LogWarning("Unexpected reply to PSYNC from master: " + line);
     Abort();
+    server_.failover->PsyncAnswered(false);
     return false;
   }
   // The snapshot comes next; what followed the line is its start.

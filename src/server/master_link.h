@@ -6,7 +6,8 @@
 //   kConnecting  connect() is in progress
 //   kHandshake   PING; then AUTH (masterauth, masteruser), REPLCONF listening-port, ip-address
 //                and capa eof psync2 goblin-snapshot, sent at once and answered in order; then
-//                PSYNC <replid> <offset+1> (PSYNC ? -1 without a history to continue)
+//                PSYNC <replid> <offset+1> (PSYNC ? -1 without a history to continue), with a
+//                fourth word FAILOVER while this server hands its role over (failover.h)
 //   kTransfer    +FULLRESYNC <replid> <offset>: the snapshot arrives, "$<size>\r\n" and its
 //                bytes, or diskless "$EOF:<40-byte mark>\r\n", its bytes and the mark; it goes
 //                into a temporary file in dir, renamed to dbfilename once complete

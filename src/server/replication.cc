@@ -12,6 +12,7 @@
 #include "core/ascii.h"
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
+#include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
 #include "server/persistence.h"
@@ -552,7 +553,7 @@ void Replication::Tick(int64_t now_ms) {
 
 void Replication::Cron(int64_t now_ms) {
   const Config& config = server_.config;
-  if (!replicas_.empty() &&
+  if (!replicas_.empty() && !server_.failover->holds_pings() &&
       cron_loops_ % static_cast<uint64_t>(config.repl_ping_replica_period) == 0) {
     FeedCommand({"PING"});
   }

@@ -41,6 +41,7 @@
 
 namespace goblin {
 
+class Failover;
 class MasterLink;
 class Persistence;
 class Replication;
@@ -168,7 +169,9 @@ class Server : private KeyspaceEvents {
   // clients' input; a second pause extends the first. CLIENT UNPAUSE ends it.
   void PauseClients(int64_t until_ms, bool all);
   void UnpauseClients();
-  bool paused() const { return pause_until_ms_ != 0; }
+  // FAILOVER's pause of writes (failover.h), apart from CLIENT PAUSE: each ends on its own.
+  void SetFailoverPause(bool on);
+  bool paused() const { return pause_until_ms_ != 0 || failover_pause_; }
   // MONITOR: client receives a line for every command executed from now on.
   void AddMonitor(Client& client);
   void RemoveMonitor(Client& client);
@@ -240,6 +243,8 @@ class Server : private KeyspaceEvents {
   std::unique_ptr<Replication> replication;
   // The replica's side (master_link.h): whether and whom this server follows.
   std::unique_ptr<MasterLink> master_link;
+  // FAILOVER's coordination (failover.h).
+  std::unique_ptr<Failover> failover;
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
@@ -363,6 +368,7 @@ class Server : private KeyspaceEvents {
   std::vector<Client*> monitors_;         // MONITOR clients, in the order they asked
   int64_t pause_until_ms_ = 0;            // CLIENT PAUSE deadline, 0 when not paused
   bool pause_all_ = false;                // ALL (else WRITE)
+  bool failover_pause_ = false;           // FAILOVER holds writes until it ends
   std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
