@@ -12,6 +12,7 @@
 #include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
+#include "server/persistence.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -48,10 +49,17 @@ void ReplconfCommand(CommandContext& ctx) {
       // eof (diskless transfers) needs nothing: the snapshot always comes with its size.
       if (EqualsIgnoreCase(value, "psync2")) link.psync2 = true;
     } else if (EqualsIgnoreCase(option, "ack")) {
+      // REPLCONF ACK <offset> [FACK <aof offset>] (FACK: Redis 7.2's WAITAOF).
       int64_t offset;
       if (!ctx.client.is_replica() || !ParseInt64(value, &offset)) return;
       ctx.server.replication->Acknowledge(ctx.client,
                                           static_cast<uint64_t>(std::max<int64_t>(offset, 0)));
+      int64_t fsynced;
+      if (i + 3 < ctx.argc() && EqualsIgnoreCase(ctx.arg(i + 2), "fack") &&
+          ParseInt64(ctx.arg(i + 3), &fsynced)) {
+        ctx.server.replication->AcknowledgeFsynced(
+            ctx.client, static_cast<uint64_t>(std::max<int64_t>(fsynced, 0)));
+      }
       return;
     } else if (EqualsIgnoreCase(option, "getack")) {
       if (ctx.client.kind == ClientKind::kMaster) ctx.server.master_link->SendAck();
@@ -171,6 +179,63 @@ void WaitCommand(CommandContext& ctx) {
     return;
   }
   ctx.server.BlockForReplicas(ctx.client, timeout > 0 ? ctx.now_ms + timeout : 0, offset, replicas);
+}
+
+// WAITAOF numlocal numreplicas timeout (Redis 7.2): [local fsyncs, replica fsyncs] of the
+// client's last write, once numlocal and numreplicas are reached or timeout milliseconds passed
+// (0: no limit). Every argument is checked before the server's state.
+void WaitaofCommand(CommandContext& ctx) {
+  int64_t local;
+  if (!ParseInt64(ctx.arg(1), &local)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (local < 0 || local > 1) {
+    ctx.reply.Error("ERR value is out of range, value must between 0 and 1");
+    return;
+  }
+  int64_t replicas;
+  if (!ParseInt64(ctx.arg(2), &replicas)) {
+    ctx.reply.Error(errors::kNotInteger);
+    return;
+  }
+  if (replicas < 0) {
+    ctx.reply.Error(errors::kPositive);
+    return;
+  }
+  int64_t timeout;
+  if (!ParseInt64(ctx.arg(3), &timeout)) {
+    ctx.reply.Error(errors::kTimeoutNotInteger);
+    return;
+  }
+  if (timeout < 0) {
+    ctx.reply.Error(errors::kTimeoutNegative);
+    return;
+  }
+  if (timeout > 0 && timeout > INT64_MAX - ctx.now_ms) {
+    ctx.reply.Error(errors::kTimeoutOutOfRange);
+    return;
+  }
+  if (ctx.server.master_link->is_replica()) {
+    ctx.reply.Error(errors::kWaitAofOnReplica);
+    return;
+  }
+  if (local > 0 && !ctx.server.config.appendonly) {
+    ctx.reply.Error(errors::kWaitAofWithoutLog);
+    return;
+  }
+  const uint64_t offset = ctx.client.write_offset;
+  const int64_t local_done =
+      ctx.server.persistence->FsyncedOffset() >= static_cast<int64_t>(offset) ? 1 : 0;
+  const int64_t replicas_done = ctx.server.replication->CountFsynced(offset);
+  if ((local_done >= local && replicas_done >= replicas) || !ctx.client.may_block()) {
+    ctx.reply.Array(2);
+    ctx.reply.Integer(local_done);
+    ctx.reply.Integer(replicas_done);
+    return;
+  }
+  ctx.server.BlockForAof(ctx.client, timeout > 0 ? ctx.now_ms + timeout : 0, offset, local,
+                         replicas);
 }
 
 // REPLICAOF host port | NO ONE.
@@ -318,6 +383,11 @@ void RegisterReplicationCommands(CommandTable* table) {
           "Blocks until the asynchronous replication of all preceding write commands sent by the "
           "connection is completed.",
           "3.0.0", "O(1)", "numreplicas timeout")
+      ->acl = "@connection";
+  generic("waitaof", 4, kCmdNoscript, 0, 0, 0, WaitaofCommand,
+          "Blocks until all of the preceding write commands sent by the connection are written to "
+          "the append-only file of the master and/or replicas.",
+          "7.2.0", "O(1)", "numlocal numreplicas timeout")
       ->acl = "@connection";
 }
 

@@ -347,6 +347,7 @@ bool Server::ServeEvents(int timeout_ms) {
   if (resume_paused_) ResumePausedClients();
   tracking.Broadcast();
   replication->BeforeSleep();
+  if (replication->has_aof_waiters()) replication->ReleaseAofWaiters();
   // The acknowledgements just read may be the ones a failover waits for.
   failover->Update(now_ms_);
   FlushQueuedWrites();

@@ -578,8 +578,17 @@ void MasterLink::SendAck() {
   Client* client = server_.FindClient(master_client_id_);
   if (client == nullptr || client->close_after_reply) return;
   const std::string offset = std::to_string(server_.replication->offset());
+  // With its append-only file on, the replica tells how much of the stream it fsynced
+  // (Redis 7.2, for WAITAOF).
+  const int64_t fsynced = server_.persistence->FsyncedOffset();
+  const std::string fsynced_text = std::to_string(fsynced);
+  const std::string_view with_fack[] = {"REPLCONF", "ACK", offset, "FACK", fsynced_text};
   const std::string_view argv[] = {"REPLCONF", "ACK", offset};
-  AppendRespCommand(&client->output, argv);
+  if (fsynced >= 0) {
+    AppendRespCommand(&client->output, with_fack);
+  } else {
+    AppendRespCommand(&client->output, argv);
+  }
   server_.QueueWrite(*client);
 }
 

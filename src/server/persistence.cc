@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -617,6 +618,7 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_ + (aof_ ? aof_->size() : 0);
+  log_durable_ = aof_ != nullptr;
   LogNotice("Background AOF rewrite finished successfully");
 }
 
@@ -681,6 +683,8 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   aof_ = std::move(writer);
   server_.effects.AddConsumer(this);
   aof_write_ok_ = true;
+  log_durable_ = true;
+  durable_floor_ = server_.replication->offset();
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_;
   return true;
@@ -702,6 +706,7 @@ void Persistence::StopLog() {
   aof_.reset();
   server_.effects.RemoveConsumer(this);
   rewrite_scheduled_ = false;
+  log_durable_ = false;
 }
 
 void Persistence::ConsumeEffects(std::span<const Effect> effects) {
@@ -711,14 +716,26 @@ void Persistence::ConsumeEffects(std::span<const Effect> effects) {
     argv.assign(effect.argv.begin(), effect.argv.end());
     aof_->Append(effect.db, argv);
   }
+  server_.replication->CountUnreplicated(effects.size());
 }
 
 void Persistence::FlushLog() {
   if (aof_ == nullptr || !aof_->has_pending()) return;
+  // Every unit logged so far has reached the stream's offset too (replication consumes after
+  // the log, and a replica counts a command once it ran).
+  aof_->MarkOffset(server_.replication->offset());
   std::string error;
   const bool ok = aof_->Flush(fsync_policy_, &error);
   if (!ok && aof_write_ok_) LogWarning("Error writing to the AOF file: " + error);
   aof_write_ok_ = ok;
+}
+
+int64_t Persistence::FsyncedOffset() const {
+  if (aof_ == nullptr || !log_durable_) return -1;
+  if (fsync_policy_ != AppendFsync::kNo && aof_->AllSynced()) {
+    return static_cast<int64_t>(server_.replication->offset());
+  }
+  return static_cast<int64_t>(std::max(durable_floor_, aof_->SyncedOffset()));
 }
 
 std::string Persistence::RewriteLog(bool* scheduled) {
@@ -791,6 +808,9 @@ std::string Persistence::OnConfigChange(std::string_view name) {
     server_.effects.AddConsumer(this);
     rewrite_first_incr_ = incr;
     aof_history_size_ = 0;
+    // Nothing counts as fsynced to the log until its base is written (ChildDone).
+    log_durable_ = false;
+    durable_floor_ = server_.replication->offset();
     if (!StartChild(ChildKind::kRewrite, JoinPath(dir, manifest_.NextBaseName()), &error)) {
       StopLog();
       return "ERR " + error;
@@ -882,8 +902,7 @@ std::vector<std::pair<std::string, std::string>> Persistence::InfoFields(int64_t
       f.emplace_back(std::move(name), std::to_string(value));
     }
   };
-  const bool bgsave =
-      child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication;
+  const bool bgsave = child_kind_ == ChildKind::kSnapshot || child_kind_ == ChildKind::kReplication;
   const bool rewrite = child_kind_ == ChildKind::kRewrite;
   const int64_t child_seconds = child_pid_ >= 0 ? (now_ms - child_start_ms_) / 1000 : -1;
   add("loading", loading_ ? "1" : "0");

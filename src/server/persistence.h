@@ -92,6 +92,12 @@ class Persistence : public EffectConsumer {
   // Writes logged commands before replies leave (Invariant 2).
   void FlushLog();
   bool log_pending() const { return aof_ != nullptr && aof_->has_pending(); }
+  // WAITAOF (Redis 7.2's fsynced_reploff): the replication offset up to which every logged
+  // write is fsynced; -1 while the log is off, or on but still without its base (turned on
+  // at run time, until the rewrite that writes the base is done). Once all that was logged is
+  // on disk, the current offset (what follows is not the log's: PING, GETACK), except with
+  // appendfsync no, where only what the server itself fsynced counts.
+  int64_t FsyncedOffset() const;
   // BGREWRITEAOF: "" when started or scheduled (*scheduled says which), else the error.
   std::string RewriteLog(bool* scheduled);
 
@@ -194,6 +200,9 @@ class Persistence : public EffectConsumer {
   uint64_t aof_history_size_ = 0;   // bytes of the incr files before the current one
   std::string rewrite_first_incr_;  // the incr file opened when the running rewrite began
   bool aof_write_ok_ = true;
+  // FsyncedOffset: whether the log is complete on disk, and the offset its base covers.
+  bool log_durable_ = false;
+  uint64_t durable_floor_ = 0;
 };
 
 }  // namespace goblin

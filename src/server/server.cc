@@ -10,9 +10,9 @@
 #include <chrono>
 
 #include "server/errors.h"
+#include "server/failover.h"
 #include "server/keyspace_notify.h"
 #include "server/log.h"
-#include "server/failover.h"
 #include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"

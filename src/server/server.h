@@ -150,6 +150,12 @@ class Server : private KeyspaceEvents {
   // with ReleaseWait) or until deadline_ms (0: never), when it gets the count so far.
   void BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset, int64_t replicas);
   void ReleaseWait(Client& client, int64_t acknowledged);
+  // WAITAOF: as WAIT, until local (0 or 1) local fsyncs and replicas replicas' fsyncs cover
+  // offset; released with the two counts, or with error.
+  void BlockForAof(Client& client, int64_t deadline_ms, uint64_t offset, int64_t local,
+                   int64_t replicas);
+  void ReleaseWaitAof(Client& client, int64_t local, int64_t replicas);
+  void ReleaseWaitAofWithError(Client& client, std::string_view error);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 
