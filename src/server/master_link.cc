@@ -102,16 +102,36 @@ int64_t MasterLink::down_since_seconds(int64_t now_ms) const {
 
 // ---- Who the master is -----------------------------------------------------------------------
 
+int MasterLink::stream_db() const {
+  const Client* client = server_.FindClient(master_client_id_);
+  return client != nullptr ? client->db : stream_db_;
+}
+
 void MasterLink::Start() {
   master_ = server_.config.replicaof;
   if (master_.host.empty()) return;
+  // A snapshot saved by this replica holds the history its data is at: continue it.
+  const SavedReplication& saved = server_.persistence->loaded_replication();
+  if (saved.present()) {
+    server_.replication->RestoreHistory(saved.replid, saved.offset);
+    has_history_ = true;
+    stream_db_ = saved.stream_db;
+    LogNotice("Using the replication ID and offset the snapshot holds to continue with the "
+              "master: " +
+              saved.replid + ":" + std::to_string(saved.offset));
+  }
   state_ = State::kConnect;
   LogNotice("Connecting to MASTER " + master_.host + ":" + std::to_string(master_.port));
 }
 
 void MasterLink::SetMaster(const ReplicaOf& master) {
   const bool was_master = !is_replica();
-  if (Client* client = server_.FindClient(master_client_id_)) server_.CloseClientSoon(*client);
+  if (Client* client = server_.FindClient(master_client_id_)) {
+    stream_db_ = client->db;
+    server_.CloseClientSoon(*client);
+  }
+  // A master turned replica: its new master's stream starts with a SELECT.
+  if (was_master) stream_db_ = 0;
   master_client_id_ = 0;
   server_.config.replicaof = master;
   if (master.host.empty()) {
@@ -546,6 +566,7 @@ void MasterLink::FinishTransfer() {
   }
   server_.replication->AttachToMaster(transfer_replid_, transfer_offset_);
   has_history_ = true;
+  stream_db_ = 0;  // the stream after a full sync starts with a SELECT
   LogNotice("MASTER <-> REPLICA sync: Finished with success");
   BecomeConnected(std::move(inbox_));
 }
@@ -565,6 +586,8 @@ void MasterLink::BecomeConnected(std::string leftover) {
   Client& client =
       server_.AdoptMasterConnection(fd, master_.host + ":" + std::to_string(master_.port));
   master_client_id_ = client.id;
+  // A partial resync goes on where the stream was: no SELECT repeats the database.
+  client.db = stream_db_;
   // The first ACK tells a diskless master that the snapshot is in (it then sends the stream).
   SendAck();
   if (!leftover.empty()) server_.FeedMasterInput(client, leftover);
@@ -595,6 +618,7 @@ void MasterLink::SendAck() {
 void MasterLink::MasterClosed(Client& client) {
   if (client.id != master_client_id_) return;
   master_client_id_ = 0;
+  stream_db_ = client.db;
   if (state_ != State::kConnected) return;
   LogNotice("Connection with master lost.");
   LogNotice("* Caching the disconnected master state.");

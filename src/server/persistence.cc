@@ -28,6 +28,7 @@
 #include "server/encoding_limits.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/memory_stats.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
@@ -76,7 +77,8 @@ RdbWriteOptions Persistence::RdbOptions() const {
 bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                                 std::string* error) const {
   if (server_.config.snapshot_format != "rdb") {
-    return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error);
+    return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error,
+                             ReplicationToSave());
   }
   return WriteRdb(path, now_ms, stats, error);
 }
@@ -100,9 +102,22 @@ bool Persistence::WriteRdb(const std::string& path, int64_t now_ms, SnapshotSave
     options.access_records = RdbWriteOptions::AccessRecords::kFreq;
   }
   options.clock = &server_.access_clock;
+  if (keys) options.replication = ReplicationToSave();
   return WriteRdbFile(keys ? Databases() : std::vector<const Database*>(),
                       functions ? FunctionLibraries() : std::vector<std::string_view>(), path,
                       now_ms, options, stats, error);
+}
+
+SavedReplication Persistence::ReplicationToSave() const {
+  const Replication& replication = *server_.replication;
+  const MasterLink& link = *server_.master_link;
+  if (!link.is_replica()) {
+    // Without a backlog nobody continues this history: a replica gets a full sync anyway.
+    if (replication.backlog() == nullptr) return {};
+    return {server_.replication_id, replication.offset(), replication.stream_db()};
+  }
+  if (!link.has_history()) return {};
+  return {server_.replication_id, replication.offset(), link.stream_db()};
 }
 
 std::string Persistence::LogDirectory() const {
@@ -200,6 +215,14 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     RdbLoadStats stats;
     ok = LoadRdb(path, file.data(), dbs, options, &stats, error);
     if (ok) LogRdbLoaded(stats, log_base);
+    loaded_replication_ = {};
+    int64_t offset = -1, db = -1;
+    if (ok && !stats.Aux("repl-id").empty() && ParseInt64(stats.Aux("repl-offset"), &offset) &&
+        ParseInt64(stats.Aux("repl-stream-db"), &db) && offset >= 0 && db >= 0 &&
+        db < static_cast<int64_t>(dbs.size())) {
+      loaded_replication_ = {stats.Aux("repl-id"), static_cast<uint64_t>(offset),
+                             static_cast<int>(db)};
+    }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
     libraries = std::move(stats.libraries);
@@ -207,6 +230,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
+    loaded_replication_ = ok ? stats.replication : SavedReplication();
     if (ok) {
       LogNotice("Loading Goblin snapshot written by " + stats.creator);
       LogNotice(

@@ -41,6 +41,7 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
+#include "persist/saved_replication.h"
 #include "persist/rdb_writer.h"
 #include "persist/snapshot_writer.h"
 #include "server/effects.h"
@@ -82,6 +83,11 @@ class Persistence : public EffectConsumer {
   // (RDB or Goblin's), clients getting -LOADING meanwhile; a running child is stopped and the
   // append-only file starts again from the new data set. False (*error) leaves it empty.
   bool LoadFromMaster(const std::string& path, std::string* error);
+  // The replication history a snapshot saved now carries (Redis's rdbPopulateSaveInfo): a
+  // master's while it has a backlog, a replica's once it has one to continue; else none.
+  SavedReplication ReplicationToSave() const;
+  // The history the last snapshot loaded carried (MasterLink::Start continues it).
+  const SavedReplication& loaded_replication() const { return loaded_replication_; }
   // How values are written as RDB under the current configuration (encoding limits,
   // rdbcompression, rdbchecksum): the RDB file, DUMP and MIGRATE payloads.
   RdbWriteOptions RdbOptions() const;
@@ -203,6 +209,7 @@ class Persistence : public EffectConsumer {
   // FsyncedOffset: whether the log is complete on disk, and the offset its base covers.
   bool log_durable_ = false;
   uint64_t durable_floor_ = 0;
+  SavedReplication loaded_replication_;
 };
 
 }  // namespace goblin

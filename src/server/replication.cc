@@ -127,6 +127,13 @@ void Replication::AttachToMaster(std::string_view replid, uint64_t offset) {
   CreateBacklog(/*new_id=*/false);
 }
 
+void Replication::RestoreHistory(std::string_view replid, uint64_t offset) {
+  server_.replication_id = replid;
+  replid2_ = kNoReplicationId;
+  second_offset_ = -1;
+  offset_ = offset;
+}
+
 void Replication::ChangeMasterId(std::string_view replid) {
   ShiftReplicationId(std::string(replid));
   DropReplicas();

@@ -34,6 +34,7 @@
 //  3. replicas_ holds the id of every replica, in the order they attached, and nothing else.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -119,6 +120,11 @@ class Replication : public EffectConsumer {
   void Promote();
   // Disconnects every replica (they resynchronize, partially when they can).
   void DropReplicas();
+  // A replica restarted from a snapshot that carried its history (Persistence): it continues
+  // replid at offset.
+  void RestoreHistory(std::string_view replid, uint64_t offset);
+  // The database the stream selected last (0 before any): a snapshot saves it.
+  int stream_db() const { return std::max(selected_db_, 0); }
   const std::string& replid2() const { return replid2_; }
   int64_t second_offset() const { return second_offset_; }
 
