@@ -117,3 +117,26 @@ def test_a_master_s_snapshot_carries_its_history_while_it_has_a_backlog(make_ser
         assert aux[b"repl-offset"] == info["master_repl_offset"].encode()
         fields[kind] = (alone, sorted(aux))
     assert fields["goblin"] == fields["redis"]
+
+
+@pytest.mark.parametrize("master_kind", MASTERS)
+@pytest.mark.parametrize("replica_kind", ["goblin", "redis"])
+def test_a_dropped_link_continues_in_the_stream_s_database(make_server, master_kind, replica_kind):
+    """The same without a restart: the link drops and comes back with +CONTINUE; the master's next commands
+    come without a SELECT and belong to the database its stream was in."""
+    master = start(make_server, master_kind, "master", **{"repl-ping-replica-period": "3600"})
+    replica = start(make_server, replica_kind, "replica", master)
+    with master.raw() as conn:
+        conn.pipeline([("SELECT", 3), ("SET", "a", "1")])
+        wait_caught_up(master, replica)
+        before = sync_counters(master)
+        with replica.raw() as r:
+            assert r.call("CLIENT", "KILL", "TYPE", "master").py() == 1
+        wait_for(lambda: sync_counters(master) != before, what="the replica to reconnect")
+        conn.call("SET", "b", "2")
+        wait_caught_up(master, replica)
+    assert sync_counters(master) == (before[0], before[1] + 1, before[2])
+    with replica.raw() as r:
+        r.call("SELECT", 3)
+        assert r.call("GET", "b").py() == b"2"
+    assert_same_keyspace(master, replica)
