@@ -54,7 +54,10 @@ bool PopLine(std::string* buffer, std::string* line) {
 
 }  // namespace
 
-MasterLink::MasterLink(Server& server) : server_(server) {}
+MasterLink::MasterLink(Server& server) : server_(server) {
+  // Redis's role letter follows the configuration from the start, before any connection.
+  SetLogReplica(!server.config.replicaof.host.empty());
+}
 
 MasterLink::~MasterLink() {
   if (fd_ >= 0) close(fd_);
@@ -134,6 +137,7 @@ void MasterLink::SetMaster(const ReplicaOf& master) {
   if (was_master) stream_db_ = 0;
   master_client_id_ = 0;
   server_.config.replicaof = master;
+  SetLogReplica(!master.host.empty());
   if (master.host.empty()) {
     if (was_master) return;
     master_ = {};

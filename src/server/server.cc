@@ -66,6 +66,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   for (Database& db : dbs_) db.set_expiry_rules(&expiry_rules_);
   scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
+  SetLogProcess(pid);
   run_id = RandomHexId();
   replication_id = RandomHexId();
 }
