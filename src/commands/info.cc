@@ -12,6 +12,7 @@
 #include "commands/families.h"
 #include "core/string_number.h"
 #include "core/version.h"
+#include "server/failover.h"
 #include "server/master_link.h"
 #include "server/memory_stats.h"
 #include "server/persistence.h"
@@ -339,7 +340,7 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
                 ",offset=" + std::to_string(link.ack_offset) + ",lag=" + std::to_string(lag));
   }
   const ReplBacklog* backlog = replication.backlog();
-  w.Field("master_failover_state", "no-failover");
+  w.Field("master_failover_state", ctx.server.failover->StateName());
   w.Field("master_replid", ctx.server.replication_id);
   w.Field("master_replid2", replication.replid2());
   w.Field("master_repl_offset", replication.offset());

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -175,6 +176,11 @@ bool AofWriter::WriteBuffer(std::string* error) {
   } else {
     buffer_.clear();
   }
+  {
+    std::lock_guard<std::mutex> lock(state_mutex_);
+    written_offset_ = std::max(written_offset_, pending_offset_);
+    if (written > 0) written_unsynced_ = true;
+  }
   write_ok_ = true;
   write_error_.clear();
   return true;
@@ -193,7 +199,19 @@ bool AofWriter::SyncNow(std::string* error) {
   // Everything written so far is durable now, whatever an earlier background fsync said.
   background_ok_ = true;
   background_error_.clear();
+  synced_offset_ = written_offset_;
+  written_unsynced_ = false;
   return true;
+}
+
+uint64_t AofWriter::SyncedOffset() const {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  return synced_offset_;
+}
+
+bool AofWriter::AllSynced() const {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  return buffer_.empty() && !written_unsynced_ && !fsync_requested_ && !background_busy_;
 }
 
 bool AofWriter::Flush(AppendFsync policy, std::string* error) {
@@ -359,6 +377,10 @@ void AofWriter::BackgroundLoop() {
     }
     fsync_requested_ = false;
     background_busy_ = true;
+    // What was written before the fsync starts is what it covers.
+    const uint64_t covers = written_offset_;
+    const bool covered_unsynced = written_unsynced_;
+    written_unsynced_ = false;
     lock.unlock();
 
     int rc = 0;
@@ -385,7 +407,9 @@ void AofWriter::BackgroundLoop() {
       background_ok_ = true;
       background_error_.clear();
       last_fsync_unix_ms_.store(now_ms);
+      synced_offset_ = std::max(synced_offset_, covers);
     } else {
+      written_unsynced_ = written_unsynced_ || covered_unsynced;
       background_ok_ = false;
       background_error_ = "background fdatasync " + path + ": " + std::strerror(saved_errno);
     }

@@ -22,6 +22,10 @@
 //     see it, so it never fsyncs a closed or reused fd.
 //  5. It fsyncs at most once per fsync interval (1 s, Redis's everysec), and only when a Flush
 //     wrote bytes since the last fsync.
+//  6. Offsets (WAITAOF): MarkOffset names the stream offset the bytes appended so far carry;
+//     written_offset_ is the mark of the last whole buffer written, synced_offset_ the mark an
+//     fsync that started after that write covered. synced_offset_ <= written_offset_, and
+//     both only grow.
 //
 // Thread-safety: AofWriter is used by one thread (the server's main thread); the background
 // thread is internal. ReplayAof is a pure function.
@@ -106,6 +110,14 @@ class AofWriter {
   uint64_t background_fsyncs() const;
   bool background_fsync_pending() const;
 
+  // The bytes appended so far carry the replication stream up to offset (a caller's numbering,
+  // non-decreasing): once they are fsynced, SyncedOffset() reaches offset.
+  void MarkOffset(uint64_t offset) { pending_offset_ = offset; }
+  // The highest mark whose bytes an fsync covered.
+  uint64_t SyncedOffset() const;
+  // Whether every byte appended is written and fsynced, none being fsynced now.
+  bool AllSynced() const;
+
   // Blocks until the background thread has no requested or running fsync. With a pending
   // request this can take up to the fsync interval; tests use it with a zero interval.
   void WaitForBackgroundFsync();
@@ -129,7 +141,8 @@ class AofWriter {
   std::string buffer_;
   uint64_t written_size_ = 0;
   int selected_db_ = -1;
-  bool unsynced_ = false;  // bytes written since the last fsync or fsync request
+  bool unsynced_ = false;        // bytes written since the last fsync or fsync request
+  uint64_t pending_offset_ = 0;  // MarkOffset's, for the buffered bytes
   bool write_ok_ = true;
   std::string write_error_;
 
@@ -144,6 +157,9 @@ class AofWriter {
   uint64_t background_fsyncs_ = 0;
   bool background_fsynced_ = false;  // last_background_fsync_ is set
   std::chrono::steady_clock::time_point last_background_fsync_;
+  uint64_t written_offset_ = 0;  // Invariant 6
+  uint64_t synced_offset_ = 0;
+  bool written_unsynced_ = false;  // bytes written that no finished or running fsync covers
 
   std::atomic<int64_t> last_fsync_unix_ms_{0};
 };

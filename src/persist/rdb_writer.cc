@@ -450,6 +450,11 @@ bool WriteRdbToFd(const std::vector<const Database*>& dbs,
   aux("redis-bits", "64");
   aux("ctime", Int64ToString(now_ms / 1000));
   aux("used-mem", std::to_string(options.used_memory));
+  if (options.replication.present()) {
+    aux("repl-stream-db", std::to_string(options.replication.stream_db));
+    aux("repl-id", options.replication.replid);
+    aux("repl-offset", std::to_string(options.replication.offset));
+  }
   aux("aof-base", "0");
   for (std::string_view code : libraries) RdbAppendFunction(bytes, code, compress);
 

@@ -4,7 +4,8 @@
 // RdbAppendValue encodes one value, the body of a DUMP payload.
 //
 //   file   := "REDIS0010" aux* function* database* kOpEof crc
-//   aux    := kOpAux name value            redis-ver, redis-bits, ctime, used-mem, aof-base
+//   aux    := kOpAux name value            redis-ver, redis-bits, ctime, used-mem,
+//                                          [repl-stream-db, repl-id, repl-offset], aof-base
 //   function := kOpFunction2 code          (RdbAppendFunction, shared with FUNCTION DUMP)
 //   database := kOpSelectDb index, kOpResizeDb keys keys-with-expiry, record*   (only those
 //               holding keys)
@@ -58,6 +59,7 @@
 #include <vector>
 
 #include "core/value_types.h"
+#include "persist/saved_replication.h"
 #include "persist/snapshot_writer.h"
 
 namespace goblin {
@@ -79,6 +81,9 @@ struct RdbWriteOptions {
   // DEBUG QUICKLIST-PACKED-THRESHOLD: list elements this long get a plain node.
   uint64_t quicklist_packed_threshold = uint64_t{1} << 30;
   uint64_t used_memory = 0;  // the used-mem aux field
+  // repl-stream-db, repl-id and repl-offset, written before aof-base when present (Redis
+  // writes them whenever the server has a replication history).
+  SavedReplication replication;
 };
 
 // Where the encoders put their bytes: appended to bytes. A writer that streams them to a file

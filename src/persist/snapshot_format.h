@@ -8,6 +8,10 @@
 //
 //   kind 'H' header    [version u32][created unix ms u64][databases with keys: varint]
 //                      [keys: varint][creator: varint length + text]   (always first)
+//   kind 'R' replication [replication id: varint length + text][offset u64 LE]
+//                      [stream db: varint]   (version 2 only, right after the header, when
+//                      the server had a replication history to continue: Redis's repl-id,
+//                      repl-offset and repl-stream-db RDB aux fields)
 //   kind 'F' functions [libraries: varint] then per library [code: varint length + bytes]
 //                      (FUNCTION LOAD's text; only when there are libraries, after the header)
 //   kind 'D' database  [index: varint][keys: varint][keys with expiry: varint]
@@ -50,10 +54,14 @@
 namespace goblin::snapshot {
 
 inline constexpr std::string_view kMagic = "GOBLNSNP";
+// Version 2 adds the 'R' section and nothing else. A file without one is still written as
+// version 1, so that builds reading only version 1 read every file that does not need more.
 inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersionWithReplication = 2;
 
 enum class SectionKind : uint8_t {
   kHeader = 'H',
+  kReplication = 'R',
   kFunctions = 'F',
   kDatabase = 'D',
   kKeys = 'K',

@@ -118,6 +118,12 @@ class Loading {
           if (!ReadHeader(ByteReader(body, body_at))) return false;
           have_header = true;
           break;
+        case SectionKind::kReplication:
+          if (version_ < snapshot::kVersionWithReplication || sections_->size() != 2) {
+            return Fail(pos, "a replication section out of place");
+          }
+          if (!ReadReplication(ByteReader(body, body_at))) return false;
+          break;
         case SectionKind::kFunctions:
           if (functions_seen_ || db_ != nullptr) {
             return Fail(pos, "a functions section out of place");
@@ -179,15 +185,32 @@ class Loading {
     return true;
   }
 
+  bool ReadReplication(ByteReader reader) {
+    std::string_view replid;
+    uint64_t offset, db;
+    if (!reader.LengthPrefixed(&replid) || replid.empty() || !reader.Fixed(&offset, 8) ||
+        !reader.Var(&db) || !reader.done()) {
+      return Fail(reader.offset(), "malformed replication section");
+    }
+    if (db >= dbs_.size()) {
+      return Fail(reader.offset(),
+                  "replication stream database " + std::to_string(db) + " is out of range");
+    }
+    stats_->replication = {std::string(replid), offset, static_cast<int>(db)};
+    return true;
+  }
+
   bool ReadHeader(ByteReader reader) {
     uint64_t version, created, databases;
     std::string_view creator;
     if (!reader.Fixed(&version, 4)) return Fail(reader.offset(), "malformed header");
-    if (version != snapshot::kVersion) {
+    if (version != snapshot::kVersion && version != snapshot::kVersionWithReplication) {
       return Fail(reader.offset() - 4, "format version " + std::to_string(version) +
-                                           " is not supported (this build reads version " +
-                                           std::to_string(snapshot::kVersion) + ")");
+                                           " is not supported (this build reads versions " +
+                                           std::to_string(snapshot::kVersion) + " and " +
+                                           std::to_string(snapshot::kVersionWithReplication) + ")");
     }
+    version_ = static_cast<uint32_t>(version);
     if (!reader.Fixed(&created, 8) || !reader.Var(&databases) || !reader.Var(&total_keys_) ||
         !reader.LengthPrefixed(&creator) || !reader.done()) {
       return Fail(reader.offset(), "malformed header");
@@ -322,6 +345,7 @@ class Loading {
   std::vector<SnapshotSection>* sections_;
   LoadError error_;
   uint64_t total_keys_ = 0;
+  uint32_t version_ = 0;  // the header's
   uint64_t databases_announced_ = 0;
   uint64_t databases_seen_ = 0;
   uint64_t keys_seen_ = 0;
@@ -341,6 +365,8 @@ const char* SectionKindName(uint8_t kind) {
   switch (static_cast<SectionKind>(kind)) {
     case SectionKind::kHeader:
       return "header";
+    case SectionKind::kReplication:
+      return "replication";
     case SectionKind::kFunctions:
       return "functions";
     case SectionKind::kDatabase:

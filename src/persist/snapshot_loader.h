@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/value_types.h"
+#include "persist/saved_replication.h"
 
 namespace goblin {
 
@@ -35,6 +36,7 @@ struct SnapshotLoadStats {
   int64_t created_ms = 0;
   std::string creator;
   std::vector<std::string> libraries;  // the function libraries' code, in file order
+  SavedReplication replication;        // the 'R' section's, when the file has one
 };
 
 class SnapshotLoader {

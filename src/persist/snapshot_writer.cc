@@ -104,7 +104,8 @@ void AppendKeyRecord(std::string* out, const KeyEntry* entry, std::string* scrat
 
 bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
-                       SnapshotSaveStats* stats, std::string* error) {
+                       SnapshotSaveStats* stats, std::string* error,
+                       const SavedReplication& replication) {
   SectionSink sink(fd);
   auto fail = [&] {
     *error = sink.error();
@@ -118,12 +119,20 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
     databases += db->size() > 0 ? 1 : 0;
   }
   std::string body;
-  AppendFixed(&body, snapshot::kVersion, 4);
+  AppendFixed(&body, replication.present() ? snapshot::kVersionWithReplication : snapshot::kVersion,
+              4);
   AppendFixed(&body, static_cast<uint64_t>(now_ms), 8);
   AppendVar(&body, databases);
   AppendVar(&body, total_keys);
   AppendLengthPrefixed(&body, std::string("goblin-") + kGoblinVersion);
   if (!sink.Section(SectionKind::kHeader, body)) return fail();
+  if (replication.present()) {
+    body.clear();
+    AppendLengthPrefixed(&body, replication.replid);
+    AppendFixed(&body, replication.offset, 8);
+    AppendVar(&body, static_cast<uint64_t>(replication.stream_db));
+    if (!sink.Section(SectionKind::kReplication, body)) return fail();
+  }
   if (!libraries.empty()) {
     body.clear();
     AppendVar(&body, libraries.size());
@@ -172,11 +181,12 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
 
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, const std::string& path,
-                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error) {
+                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error,
+                       const SavedReplication& replication) {
   return ReplaceFile(
       path,
       [&](int fd, std::string* write_error) {
-        return WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, write_error);
+        return WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, write_error, replication);
       },
       error);
 }

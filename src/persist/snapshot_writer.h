@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "persist/saved_replication.h"
+
 namespace goblin {
 
 class Database;
@@ -21,16 +23,19 @@ struct SnapshotSaveStats {
 };
 
 // Writes the function libraries (their code) and the databases (index i of dbs is database
-// i) to `path`. Returns false with a message naming the file on any I/O error; the previous
+// i) to `path`, with the replication history when replication has one (a version 2 file; else
+// version 1). Returns false with a message naming the file on any I/O error; the previous
 // file at `path` is then untouched, except when only the final directory fsync fails (the new
 // file is in place by then).
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, const std::string& path,
-                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error);
+                       int64_t now_ms, SnapshotSaveStats* stats, std::string* error,
+                       const SavedReplication& replication = {});
 
 // The same into an already open file descriptor (the AOF base, tests); no rename, no fsync.
 bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
-                       SnapshotSaveStats* stats, std::string* error);
+                       SnapshotSaveStats* stats, std::string* error,
+                       const SavedReplication& replication = {});
 
 }  // namespace goblin

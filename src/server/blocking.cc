@@ -2,6 +2,7 @@
 // wake-up when a key changes, timeouts, CLIENT UNBLOCK.
 #include <algorithm>
 
+#include "server/persistence.h"
 #include "server/replication.h"
 #include "server/server.h"
 
@@ -53,8 +54,46 @@ void Server::ReleaseWait(Client& client, int64_t acknowledged) {
   ResumeClient(client);
 }
 
+void Server::BlockForAof(Client& client, int64_t deadline_ms, uint64_t offset, int64_t local,
+                         int64_t replicas) {
+  BlockState& block = client.block;
+  client.blocked = true;
+  block = BlockState();
+  block.db = client.db;
+  block.deadline_ms = deadline_ms;
+  block.waits_for_fsync = true;
+  block.replica_offset = offset;
+  block.local = local;
+  block.replicas = replicas;
+  if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
+  ++stats.blocked_clients;
+  replication->AddAofWaiter(client);
+}
+
+void Server::ReleaseWaitAof(Client& client, int64_t local, int64_t replicas) {
+  UnblockClient(client);
+  client.reply.Array(2);
+  client.reply.Integer(local);
+  client.reply.Integer(replicas);
+  ResumeClient(client);
+}
+
+void Server::ReleaseWaitAofWithError(Client& client, std::string_view error) {
+  UnblockClient(client);
+  client.reply.Error(error);
+  ResumeClient(client);
+}
+
 void Server::ReplyBlockTimeout(Client& client) {
-  if (client.block.waits_for_replicas) {
+  if (client.block.waits_for_fsync) {
+    const uint64_t offset = client.block.replica_offset;
+    const int64_t local = persistence->FsyncedOffset() >= static_cast<int64_t>(offset) ? 1 : 0;
+    const int64_t replicas = replication->CountFsynced(offset);
+    UnblockClient(client);
+    client.reply.Array(2);
+    client.reply.Integer(local);
+    client.reply.Integer(replicas);
+  } else if (client.block.waits_for_replicas) {
     const int64_t acknowledged = replication->CountAcknowledged(client.block.replica_offset);
     UnblockClient(client);
     client.reply.Integer(acknowledged);

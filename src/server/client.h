@@ -57,6 +57,7 @@ struct ReplicaLink {
   int64_t sync_request_ms = 0;   // when it asked for a full sync (repl-diskless-sync-delay)
   uint64_t initial_offset = 0;   // the offset +FULLRESYNC named
   uint64_t ack_offset = 0;       // the last REPLCONF ACK
+  uint64_t fsynced_offset = 0;   // its FACK: the stream the replica fsynced to its AOF
   int64_t ack_time_ms = 0;       // when it arrived (or the link came online)
   // kSendBulk: "$<size>\r\n" not yet written, then the file's bytes from rdb_sent on.
   std::string preamble;
@@ -90,6 +91,9 @@ struct BlockState {
   bool waits_for_replicas = false;
   uint64_t replica_offset = 0;
   int64_t replicas = 0;
+  // WAITAOF: the same, counting fsyncs, and the local log's too when local is 1.
+  bool waits_for_fsync = false;
+  int64_t local = 0;
 };
 
 struct Client {

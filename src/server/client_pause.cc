@@ -1,5 +1,6 @@
-// CLIENT PAUSE and CLIENT UNPAUSE: paused commands wait unread in their clients' input and
-// run, in arrival order, once the pause ends.
+// CLIENT PAUSE and CLIENT UNPAUSE, and FAILOVER's pause of writes: paused commands wait unread
+// in their clients' input and run, in arrival order, once the pause ends. The two pauses are
+// kept apart, as Redis keeps a pause per purpose: CLIENT UNPAUSE leaves a failover's in force.
 #include <algorithm>
 
 #include "server/server.h"
@@ -14,7 +15,14 @@ void Server::PauseClients(int64_t until_ms, bool all) {
 void Server::UnpauseClients() {
   pause_until_ms_ = 0;
   pause_all_ = false;
-  resume_paused_ = true;  // served at the end of the event loop round, not inside a command
+  // Served at the end of the event loop round, not inside a command. What the other pause
+  // still holds waits again.
+  resume_paused_ = true;
+}
+
+void Server::SetFailoverPause(bool on) {
+  if (failover_pause_ && !on) resume_paused_ = true;
+  failover_pause_ = on;
 }
 
 // A WRITE pause holds what would change data or reach replicas: writes, PUBLISH, and EXEC of a

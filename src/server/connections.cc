@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
 #include "server/persistence.h"
@@ -331,14 +332,14 @@ bool Server::ServeEvents(int timeout_ms) {
   if (timeout_ms < 0) {
     int64_t wake = next_tick_ms_;
     if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
-    if (paused()) wake = std::min(wake, pause_until_ms_);
+    if (pause_until_ms_ != 0) wake = std::min(wake, pause_until_ms_);
     timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
   }
   int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
   // One clock read per wake-up: every command handled in this round sees this time.
   SetClock(NowMs());
   if (!block_deadlines_.empty()) HandleBlockTimeouts();
-  if (paused() && now_ms_ >= pause_until_ms_) UnpauseClients();
+  if (pause_until_ms_ != 0 && now_ms_ >= pause_until_ms_) UnpauseClients();
   if (n < 0) {
     if (errno == EINTR) return true;
     LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
@@ -348,6 +349,9 @@ bool Server::ServeEvents(int timeout_ms) {
   if (resume_paused_) ResumePausedClients();
   tracking.Broadcast();
   replication->BeforeSleep();
+  if (replication->has_aof_waiters()) replication->ReleaseAofWaiters();
+  // The acknowledgements just read may be the ones a failover waits for.
+  failover->Update(now_ms_);
   FlushQueuedWrites();
   CloseClientsToClose();
   return true;

@@ -98,6 +98,13 @@ inline constexpr std::string_view kTimeoutNotInteger =
 inline constexpr std::string_view kTimeoutOutOfRange = "ERR timeout is out of range";
 inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 
+// WAITAOF (Redis 7.2).
+inline constexpr std::string_view kWaitAofWithoutLog =
+    "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.";
+inline constexpr std::string_view kWaitAofOnReplica =
+    "ERR WAITAOF cannot be used with replica instances. Please also note that writes to "
+    "replicas are just local and are not propagated.";
+
 // --- Everything else ----------------------------------------------------------------------
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";

@@ -3,6 +3,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 
@@ -11,6 +12,8 @@ namespace {
 
 LogLevel g_level = LogLevel::kNotice;
 FILE* g_file = nullptr;
+std::atomic<pid_t> g_server_pid{0};
+std::atomic<bool> g_replica{false};
 
 }  // namespace
 
@@ -33,6 +36,10 @@ void SetLogFile(const std::string& path) {
   if (g_file == nullptr) g_file = stdout;
 }
 
+void SetLogProcess(pid_t pid) { g_server_pid.store(pid); }
+
+void SetLogReplica(bool replica) { g_replica.store(replica); }
+
 void Log(LogLevel level, std::string_view message) {
   if (level < g_level || g_level == LogLevel::kNothing) return;
   FILE* out = g_file != nullptr ? g_file : stdout;
@@ -44,7 +51,9 @@ void Log(LogLevel level, std::string_view message) {
   size_t n = std::strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &local);
   std::snprintf(stamp + n, sizeof(stamp) - n, ".%03d", static_cast<int>(now.tv_usec / 1000));
   static const char kMarks[] = ".-*#";
-  std::fprintf(out, "%d:M %s %c %.*s\n", static_cast<int>(getpid()), stamp,
+  const pid_t pid = getpid();
+  const char role = pid != g_server_pid.load() ? 'C' : g_replica.load() ? 'S' : 'M';
+  std::fprintf(out, "%d:%c %s %c %.*s\n", static_cast<int>(pid), role, stamp,
                kMarks[static_cast<int>(level)], static_cast<int>(message.size()), message.data());
   std::fflush(out);
 }

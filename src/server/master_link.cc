@@ -19,6 +19,7 @@
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
 #include "resp/request_parser.h"
+#include "server/failover.h"
 #include "server/log.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -53,7 +54,10 @@ bool PopLine(std::string* buffer, std::string* line) {
 
 }  // namespace
 
-MasterLink::MasterLink(Server& server) : server_(server) {}
+MasterLink::MasterLink(Server& server) : server_(server) {
+  // Redis's role letter follows the configuration from the start, before any connection.
+  SetLogReplica(!server.config.replicaof.host.empty());
+}
 
 MasterLink::~MasterLink() {
   if (fd_ >= 0) close(fd_);
@@ -101,18 +105,39 @@ int64_t MasterLink::down_since_seconds(int64_t now_ms) const {
 
 // ---- Who the master is -----------------------------------------------------------------------
 
+int MasterLink::stream_db() const {
+  const Client* client = server_.FindClient(master_client_id_);
+  return client != nullptr ? client->db : stream_db_;
+}
+
 void MasterLink::Start() {
   master_ = server_.config.replicaof;
   if (master_.host.empty()) return;
+  // A snapshot saved by this replica holds the history its data is at: continue it.
+  const SavedReplication& saved = server_.persistence->loaded_replication();
+  if (saved.present()) {
+    server_.replication->RestoreHistory(saved.replid, saved.offset);
+    has_history_ = true;
+    stream_db_ = saved.stream_db;
+    LogNotice("Using the replication ID and offset the snapshot holds to continue with the "
+              "master: " +
+              saved.replid + ":" + std::to_string(saved.offset));
+  }
   state_ = State::kConnect;
   LogNotice("Connecting to MASTER " + master_.host + ":" + std::to_string(master_.port));
 }
 
 void MasterLink::SetMaster(const ReplicaOf& master) {
   const bool was_master = !is_replica();
-  if (Client* client = server_.FindClient(master_client_id_)) server_.CloseClientSoon(*client);
+  if (Client* client = server_.FindClient(master_client_id_)) {
+    stream_db_ = client->db;
+    server_.CloseClientSoon(*client);
+  }
+  // A master turned replica: its new master's stream starts with a SELECT.
+  if (was_master) stream_db_ = 0;
   master_client_id_ = 0;
   server_.config.replicaof = master;
+  SetLogReplica(!master.host.empty());
   if (master.host.empty()) {
     if (was_master) return;
     master_ = {};
@@ -309,16 +334,23 @@ bool MasterLink::HandleReply(const std::string& line) {
       if (pending_replies_ > 0) return true;
       const std::string offset = std::to_string(server_.replication->offset() + 1);
       step_ = Step::kPsync;
-      bool sent;
+      std::string_view replid = "?", from = "-1";
       if (has_history_) {
         LogNotice("Trying a partial resynchronization (request " + server_.replication_id + ":" +
                   offset + ").");
-        sent = SendLine({"PSYNC", server_.replication_id, offset});
+        replid = server_.replication_id;
+        from = offset;
       } else {
         LogNotice("Partial resynchronization not possible (no cached master)");
-        sent = SendLine({"PSYNC", "?", "-1"});
       }
-      if (!sent) Abort();
+      // A failing-over master asks its target to take over (failover.h).
+      const bool sent = server_.failover->in_progress()
+                            ? SendLine({"PSYNC", replid, from, "FAILOVER"})
+                            : SendLine({"PSYNC", replid, from});
+      if (!sent) {
+        Abort();
+        server_.failover->Abort("Write error to failover target");
+      }
       return sent;
     }
     case Step::kPsync:
@@ -329,6 +361,10 @@ bool MasterLink::HandleReply(const std::string& line) {
 }
 
 bool MasterLink::HandlePsyncReply(const std::string& line) {
+  // A failover's target accepted to take over (failover.h); another answer aborts it below.
+  if (line.starts_with("+FULLRESYNC") || line.starts_with("+CONTINUE")) {
+    server_.failover->PsyncAnswered(true);
+  }
   if (line.starts_with("+FULLRESYNC")) {
     std::vector<std::string> words;
     int64_t offset = -1;
@@ -354,10 +390,16 @@ bool MasterLink::HandlePsyncReply(const std::string& line) {
   } else if (line.starts_with("-NOMASTERLINK") || line.starts_with("-LOADING")) {
     LogNotice("Master is currently unable to PSYNC but should be in the future: " + line);
     Abort();
+    server_.failover->PsyncAnswered(false);
     return false;
   } else if (line[0] == '-') {
     // Old masters know only SYNC: the snapshot follows it at once, without a replication id.
     LogWarning("Master does not support PSYNC or is in error state (reply: " + line + ")");
+    if (server_.failover->in_progress()) {
+      Abort();
+      server_.failover->PsyncAnswered(false);
+      return false;
+    }
     if (!SendLine({"SYNC"})) {
       Abort();
       return false;
@@ -367,6 +409,7 @@ bool MasterLink::HandlePsyncReply(const std::string& line) {
   } else {
     LogWarning("Unexpected reply to PSYNC from master: " + line);
     Abort();
+    server_.failover->PsyncAnswered(false);
     return false;
   }
   // The snapshot comes next; what followed the line is its start.
@@ -527,6 +570,7 @@ void MasterLink::FinishTransfer() {
   }
   server_.replication->AttachToMaster(transfer_replid_, transfer_offset_);
   has_history_ = true;
+  stream_db_ = 0;  // the stream after a full sync starts with a SELECT
   LogNotice("MASTER <-> REPLICA sync: Finished with success");
   BecomeConnected(std::move(inbox_));
 }
@@ -546,6 +590,8 @@ void MasterLink::BecomeConnected(std::string leftover) {
   Client& client =
       server_.AdoptMasterConnection(fd, master_.host + ":" + std::to_string(master_.port));
   master_client_id_ = client.id;
+  // A partial resync goes on where the stream was: no SELECT repeats the database.
+  client.db = stream_db_;
   // The first ACK tells a diskless master that the snapshot is in (it then sends the stream).
   SendAck();
   if (!leftover.empty()) server_.FeedMasterInput(client, leftover);
@@ -559,14 +605,24 @@ void MasterLink::SendAck() {
   Client* client = server_.FindClient(master_client_id_);
   if (client == nullptr || client->close_after_reply) return;
   const std::string offset = std::to_string(server_.replication->offset());
+  // With its append-only file on, the replica tells how much of the stream it fsynced
+  // (Redis 7.2, for WAITAOF).
+  const int64_t fsynced = server_.persistence->FsyncedOffset();
+  const std::string fsynced_text = std::to_string(fsynced);
+  const std::string_view with_fack[] = {"REPLCONF", "ACK", offset, "FACK", fsynced_text};
   const std::string_view argv[] = {"REPLCONF", "ACK", offset};
-  AppendRespCommand(&client->output, argv);
+  if (fsynced >= 0) {
+    AppendRespCommand(&client->output, with_fack);
+  } else {
+    AppendRespCommand(&client->output, argv);
+  }
   server_.QueueWrite(*client);
 }
 
 void MasterLink::MasterClosed(Client& client) {
   if (client.id != master_client_id_) return;
   master_client_id_ = 0;
+  stream_db_ = client.db;
   if (state_ != State::kConnected) return;
   LogNotice("Connection with master lost.");
   LogNotice("* Caching the disconnected master state.");

@@ -6,7 +6,8 @@
 //   kConnecting  connect() is in progress
 //   kHandshake   PING; then AUTH (masterauth, masteruser), REPLCONF listening-port, ip-address
 //                and capa eof psync2 goblin-snapshot, sent at once and answered in order; then
-//                PSYNC <replid> <offset+1> (PSYNC ? -1 without a history to continue)
+//                PSYNC <replid> <offset+1> (PSYNC ? -1 without a history to continue), with a
+//                fourth word FAILOVER while this server hands its role over (failover.h)
 //   kTransfer    +FULLRESYNC <replid> <offset>: the snapshot arrives, "$<size>\r\n" and its
 //                bytes, or diskless "$EOF:<40-byte mark>\r\n", its bytes and the mark; it goes
 //                into a temporary file in dir, renamed to dbfilename once complete
@@ -64,6 +65,11 @@ class MasterLink {
   bool connected() const { return state_ == State::kConnected; }
   State state() const { return state_; }
   const ReplicaOf& master() const { return master_; }
+  // Whether this server has a history its master may continue (PSYNC <replid> <offset>).
+  bool has_history() const { return has_history_ || master_client_id_ != 0; }
+  // The database the master's stream selected last: a partial resync continues in it, and a
+  // snapshot saves it.
+  int stream_db() const;
 
   // The master link's socket is readable or writable (the server's loop, outside kConnected).
   void HandleEvent(uint32_t events);
@@ -121,6 +127,7 @@ class MasterLink {
   bool auth_sent_ = false;
   // PSYNC continues our history (replication id and offset) when set; else "? -1".
   bool has_history_ = false;
+  int stream_db_ = 0;  // stream_db() while no master client exists
   uint64_t master_client_id_ = 0;
   int64_t last_io_ms_ = 0;
   int64_t down_since_ms_ = 0;  // 0: never up

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,7 @@
 #include "server/encoding_limits.h"
 #include "server/errors.h"
 #include "server/log.h"
+#include "server/master_link.h"
 #include "server/memory_stats.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
@@ -75,7 +77,8 @@ RdbWriteOptions Persistence::RdbOptions() const {
 bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                                 std::string* error) const {
   if (server_.config.snapshot_format != "rdb") {
-    return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error);
+    return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error,
+                             ReplicationToSave());
   }
   return WriteRdb(path, now_ms, stats, error);
 }
@@ -102,9 +105,11 @@ RdbWriteOptions Persistence::RdbSaveOptions() const {
 
 bool Persistence::WriteRdb(const std::string& path, int64_t now_ms, SnapshotSaveStats* stats,
                            std::string* error, bool keys, bool functions) const {
+  RdbWriteOptions options = RdbSaveOptions();
+  if (keys) options.replication = ReplicationToSave();
   return WriteRdbFile(keys ? Databases() : std::vector<const Database*>(),
                       functions ? FunctionLibraries() : std::vector<std::string_view>(), path,
-                      now_ms, RdbSaveOptions(), stats, error);
+                      now_ms, options, stats, error);
 }
 
 bool Persistence::WriteSyncSnapshot(int64_t now_ms, SnapshotSaveStats* stats,
@@ -112,13 +117,28 @@ bool Persistence::WriteSyncSnapshot(int64_t now_ms, SnapshotSaveStats* stats,
   const SyncSnapshotTarget& target = sync_target_;
   if (target.fd < 0) {
     return target.goblin ? WriteSnapshotFile(Databases(), FunctionLibraries(), target.path, now_ms,
-                                             stats, error)
+                                             stats, error, ReplicationToSave())
                          : WriteRdb(target.path, now_ms, stats, error);
   }
-  return target.goblin
-             ? WriteSnapshotToFd(Databases(), FunctionLibraries(), target.fd, now_ms, stats, error)
-             : WriteRdbToFd(Databases(), FunctionLibraries(), target.fd, now_ms, RdbSaveOptions(),
-                            stats, error);
+  if (target.goblin) {
+    return WriteSnapshotToFd(Databases(), FunctionLibraries(), target.fd, now_ms, stats, error,
+                             ReplicationToSave());
+  }
+  RdbWriteOptions options = RdbSaveOptions();
+  options.replication = ReplicationToSave();
+  return WriteRdbToFd(Databases(), FunctionLibraries(), target.fd, now_ms, options, stats, error);
+}
+
+SavedReplication Persistence::ReplicationToSave() const {
+  const Replication& replication = *server_.replication;
+  const MasterLink& link = *server_.master_link;
+  if (!link.is_replica()) {
+    // Without a backlog nobody continues this history: a replica gets a full sync anyway.
+    if (replication.backlog() == nullptr) return {};
+    return {server_.replication_id, replication.offset(), replication.stream_db()};
+  }
+  if (!link.has_history()) return {};
+  return {server_.replication_id, replication.offset(), link.stream_db()};
 }
 
 std::string Persistence::LogDirectory() const {
@@ -216,6 +236,14 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     RdbLoadStats stats;
     ok = LoadRdb(path, file.data(), dbs, options, &stats, error);
     if (ok) LogRdbLoaded(stats, log_base);
+    loaded_replication_ = {};
+    int64_t offset = -1, db = -1;
+    if (ok && !stats.Aux("repl-id").empty() && ParseInt64(stats.Aux("repl-offset"), &offset) &&
+        ParseInt64(stats.Aux("repl-stream-db"), &db) && offset >= 0 && db >= 0 &&
+        db < static_cast<int64_t>(dbs.size())) {
+      loaded_replication_ = {stats.Aux("repl-id"), static_cast<uint64_t>(offset),
+                             static_cast<int>(db)};
+    }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
     libraries = std::move(stats.libraries);
@@ -223,6 +251,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
+    loaded_replication_ = ok ? stats.replication : SavedReplication();
     if (ok) {
       LogNotice("Loading Goblin snapshot written by " + stats.creator);
       LogNotice(
@@ -540,6 +569,8 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
                              &child_error);
     }
     if (!ok) LogWarning("Background save error: " + child_error);
+    // As Redis's child says it (its lines carry the C of a child, log.h).
+    if (ok && kind != ChildKind::kRewrite) LogNotice("DB saved on disk");
     // The private pages that were written: copied on write.
     const uint64_t cow = SmapsBytes("Private_Dirty");
     ssize_t ignored = write(fds[1], &cow, sizeof(cow));
@@ -639,6 +670,7 @@ void Persistence::ChildDone(bool ok, int64_t now_ms) {
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_ + (aof_ ? aof_->size() : 0);
+  log_durable_ = aof_ != nullptr;
   LogNotice("Background AOF rewrite finished successfully");
 }
 
@@ -705,6 +737,8 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
   aof_ = std::move(writer);
   server_.effects.AddConsumer(this);
   aof_write_ok_ = true;
+  log_durable_ = true;
+  durable_floor_ = server_.replication->offset();
   aof_history_size_ = ClosedLogBytes();
   aof_base_size_ = aof_history_size_;
   return true;
@@ -726,6 +760,7 @@ void Persistence::StopLog() {
   aof_.reset();
   server_.effects.RemoveConsumer(this);
   rewrite_scheduled_ = false;
+  log_durable_ = false;
 }
 
 void Persistence::ConsumeEffects(std::span<const Effect> effects) {
@@ -735,14 +770,26 @@ void Persistence::ConsumeEffects(std::span<const Effect> effects) {
     argv.assign(effect.argv.begin(), effect.argv.end());
     aof_->Append(effect.db, argv);
   }
+  server_.replication->CountUnreplicated(effects.size());
 }
 
 void Persistence::FlushLog() {
   if (aof_ == nullptr || !aof_->has_pending()) return;
+  // Every unit logged so far has reached the stream's offset too (replication consumes after
+  // the log, and a replica counts a command once it ran).
+  aof_->MarkOffset(server_.replication->offset());
   std::string error;
   const bool ok = aof_->Flush(fsync_policy_, &error);
   if (!ok && aof_write_ok_) LogWarning("Error writing to the AOF file: " + error);
   aof_write_ok_ = ok;
+}
+
+int64_t Persistence::FsyncedOffset() const {
+  if (aof_ == nullptr || !log_durable_) return -1;
+  if (fsync_policy_ != AppendFsync::kNo && aof_->AllSynced()) {
+    return static_cast<int64_t>(server_.replication->offset());
+  }
+  return static_cast<int64_t>(std::max(durable_floor_, aof_->SyncedOffset()));
 }
 
 std::string Persistence::RewriteLog(bool* scheduled) {
@@ -815,6 +862,9 @@ std::string Persistence::OnConfigChange(std::string_view name) {
     server_.effects.AddConsumer(this);
     rewrite_first_incr_ = incr;
     aof_history_size_ = 0;
+    // Nothing counts as fsynced to the log until its base is written (ChildDone).
+    log_durable_ = false;
+    durable_floor_ = server_.replication->offset();
     if (!StartChild(ChildKind::kRewrite, JoinPath(dir, manifest_.NextBaseName()), &error)) {
       StopLog();
       return "ERR " + error;

@@ -41,6 +41,7 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
+#include "persist/saved_replication.h"
 #include "persist/rdb_writer.h"
 #include "persist/snapshot_writer.h"
 #include "server/effects.h"
@@ -96,6 +97,11 @@ class Persistence : public EffectConsumer {
   // (RDB or Goblin's), clients getting -LOADING meanwhile; a running child is stopped and the
   // append-only file starts again from the new data set. False (*error) leaves it empty.
   bool LoadFromMaster(const std::string& path, std::string* error);
+  // The replication history a snapshot saved now carries (Redis's rdbPopulateSaveInfo): a
+  // master's while it has a backlog, a replica's once it has one to continue; else none.
+  SavedReplication ReplicationToSave() const;
+  // The history the last snapshot loaded carried (MasterLink::Start continues it).
+  const SavedReplication& loaded_replication() const { return loaded_replication_; }
   // How values are written as RDB under the current configuration (encoding limits,
   // rdbcompression, rdbchecksum): the RDB file, DUMP and MIGRATE payloads.
   RdbWriteOptions RdbOptions() const;
@@ -106,6 +112,12 @@ class Persistence : public EffectConsumer {
   // Writes logged commands before replies leave (Invariant 2).
   void FlushLog();
   bool log_pending() const { return aof_ != nullptr && aof_->has_pending(); }
+  // WAITAOF (Redis 7.2's fsynced_reploff): the replication offset up to which every logged
+  // write is fsynced; -1 while the log is off, or on but still without its base (turned on
+  // at run time, until the rewrite that writes the base is done). Once all that was logged is
+  // on disk, the current offset (what follows is not the log's: PING, GETACK), except with
+  // appendfsync no, where only what the server itself fsynced counts.
+  int64_t FsyncedOffset() const;
   // BGREWRITEAOF: "" when started or scheduled (*scheduled says which), else the error.
   std::string RewriteLog(bool* scheduled);
 
@@ -213,6 +225,10 @@ class Persistence : public EffectConsumer {
   uint64_t aof_history_size_ = 0;   // bytes of the incr files before the current one
   std::string rewrite_first_incr_;  // the incr file opened when the running rewrite began
   bool aof_write_ok_ = true;
+  // FsyncedOffset: whether the log is complete on disk, and the offset its base covers.
+  bool log_durable_ = false;
+  uint64_t durable_floor_ = 0;
+  SavedReplication loaded_replication_;
 };
 
 }  // namespace goblin

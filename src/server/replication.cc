@@ -12,6 +12,7 @@
 #include "core/ascii.h"
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
+#include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
 #include "server/persistence.h"
@@ -130,6 +131,13 @@ void Replication::AttachToMaster(std::string_view replid, uint64_t offset) {
   second_offset_ = -1;
   offset_ = offset;
   CreateBacklog(/*new_id=*/false);
+}
+
+void Replication::RestoreHistory(std::string_view replid, uint64_t offset) {
+  server_.replication_id = replid;
+  replid2_ = kNoReplicationId;
+  second_offset_ = -1;
+  offset_ = offset;
 }
 
 void Replication::ChangeMasterId(std::string_view replid) {
@@ -760,7 +768,7 @@ void Replication::Tick(int64_t now_ms) {
 
 void Replication::Cron(int64_t now_ms) {
   const Config& config = server_.config;
-  if (!replicas_.empty() &&
+  if (!replicas_.empty() && !server_.failover->holds_pings() &&
       cron_loops_ % static_cast<uint64_t>(config.repl_ping_replica_period) == 0) {
     FeedCommand({"PING"});
   }

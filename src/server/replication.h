@@ -47,6 +47,7 @@
 //  3. replicas_ holds the id of every replica, in the order they attached, and nothing else.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -106,6 +107,22 @@ class Replication : public EffectConsumer {
   // CONFIG SET repl-backlog-size.
   void ResizeBacklog();
 
+  // WAITAOF (Redis 7.2; replication_aof.cc). REPLCONF ACK's FACK offset from a replica: the
+  // stream it has fsynced to its append-only file (ignored from other clients).
+  void AcknowledgeFsynced(Client& client, uint64_t offset);
+  // The online replicas that fsynced offset.
+  int64_t CountFsynced(uint64_t offset) const;
+  // client is blocked in WAITAOF (Server::BlockForAof): the replicas are asked for their
+  // offsets, and ReleaseAofWaiters lets it go once enough fsynced its last write.
+  void AddAofWaiter(Client& client);
+  // The end of each event-loop round, while WAITAOF clients wait.
+  void ReleaseAofWaiters();
+  bool has_aof_waiters() const { return !aof_waiters_.empty(); }
+  // The append-only file logged commands: without a backlog a master counts each as one
+  // byte of master_repl_offset (Redis 7.2), so that WAITAOF can tell when a write's fsync
+  // is done.
+  void CountUnreplicated(size_t commands);
+
   // A replica (master_link.h). The stream from the master, one complete command's bytes at a
   // time, as received: to the backlog and the sub-replicas, and into master_repl_offset.
   void FeedFromMaster(std::string_view bytes);
@@ -119,6 +136,11 @@ class Replication : public EffectConsumer {
   void Promote();
   // Disconnects every replica (they resynchronize, partially when they can).
   void DropReplicas();
+  // A replica restarted from a snapshot that carried its history (Persistence): it continues
+  // replid at offset.
+  void RestoreHistory(std::string_view replid, uint64_t offset);
+  // The database the stream selected last (0 before any): a snapshot saves it.
+  int stream_db() const { return std::max(selected_db_, 0); }
   const std::string& replid2() const { return replid2_; }
   int64_t second_offset() const { return second_offset_; }
 
@@ -190,7 +212,8 @@ class Replication : public EffectConsumer {
   int64_t second_offset_ = -1;
   int selected_db_ = -1;
   std::vector<uint64_t> replicas_;
-  std::vector<uint64_t> waiters_;  // WAIT clients, by id
+  std::vector<uint64_t> waiters_;      // WAIT clients, by id
+  std::vector<uint64_t> aof_waiters_;  // WAITAOF clients, by id
   bool ack_requested_ = false;
   bool acks_arrived_ = false;
   int64_t no_replicas_since_ms_ = 0;

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "server/errors.h"
+#include "server/failover.h"
 #include "server/keyspace_notify.h"
 #include "server/log.h"
 #include "server/master_link.h"
@@ -59,11 +60,13 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   last_save_unix = start_time_ms / 1000;
   replication = std::make_unique<Replication>(*this);
   master_link = std::make_unique<MasterLink>(*this);
+  failover = std::make_unique<Failover>(*this);
   persistence = std::make_unique<Persistence>(*this);
   expiry_rules_.loading = persistence->loading_flag();
   for (Database& db : dbs_) db.set_expiry_rules(&expiry_rules_);
   scripts = std::make_unique<ScriptRunner>(*this);
   pid = getpid();
+  SetLogProcess(pid);
   run_id = RandomHexId();
   replication_id = RandomHexId();
 }

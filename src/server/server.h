@@ -41,6 +41,7 @@
 
 namespace goblin {
 
+class Failover;
 class MasterLink;
 class Persistence;
 class Replication;
@@ -149,6 +150,12 @@ class Server : private KeyspaceEvents {
   // with ReleaseWait) or until deadline_ms (0: never), when it gets the count so far.
   void BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset, int64_t replicas);
   void ReleaseWait(Client& client, int64_t acknowledged);
+  // WAITAOF: as WAIT, until local (0 or 1) local fsyncs and replicas replicas' fsyncs cover
+  // offset; released with the two counts, or with error.
+  void BlockForAof(Client& client, int64_t deadline_ms, uint64_t offset, int64_t local,
+                   int64_t replicas);
+  void ReleaseWaitAof(Client& client, int64_t local, int64_t replicas);
+  void ReleaseWaitAofWithError(Client& client, std::string_view error);
   // CLIENT UNBLOCK: false when no such client is blocked.
   bool UnblockById(uint64_t id, bool with_error);
 
@@ -168,7 +175,9 @@ class Server : private KeyspaceEvents {
   // clients' input; a second pause extends the first. CLIENT UNPAUSE ends it.
   void PauseClients(int64_t until_ms, bool all);
   void UnpauseClients();
-  bool paused() const { return pause_until_ms_ != 0; }
+  // FAILOVER's pause of writes (failover.h), apart from CLIENT PAUSE: each ends on its own.
+  void SetFailoverPause(bool on);
+  bool paused() const { return pause_until_ms_ != 0 || failover_pause_; }
   // MONITOR: client receives a line for every command executed from now on.
   void AddMonitor(Client& client);
   void RemoveMonitor(Client& client);
@@ -242,6 +251,8 @@ class Server : private KeyspaceEvents {
   std::unique_ptr<Replication> replication;
   // The replica's side (master_link.h): whether and whom this server follows.
   std::unique_ptr<MasterLink> master_link;
+  // FAILOVER's coordination (failover.h).
+  std::unique_ptr<Failover> failover;
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
@@ -365,6 +376,7 @@ class Server : private KeyspaceEvents {
   std::vector<Client*> monitors_;         // MONITOR clients, in the order they asked
   int64_t pause_until_ms_ = 0;            // CLIENT PAUSE deadline, 0 when not paused
   bool pause_all_ = false;                // ALL (else WRITE)
+  bool failover_pause_ = false;           // FAILOVER holds writes until it ends
   std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input

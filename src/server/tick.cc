@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "server/cycle_clock.h"
+#include "server/failover.h"
 #include "server/master_link.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -63,6 +64,7 @@ void Server::Tick() {
   persistence->Tick(now);
   if (migrate_connections.size() > 0) migrate_connections.CloseIdle(now / 1000);
   replication->Tick(now);
+  failover->Update(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
     uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;

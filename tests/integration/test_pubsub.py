@@ -6,7 +6,6 @@ import subprocess
 
 import pytest
 
-from support.resp import RawConnection
 from support.server import wait_for
 
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import random
 import re
-import socket
-import threading
 
 import pytest
 
 from support import rdb_build as rdb
-from support.replication import (assert_same_keyspace, evict_some, master_offset, random_writes, send_all,
-                                 sync_counters, wait_caught_up)
+from support.replication import (FakeMaster, assert_same_keyspace, evict_some, master_offset, random_writes,
+                                 send_all, sync_counters, wait_caught_up)
 from support.resp import encode_command
 from support.server import REFERENCE_BINARY, goblin_binary, wait_for
 
@@ -314,61 +312,6 @@ def test_config_rewrite_keeps_the_master(make_server):
 
 
 # ---- a fake master ----------------------------------------------------------------------------------------------
-
-class FakeMaster:
-    """A TCP server that answers a replica's handshake and then runs `serve(conn, attempt)` for each of its
-    connections (attempt counts them from 0); every command the replica sent is kept in `commands`."""
-
-    REPLID = "f" * 40
-
-    def __init__(self, serve):
-        self.serve = serve
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.commands: list[list[bytes]] = []
-        self.attempts = 0
-        self.failures: list[str] = []
-        self.psyncs: list[list[bytes]] = []
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            attempt = self.attempts
-            try:
-                with conn:
-                    conn.settimeout(10)
-                    reader = conn.makefile("rb")
-                    self.serve(self, conn, reader, attempt)
-            except Exception as exc:  # a replica that hangs up mid-handshake is part of some scenarios
-                self.failures.append(repr(exc))
-            self.attempts += 1
-
-    def read_command(self, reader) -> list[bytes]:
-        header = reader.readline()
-        assert header.startswith(b"*"), header
-        argv = []
-        for _ in range(int(header[1:])):
-            size = int(reader.readline()[1:])
-            argv.append(reader.read(size + 2)[:-2])
-        self.commands.append(argv)
-        return argv
-
-    def handshake(self, conn, reader) -> list[bytes]:
-        """Answers until PSYNC, which it returns."""
-        while True:
-            argv = self.read_command(reader)
-            if argv[0].upper() == b"PSYNC":
-                return argv
-            conn.sendall(b"+PONG\r\n" if argv[0].upper() == b"PING" else b"+OK\r\n")
-
-    def close(self):
-        self.listener.close()
-
 
 def snapshot(keys: dict) -> bytes:
     body = rdb.aux("redis-ver", "7.0.15") + bytes([rdb.OP_SELECTDB, 0])

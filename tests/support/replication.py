@@ -1,10 +1,12 @@
 """Shared by the replication tests: a master's offset and sync counters, waiting for a replica to catch up, a
-seeded random write stream of every type, a server's whole keyspace read back for comparison, and line reads
-on a raw replication link."""
+seeded random write stream of every type, a server's whole keyspace read back for comparison, line reads
+on a raw replication link, and a scripted fake master."""
 
 from __future__ import annotations
 
 import random
+import socket
+import threading
 import time
 
 from support.rdb_data import read_value, scan_keys
@@ -186,3 +188,60 @@ def read_exactly(link: RawConnection, n: int) -> bytes:
     data = bytes(link.buf[link.pos:link.pos + n])
     link.pos += n
     return data
+
+
+# ---- a fake master ---------------------------------------------------------------------------------------------
+
+class FakeMaster:
+    """A TCP server that answers a replica's handshake and then runs `serve(conn, attempt)` for each of its
+    connections (attempt counts them from 0); every command the replica sent is kept in `commands`."""
+
+    REPLID = "f" * 40
+
+    def __init__(self, serve):
+        self.serve = serve
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.commands: list[list[bytes]] = []
+        self.attempts = 0
+        self.failures: list[str] = []
+        self.psyncs: list[list[bytes]] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            attempt = self.attempts
+            try:
+                with conn:
+                    conn.settimeout(10)
+                    reader = conn.makefile("rb")
+                    self.serve(self, conn, reader, attempt)
+            except Exception as exc:  # a replica that hangs up mid-handshake is part of some scenarios
+                self.failures.append(repr(exc))
+            self.attempts += 1
+
+    def read_command(self, reader) -> list[bytes]:
+        header = reader.readline()
+        assert header.startswith(b"*"), header
+        argv = []
+        for _ in range(int(header[1:])):
+            size = int(reader.readline()[1:])
+            argv.append(reader.read(size + 2)[:-2])
+        self.commands.append(argv)
+        return argv
+
+    def handshake(self, conn, reader) -> list[bytes]:
+        """Answers until PSYNC, which it returns."""
+        while True:
+            argv = self.read_command(reader)
+            if argv[0].upper() == b"PSYNC":
+                return argv
+            conn.sendall(b"+PONG\r\n" if argv[0].upper() == b"PING" else b"+OK\r\n")
+
+    def close(self):
+        self.listener.close()

@@ -1315,11 +1315,100 @@ TEST(SnapshotHandMade, SnapshotBuilderMakesLoadableFile) {
 
 TEST(SnapshotHandMade, SnapshotWrongVersionIsNamed) {
   SnapshotBuilder builder;
-  const uint64_t header = builder.Header(0, 0, 2);
+  const uint64_t header = builder.Header(0, 0, 3);
   const LoadResult result = LoadHandMade(builder.Finish());
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.error,
-            At(header, "format version 2 is not supported (this build reads version 1)"));
+            At(header, "format version 3 is not supported (this build reads versions 1 and 2)"));
+}
+
+std::string ReplicationBody(std::string_view replid, uint64_t offset, uint64_t db) {
+  std::string body;
+  PutBytes(&body, replid);
+  PutFixed(&body, offset, 8);
+  PutVar(&body, db);
+  return body;
+}
+
+// A replica's history travels in a version 2 file; a file without one stays version 1.
+TEST(SnapshotReplication, HistoryRoundTripsAndOnlyItMakesVersion2) {
+  std::vector<Database> dbs(4);
+  dbs[2].Put("k", EntryValue::String("v"), std::nullopt);
+  TempFile file;
+  const std::string plain = Save(dbs, file);
+  EXPECT_EQ(plain.substr(snapshot::kMagic.size() + snapshot::kSectionHead, 4),
+            std::string("\x01\0\0\0", 4));
+  std::vector<Database> loaded(4);
+  LoadResult result = Load("plain", plain, &loaded);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_FALSE(result.stats.replication.present());
+
+  const SavedReplication history{std::string(40, 'a'), 1234567890123, 2};
+  TempFile other;
+  SnapshotSaveStats stats;
+  std::string error;
+  ASSERT_TRUE(
+      WriteSnapshotToFd(ConstPointers(dbs), {}, other.fd(), kNowMs, &stats, &error, history))
+      << error;
+  const std::string with = other.Contents();
+  EXPECT_EQ(with.substr(snapshot::kMagic.size() + snapshot::kSectionHead, 4),
+            std::string("\x02\0\0\0", 4));
+  std::vector<Database> again(4);
+  result = Load("with", with, &again);
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.stats.replication.replid, history.replid);
+  EXPECT_EQ(result.stats.replication.offset, history.offset);
+  EXPECT_EQ(result.stats.replication.stream_db, 2);
+  ASSERT_EQ(result.sections.size(), 5u);  // H R D K E
+  EXPECT_EQ(result.sections[1].kind, 'R');
+  EXPECT_NE(again[2].Find("k", kNowMs), nullptr);
+}
+
+TEST(SnapshotReplication, SectionOutOfPlaceOrMalformedFails) {
+  {
+    SCOPED_TRACE("in a version 1 file");
+    SnapshotBuilder builder;
+    builder.Header(0, 0, 1);
+    const uint64_t at = builder.Section('R', ReplicationBody(std::string(40, 'b'), 5, 0));
+    const LoadResult result = LoadHandMade(builder.Finish());
+    EXPECT_EQ(result.error, At(at - snapshot::kSectionHead, "a replication section out of place"));
+  }
+  {
+    SCOPED_TRACE("after a database");
+    SnapshotBuilder builder;
+    builder.Header(1, 1, 2);
+    builder.DatabaseSection(0, 1, 0);
+    builder.Section('K', StringRecord("s", "v"));
+    const uint64_t at = builder.Section('R', ReplicationBody(std::string(40, 'b'), 5, 0));
+    const LoadResult result = LoadHandMade(builder.Finish());
+    EXPECT_EQ(result.error, At(at - snapshot::kSectionHead, "a replication section out of place"));
+  }
+  {
+    SCOPED_TRACE("a database the server does not have");
+    SnapshotBuilder builder;
+    builder.Header(0, 0, 2);
+    builder.Section('R', ReplicationBody(std::string(40, 'b'), 5, 9));
+    const LoadResult result = LoadHandMade(builder.Finish());
+    EXPECT_FALSE(result.ok);
+    EXPECT_NE(result.error.find("replication stream database 9 is out of range"), std::string::npos)
+        << result.error;
+  }
+  {
+    SCOPED_TRACE("no id");
+    SnapshotBuilder builder;
+    builder.Header(0, 0, 2);
+    builder.Section('R', ReplicationBody("", 5, 0));
+    const LoadResult result = LoadHandMade(builder.Finish());
+    EXPECT_NE(result.error.find("malformed replication section"), std::string::npos)
+        << result.error;
+  }
+  {
+    SCOPED_TRACE("version 2 without one loads");
+    SnapshotBuilder builder;
+    builder.Header(0, 0, 2);
+    const LoadResult result = LoadHandMade(builder.Finish());
+    EXPECT_TRUE(result.ok) << result.error;
+  }
 }
 
 TEST(SnapshotHandMade, SnapshotDuplicateKeyFails) {

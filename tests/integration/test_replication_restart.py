@@ -1,0 +1,142 @@
+"""A replica's snapshot carries its replication history, as Redis's does (the repl-stream-db, repl-id and
+repl-offset aux fields of its RDB): restarted from it, the replica asks its master to continue, and gets
++CONTINUE rather than a full sync. Debian's redis-server 7.0 replica runs the same scenario, so the expected
+sync counters and RDB fields are Redis's; goblin-server replicas save both of its formats (snapshot-format rdb
+writes those aux fields, goblin a version 2 file with an 'R' section, docs/FORMAT.md).
+
+The master goes on writing while the replica is down, in the database its stream last selected: the backlog
+sends those commands without a SELECT, so the replica must also remember which database the stream was in.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from support.replication import assert_same_keyspace, sync_counters, wait_caught_up
+from support.server import REFERENCE_BINARY, goblin_binary, wait_for
+
+MASTERS = ("goblin", "redis")
+REPLICAS = [("redis", None), ("goblin", "rdb"), ("goblin", "goblin")]
+
+
+def start(make_server, kind: str, name: str, master=None, **options):
+    binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
+    extra = ["--replicaof", "127.0.0.1", str(master.port)] if master is not None else []
+    return make_server(binary=binary, name=f"{kind}-{name}", unix=False,
+                       options={"repl-diskless-sync": "no", **options}, extra_args=extra)
+
+
+def rdb_aux(path: str) -> list:
+    """The aux fields (name, value) at the start of an RDB file, in order (string or integer encoded)."""
+    data = open(path, "rb").read()
+    assert data[:5] == b"REDIS", data[:9]
+    pos, fields = 9, []
+
+    def string():
+        nonlocal pos
+        first = data[pos]
+        pos += 1
+        kind = first >> 6
+        if kind == 0:
+            n = first & 0x3F
+        elif kind == 1:
+            n = ((first & 0x3F) << 8) | data[pos]
+            pos += 1
+        elif kind == 2:
+            n = int.from_bytes(data[pos:pos + 4], "big")
+            pos += 4
+        else:
+            width = {0: 1, 1: 2, 2: 4}[first & 0x3F]
+            value = int.from_bytes(data[pos:pos + width], "little", signed=True)
+            pos += width
+            return str(value).encode()
+        text = data[pos:pos + n]
+        pos += n
+        return text
+
+    while data[pos] == 0xFA:
+        pos += 1
+        fields.append((string(), string()))
+    return fields
+
+
+@pytest.mark.parametrize("master_kind", MASTERS)
+@pytest.mark.parametrize("replica_kind,fmt", REPLICAS, ids=["redis", "goblin-rdb", "goblin-snapshot"])
+def test_a_restarted_replica_continues_its_history(make_server, master_kind, replica_kind, fmt):
+    master = start(make_server, master_kind, "master", **{"repl-ping-replica-period": "3600"})
+    options = {"snapshot-format": fmt} if fmt else {}
+    replica = start(make_server, replica_kind, "replica", master, **options)
+    with master.raw() as conn:
+        conn.pipeline([("SET", "a", "1"), ("SELECT", 3), ("SET", "b", "2"), ("RPUSH", "l", "x", "y")])
+        wait_caught_up(master, replica)
+        before = sync_counters(master)
+        assert before[0] == 1
+        with replica.raw() as r:
+            assert r.call("SAVE").raw == b"+OK\r\n"
+        replica.stop()
+        wait_for(lambda: master.info("replication")["connected_slaves"] == "0", what="the replica to go")
+        # Still in database 3: the backlog holds these without a SELECT before them.
+        conn.pipeline([("SET", "c", "3"), ("INCR", "n"), ("LPOP", "l")])
+    path = os.path.join(replica.dir, "dump.rdb")
+    if fmt != "goblin":
+        names = [name for name, _ in rdb_aux(path)]
+        assert names[names.index(b"used-mem") + 1:] == [b"repl-stream-db", b"repl-id", b"repl-offset", b"aof-base"]
+        aux = dict(rdb_aux(path))
+        assert aux[b"repl-stream-db"] == b"3" and len(aux[b"repl-id"]) == 40
+    else:
+        with open(path, "rb") as f:
+            head = f.read(8 + 9 + 4)
+        assert head[:8] == b"GOBLNSNP" and head[17:21] == b"\x02\x00\x00\x00"
+    replica.restart()
+    wait_caught_up(master, replica)
+    # One partial resync more, no full one.
+    assert sync_counters(master) == (before[0], before[1] + 1, before[2])
+    assert_same_keyspace(master, replica)
+    with replica.raw() as r:
+        r.call("SELECT", 3)
+        assert r.call("GET", "c").py() == b"3" and r.call("LRANGE", "l", 0, -1).py() == [b"y"]
+
+
+def test_a_master_s_snapshot_carries_its_history_while_it_has_a_backlog(make_server):
+    """As Redis: a master's RDB has the repl fields only while a backlog exists (replicas came)."""
+    fields = {}
+    for kind in MASTERS:
+        master = start(make_server, kind, "master", **({"snapshot-format": "rdb"} if kind == "goblin" else {}))
+        with master.raw() as conn:
+            conn.call("SET", "k", "v")
+            assert conn.call("SAVE").raw == b"+OK\r\n"
+            alone = [name for name, _ in rdb_aux(os.path.join(master.dir, "dump.rdb"))]
+            replica = start(make_server, kind, "replica", master)
+            wait_caught_up(master, replica)
+            assert conn.call("SAVE").raw == b"+OK\r\n"
+            aux = dict(rdb_aux(os.path.join(master.dir, "dump.rdb")))
+            info = master.info("replication")
+        assert aux[b"repl-id"] == info["master_replid"].encode()
+        assert aux[b"repl-offset"] == info["master_repl_offset"].encode()
+        fields[kind] = (alone, sorted(aux))
+    assert fields["goblin"] == fields["redis"]
+
+
+@pytest.mark.parametrize("master_kind", MASTERS)
+@pytest.mark.parametrize("replica_kind", ["goblin", "redis"])
+def test_a_dropped_link_continues_in_the_stream_s_database(make_server, master_kind, replica_kind):
+    """The same without a restart: the link drops and comes back with +CONTINUE; the master's next commands
+    come without a SELECT and belong to the database its stream was in."""
+    master = start(make_server, master_kind, "master", **{"repl-ping-replica-period": "3600"})
+    replica = start(make_server, replica_kind, "replica", master)
+    with master.raw() as conn:
+        conn.pipeline([("SELECT", 3), ("SET", "a", "1")])
+        wait_caught_up(master, replica)
+        before = sync_counters(master)
+        with replica.raw() as r:
+            assert r.call("CLIENT", "KILL", "TYPE", "master").py() == 1
+        wait_for(lambda: sync_counters(master) != before, what="the replica to reconnect")
+        conn.call("SET", "b", "2")
+        wait_caught_up(master, replica)
+    assert sync_counters(master) == (before[0], before[1] + 1, before[2])
+    with replica.raw() as r:
+        r.call("SELECT", 3)
+        assert r.call("GET", "b").py() == b"2"
+    assert_same_keyspace(master, replica)
