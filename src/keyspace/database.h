@@ -176,7 +176,7 @@ class Database {
     // It is live for the commands of a replica's master, whose DEL will remove it.
     bool keep = false;
     // It reads as missing but stays stored: a replica's other clients (Redis 7's replicas
-    // never expire keys on their own).
+    // never expire keys on their own), and every client while writes are paused.
     bool hide = false;
   };
   void set_expiry_rules(const ExpiryRules* rules) { expiry_rules_ = rules; }

@@ -205,8 +205,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   effects.BeginCommand();
   CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
   // A replica expires nothing itself: its master's commands see expired keys, the others not.
+  // Nor does a paused server (CLIENT PAUSE, FAILOVER): the replicas' offset must stay put.
   expiry_rules_.keep = replica && client.kind == ClientKind::kMaster;
-  expiry_rules_.hide = replica && !expiry_rules_.keep;
+  expiry_rules_.hide = (replica || paused()) && !expiry_rules_.keep;
   command_touches_keys_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyTouching();

@@ -72,3 +72,23 @@ def test_pause_arguments(raw):
         b"-ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.\r\n")
     assert raw.call("CLIENT", "PAUSE", "0", "write").raw == b"+OK\r\n"
     assert raw.call("CLIENT", "UNPAUSE").raw == b"+OK\r\n"
+
+
+def test_a_write_pause_hides_expired_keys_without_deleting_them(make_server, reference_server):
+    """Reads see an expired key as missing, but nothing is deleted (nor propagated) until the pause ends."""
+    replies = {}
+    for name, server in (("goblin", make_server()), ("redis", reference_server)):
+        with server.raw() as conn:
+            conn.call("FLUSHALL")
+            conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+            conn.call("SET", "k", "v", "PX", 1)
+            conn.call("SET", "other", "x")
+            conn.call("CLIENT", "PAUSE", 60000, "WRITE")
+            wait_for(lambda: conn.call("EXISTS", "k").raw == b":0\r\n", what="k to expire")
+            seen = [conn.call(*command).raw for command in (("GET", "k"), ("DBSIZE",), ("KEYS", "*"))]
+            conn.call("CLIENT", "UNPAUSE")
+            seen += [conn.call(*command).raw for command in (("GET", "k"), ("DBSIZE",))]
+            conn.call("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+        replies[name] = seen
+    assert replies["goblin"] == replies["redis"]
+    assert replies["goblin"][1] == b":2\r\n" and replies["goblin"][4] == b":1\r\n"
