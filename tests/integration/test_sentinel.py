@@ -20,7 +20,8 @@ import pytest
 import redis
 import redis.sentinel
 
-from support.replication import wait_caught_up
+from support.replication import sync_counters, wait_caught_up
+from support.resp import ConnectionClosed, ReplyTimeout
 from support.server import REFERENCE_BINARY, ServerProcess, goblin_binary, stop_and_check, wait_for
 
 SENTINEL_BINARY = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
@@ -33,6 +34,8 @@ FAILOVER_WAIT = 30.0
 # Any node may become a master: none waits for more replicas before a full sync (redis-server's diskless
 # sync would wait five seconds).
 NODE_OPTIONS = {"repl-diskless-sync": "no"}
+# The deployment's nodes keep an append-only file: the old master comes back with the data it had.
+DEPLOYED_OPTIONS = {**NODE_OPTIONS, "appendonly": "yes"}
 
 # The transaction a sentinel sends to turn an instance into a replica of host:port, or into a master with
 # NO ONE (sentinel.c, sentinelSendSlaveOf).
@@ -52,13 +55,30 @@ def role(node) -> list:
         return conn.call("ROLE").py()
 
 
-def is_replica_of(node, master) -> bool:
+def unless_killed(probe):
+    """`probe`, for wait_for: a sentinel's reconfiguration kills every normal client of the node, the
+    test's own probing connection among them; that round counts as not yet."""
+    def polled():
+        try:
+            return probe()
+        except (ConnectionClosed, ConnectionError):
+            return False
+    return polled
+
+
+def has_role(node, name: bytes):
+    return unless_killed(lambda: role(node)[0] == name)
+
+
+def is_replica_of(node, master):
     """ROLE and INFO both say the node follows `master` over a link that is up."""
-    reply = role(node)
-    if reply[0] != b"slave" or reply[2] != master.port or reply[3] != b"connected":
-        return False
-    info = node.info("replication")
-    return info["master_port"] == str(master.port) and info["master_link_status"] == "up"
+    def probe():
+        reply = role(node)
+        if reply[0] != b"slave" or reply[2] != master.port or reply[3] != b"connected":
+            return False
+        info = node.info("replication")
+        return info["master_port"] == str(master.port) and info["master_link_status"] == "up"
+    return unless_killed(probe)
 
 
 def sentinel_process(master_port: int, index: int) -> ServerProcess:
@@ -79,10 +99,10 @@ class Deployment:
 
     def start(self):
         self.master = self.started(ServerProcess(goblin_binary(), name="goblin-master", unix=False,
-                                                 options=NODE_OPTIONS))
+                                                 options=DEPLOYED_OPTIONS))
         self.replicas = [
             self.started(ServerProcess(goblin_binary(), name=f"goblin-replica-{i}", unix=False,
-                                       options={**NODE_OPTIONS, "replica-priority": priority},
+                                       options={**DEPLOYED_OPTIONS, "replica-priority": priority},
                                        extra_args=["--replicaof", "127.0.0.1", str(self.master.port)]))
             for i, priority in enumerate((100, 0))]
         for replica in self.replicas:
@@ -169,8 +189,8 @@ class Deployment:
             assert pipe.execute()[-1] == 2
             self.master.kill_hard()
             promoted, follower = self.replicas
-            wait_for(lambda: role(promoted)[0] == b"master", timeout=FAILOVER_WAIT, what="the promotion")
-            wait_for(lambda: is_replica_of(follower, promoted), timeout=FAILOVER_WAIT,
+            wait_for(has_role(promoted, b"master"), timeout=FAILOVER_WAIT, what="the promotion")
+            wait_for(is_replica_of(follower, promoted), timeout=FAILOVER_WAIT,
                      what="the other replica to follow the promoted one")
             wait_for(lambda: self.all_agree_on_master(promoted), timeout=FAILOVER_WAIT,
                      what="every sentinel to name the promoted replica")
@@ -181,7 +201,7 @@ class Deployment:
         def action():
             self.failed_over()
             self.master.restart(keep_port=True)
-            wait_for(lambda: is_replica_of(self.master, self.replicas[0]), timeout=FAILOVER_WAIT,
+            wait_for(is_replica_of(self.master, self.replicas[0]), timeout=FAILOVER_WAIT,
                      what="the sentinels to make the old master a replica of the new one")
             wait_caught_up(self.replicas[0], self.master)
         return self.step("rejoined", action)
@@ -227,15 +247,17 @@ def test_a_killed_master_is_replaced_and_the_client_follows(deployment):
     wait_for(lambda: write(0), timeout=FAILOVER_WAIT, what="a write through the sentinel client")
     for i in range(1, 50):
         assert writer.set(f"after:{i}", i)
+    # The old master's file still holds this key: once it follows the new master it must be gone there too.
+    assert writer.delete("acked:0") == 1
     assert deployment.client.discover_master(NAME) == ("127.0.0.1", promoted.port)
-    with promoted.raw() as conn:
-        keys = list(written)
-        assert conn.call("MGET", *keys).py() == [written[k] for k in keys]
-        assert conn.call("GET", "after:49").py() == b"49"
+    keys = list(written)[1:]
     wait_caught_up(promoted, follower)
-    with follower.raw() as conn:
-        assert conn.call("MGET", *keys).py() == [written[k] for k in keys]
-        assert conn.call("GET", "after:49").py() == b"49"
+    # The follower continued the history it shares with the promoted replica (PSYNC2): no full sync.
+    assert sync_counters(promoted) == (0, 1, 0)
+    for node in (promoted, follower):
+        with node.raw() as conn:
+            assert conn.call("MGET", *keys).py() == [written[k] for k in keys]
+            assert conn.call("MGET", "acked:0", "after:49").py() == [None, b"49"]
 
 
 def test_the_old_master_comes_back_as_a_replica_and_catches_up(deployment):
@@ -245,9 +267,11 @@ def test_the_old_master_comes_back_as_a_replica_and_catches_up(deployment):
     old = deployment.master
     assert writer.set("after-rejoin", "1")
     wait_caught_up(promoted, old)
+    keys = list(written)[1:]
     with old.raw() as conn:
-        keys = list(written)
-        assert conn.call("MGET", *keys, "after:49", "after-rejoin").py() == [*[written[k] for k in keys], b"49", b"1"]
+        # Its own file's data replaced by the new master's: acked:0, deleted after the failover, is gone.
+        assert conn.call("MGET", *keys).py() == [written[k] for k in keys]
+        assert conn.call("MGET", "acked:0", "after:49", "after-rejoin").py() == [None, b"49", b"1"]
         assert conn.call("SET", "x", "1").raw.startswith(b"-READONLY")
     wait_for(lambda: all(deployment.replicas_seen(s)[old.port]["flags"] == "slave" and
                          deployment.replicas_seen(s)[old.port]["master-link-status"] == "ok"
@@ -285,8 +309,8 @@ def test_a_priority_0_replica_is_never_promoted(deployment):
         # Once the old master may be promoted again, the next attempt promotes it, never the other.
         with candidate.raw() as conn:
             assert conn.call("CONFIG", "SET", "replica-priority", 100).raw == b"+OK\r\n"
-        wait_for(lambda: role(candidate)[0] == b"master", timeout=FAILOVER_WAIT, what="the second promotion")
-        wait_for(lambda: is_replica_of(never, candidate), timeout=FAILOVER_WAIT, what="the replica to follow it")
+        wait_for(has_role(candidate, b"master"), timeout=FAILOVER_WAIT, what="the second promotion")
+        wait_for(is_replica_of(never, candidate), timeout=FAILOVER_WAIT, what="the replica to follow it")
         assert role(never)[0] == b"slave"
     finally:
         for pubsub in listeners:
@@ -295,47 +319,77 @@ def test_a_priority_0_replica_is_never_promoted(deployment):
 
 # ---- the reconfiguration transaction, against redis-server's replies ------------------------------------------
 
+# The clients a replica has when the transaction comes: CLIENT KILL TYPE normal and TYPE pubsub count them.
+OTHER_CLIENTS = {
+    "idle": [("PING",)],
+    "named": [("CLIENT", "SETNAME", "app")],
+    "subscriber": [("SUBSCRIBE", "__sentinel__:hello")],
+    "pattern-subscriber": [("PSUBSCRIBE", "*")],
+    "shard-subscriber": [("SSUBSCRIBE", "channel")],
+    "resp3-subscriber": [("HELLO", 3), ("SUBSCRIBE", "channel")],
+    "unsubscribed": [("SUBSCRIBE", "channel"), ("UNSUBSCRIBE", "channel")],
+    "monitor": [("MONITOR",)],
+    "in-multi": [("MULTI",), ("GET", "k")],
+    "tracking": [("HELLO", 3), ("CLIENT", "TRACKING", "on")],
+    "blocked": [],
+}
+
+
 def transaction_replies(make_server, kind: str, target, with_config: bool, master):
+    """The replies to the transaction making a `kind` replica of `master` follow `target` (None: promoting
+    it), which connections it closed, and the replicaof lines CONFIG REWRITE left in its file."""
     binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
     replica = make_server(binary=binary, name=f"{kind}-replica", unix=False, options=NODE_OPTIONS,
                           config_text="# replica\n" if with_config else None,
                           extra_args=["--replicaof", "127.0.0.1", str(master.port)])
     wait_caught_up(master, replica)
-    others = [replica.raw(), replica.raw(), replica.raw()]
-    others[0].call("PING")
-    others[1].call("SUBSCRIBE", "__sentinel__:hello")
-    others[2].call("PSUBSCRIBE", "*")
+    others = {}
+    for name, setup in OTHER_CLIENTS.items():
+        other = others[name] = replica.raw()
+        for command in setup:
+            assert not other.call(*command).is_error, (name, command)
+    others["blocked"].send_command("XREAD", "BLOCK", 0, "STREAMS", "stream", "$")
+    wait_for(lambda: replica.info("clients")["blocked_clients"] == "1", what="XREAD to block")
     conn = replica.raw()
     host, port = ("NO", "ONE") if target is None else ("127.0.0.1", target.port)
     replies = [r.raw for r in conn.pipeline(reconfiguration(host, port))]
-    # The killed clients see their connection closed; the one that sent the transaction goes on.
-    for other in others:
-        assert other.read_until_closed(timeout=5) == b""
+    # Which connections the two kills closed; the one that sent the transaction goes on.
+    closed = {}
+    for name, other in others.items():
+        try:
+            other.read_until_closed(timeout=1)
+            closed[name] = True
+        except ReplyTimeout:
+            closed[name] = False
         other.close()
     assert conn.call("PING").raw == b"+PONG\r\n"
     conn.close()
     if target is None:
-        wait_for(lambda: role(replica)[0] == b"master", what="the promotion")
+        wait_for(has_role(replica, b"master"), what="the promotion")
     else:
-        wait_for(lambda: is_replica_of(replica, target), what="the new master")
+        wait_for(is_replica_of(replica, target), what="the new master")
     rewritten = None
     if with_config:
         with open(replica.config_path) as f:
             rewritten = [line for line in f.read().splitlines() if line.split(" ")[0] in ("replicaof", "slaveof")]
-    return replies, rewritten
+    return replies, closed, rewritten
 
 
 @pytest.mark.parametrize("with_config", [True, False], ids=["config-file", "no-config-file"])
-@pytest.mark.parametrize("promote", [True, False], ids=["slaveof-no-one", "slaveof-host-port"])
-def test_the_reconfiguration_transaction_replies_as_redis_does(make_server, promote, with_config):
+@pytest.mark.parametrize("target", ["no-one", "new-master", "same-master"])
+def test_the_reconfiguration_transaction_replies_as_redis_does(make_server, target, with_config):
+    """Promotion (SLAVEOF NO ONE), a failover's reconfiguration (another master), and the fix-up of a
+    replica's configuration that names the master it already follows."""
     master = make_server(name="goblin-master", unix=False, options=NODE_OPTIONS)
-    target = None if promote else make_server(name="goblin-new-master", unix=False)
-    goblin = transaction_replies(make_server, "goblin", target, with_config, master)
-    redis_ = transaction_replies(make_server, "redis", target, with_config, master)
+    new_master = {"no-one": None, "same-master": master,
+                  "new-master": make_server(name="goblin-new-master", unix=False)}[target]
+    goblin = transaction_replies(make_server, "goblin", new_master, with_config, master)
+    redis_ = transaction_replies(make_server, "redis", new_master, with_config, master)
     assert goblin == redis_
-    replies, rewritten = goblin
+    replies, closed, rewritten = goblin
     assert replies[:5] == [b"+OK\r\n"] + [b"+QUEUED\r\n"] * 4
+    assert closed == dict.fromkeys(OTHER_CLIENTS, True)
     if with_config:
-        assert rewritten == ([] if promote else [f"replicaof 127.0.0.1 {target.port}"])
+        assert rewritten == ([] if new_master is None else [f"replicaof 127.0.0.1 {new_master.port}"])
     else:
-        assert replies[5].startswith(b"*4\r\n+OK\r\n-ERR")
+        assert b"-ERR The server is running without a config file\r\n" in replies[5]
