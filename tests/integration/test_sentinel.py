@@ -273,6 +273,9 @@ def test_the_old_master_comes_back_as_a_replica_and_catches_up(deployment):
         assert conn.call("MGET", *keys).py() == [written[k] for k in keys]
         assert conn.call("MGET", "acked:0", "after:49", "after-rejoin").py() == [None, b"49", b"1"]
         assert conn.call("SET", "x", "1").raw.startswith(b"-READONLY")
+    # Its history ended with its crash (a new replication id when it came back): the new master refuses its
+    # PSYNC and makes a full sync.
+    assert sync_counters(promoted) == (1, 1, 1)
     wait_for(lambda: all(deployment.replicas_seen(s)[old.port]["flags"] == "slave" and
                          deployment.replicas_seen(s)[old.port]["master-link-status"] == "ok"
                          for s in deployment.sentinels),
@@ -382,7 +385,7 @@ def test_the_reconfiguration_transaction_replies_as_redis_does(make_server, targ
     replica's configuration that names the master it already follows."""
     master = make_server(name="goblin-master", unix=False, options=NODE_OPTIONS)
     new_master = {"no-one": None, "same-master": master,
-                  "new-master": make_server(name="goblin-new-master", unix=False)}[target]
+                  "new-master": make_server(name="goblin-new-master", unix=False, options=NODE_OPTIONS)}[target]
     goblin = transaction_replies(make_server, "goblin", new_master, with_config, master)
     redis_ = transaction_replies(make_server, "redis", new_master, with_config, master)
     assert goblin == redis_
