@@ -78,6 +78,8 @@ void Publish(CommandContext& ctx, PubSub::Kind kind) {
         if (&subscriber != &publisher) ctx.server.QueueWrite(subscriber);
       });
   ctx.reply.Integer(static_cast<int64_t>(receivers));
+  // Subscribers of the replicas get the message too: each replica publishes it again.
+  ctx.server.effects.ReplicateUnchanged();
 }
 
 void PublishCommand(CommandContext& ctx) { Publish(ctx, PubSub::kChannel); }

@@ -18,16 +18,22 @@ Effect MakeEffect(int db, std::span<const std::string_view> argv) {
 void EffectStream::AddConsumer(EffectConsumer* consumer) {
   if (std::find(consumers_.begin(), consumers_.end(), consumer) == consumers_.end()) {
     consumers_.push_back(consumer);
+    if (consumer->TakesEffectsForReplicas()) ++replica_consumers_;
   }
 }
 
-void EffectStream::RemoveConsumer(EffectConsumer* consumer) { std::erase(consumers_, consumer); }
+void EffectStream::RemoveConsumer(EffectConsumer* consumer) {
+  if (std::erase(consumers_, consumer) > 0 && consumer->TakesEffectsForReplicas()) {
+    --replica_consumers_;
+  }
+}
 
 void EffectStream::BeginCommand() {
   if (depth_ == frames_.size()) frames_.emplace_back();
   Frame& frame = frames_[depth_++];
   frame.replacement.clear();
   frame.replaced = false;
+  frame.for_replicas_only = false;
 }
 
 void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
@@ -39,11 +45,12 @@ void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
 
 void EffectStream::EndCommand(int db, std::span<const std::string_view> argv, bool changed) {
   Frame& frame = frames_[--depth_];
-  if (active() && changed && !muted_) {
-    if (frame.replaced) {
+  if (active() && !muted_) {
+    if (changed && frame.replaced) {
       for (Effect& effect : frame.replacement) pending_.push_back(std::move(effect));
-    } else {
+    } else if (changed || frame.for_replicas_only) {
       pending_.push_back(MakeEffect(db, argv));
+      pending_.back().for_replicas_only = frame.for_replicas_only;
     }
   }
   if (depth_ == 0) Deliver();

@@ -4,7 +4,9 @@
 // changed something). A handler whose arguments would not replay to the same state records
 // what to log instead through its context (CommandContext::Propagate): SET ... EX becomes
 // SET ... PXAT, INCRBYFLOAT a SET, SPOP an SREM of the members it drew. The keyspace adds the
-// deletions it makes on its own (an expired key as DEL), the evictor its evictions.
+// deletions it makes on its own (an expired key as DEL), the evictor its evictions. PUBLISH and
+// SPUBLISH change no data but are effects for the replicas alone, which deliver the message to
+// their own subscribers (a replay of the log must not deliver it again).
 //
 // Effects are gathered per unit: one top-level command, or a whole transaction run by EXEC
 // (its queued commands are nested units that join the outer one). When the outermost command
@@ -19,6 +21,10 @@
 //  2. A write command that changed nothing has no effect of its own (its expiries still count).
 //  3. Nothing is gathered while no consumer listens (active() is false): a server without an
 //     append-only file or replication backlog pays one branch per command.
+//  4. An effect marked for_replicas_only is gathered only while a consumer that takes such
+//     effects listens (replication, once it has a backlog: Redis propagates PUBLISH only then),
+//     in its place in the unit like any other. The other consumers skip it and keep the unit's
+//     MULTI/EXEC, as Redis logs a transaction of messages alone as an empty MULTI/EXEC.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +39,7 @@ namespace goblin {
 struct Effect {
   int db = 0;
   std::vector<std::string> argv;
+  bool for_replicas_only = false;  // Invariant 4
 };
 
 class EffectConsumer {
@@ -40,6 +47,9 @@ class EffectConsumer {
   virtual ~EffectConsumer() = default;
   // One unit's effects in order, MULTI and EXEC included where the unit needs them.
   virtual void ConsumeEffects(std::span<const Effect> effects) = 0;
+  // True for the consumer that feeds replicas: while one listens, effects for the replicas
+  // only are gathered (Invariant 4).
+  virtual bool TakesEffectsForReplicas() const { return false; }
 };
 
 class EffectStream {
@@ -68,6 +78,11 @@ class EffectStream {
   void ReplaceWithNothing() {
     if (active() && depth_ > 0) frames_[depth_ - 1].replaced = true;
   }
+  // The command's own effect, as it arrived, joins the unit although it changed nothing, marked
+  // for the replicas only (PUBLISH), when a consumer takes such effects. Muting still drops it.
+  void ReplicateUnchanged() {
+    if (replica_consumers_ > 0 && depth_ > 0) frames_[depth_ - 1].for_replicas_only = true;
+  }
   // The command ends. With changed, its effect (the replacement, else argv as it arrived)
   // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
   // delivers the unit.
@@ -89,14 +104,16 @@ class EffectStream {
   struct Frame {
     std::vector<Effect> replacement;
     bool replaced = false;
+    bool for_replicas_only = false;
   };
 
   void Deliver();
 
   std::vector<EffectConsumer*> consumers_;
-  std::vector<Frame> frames_;    // the commands running, outermost first
-  size_t depth_ = 0;             // frames_ in use (frames_ keeps its buffers between units)
-  std::vector<Effect> pending_;  // the running unit's effects
+  size_t replica_consumers_ = 0;  // those of consumers_ that take effects for the replicas
+  std::vector<Frame> frames_;     // the commands running, outermost first
+  size_t depth_ = 0;              // frames_ in use (frames_ keeps its buffers between units)
+  std::vector<Effect> pending_;   // the running unit's effects
   bool transaction_ = false;
   bool muted_ = false;
 };

@@ -767,6 +767,7 @@ void Persistence::ConsumeEffects(std::span<const Effect> effects) {
   if (aof_ == nullptr || replaying_) return;
   std::vector<std::string_view> argv;
   for (const Effect& effect : effects) {
+    if (effect.for_replicas_only) continue;  // a PUBLISH: replayed, it would deliver again
     argv.assign(effect.argv.begin(), effect.argv.end());
     aof_->Append(effect.db, argv);
   }

@@ -76,8 +76,9 @@ class Replication : public EffectConsumer {
   Replication(const Replication&) = delete;
   Replication& operator=(const Replication&) = delete;
 
-  // EffectConsumer: the unit goes to the backlog and to the replicas.
+  // EffectConsumer: the unit goes to the backlog and to the replicas, PUBLISH included.
   void ConsumeEffects(std::span<const Effect> effects) override;
+  bool TakesEffectsForReplicas() const override { return true; }
 
   // SYNC (psync false) or PSYNC replid offset from client: a partial resync when possible,
   // else a full one. Replies errors itself; a replica asking again is ignored, as in Redis.

@@ -158,6 +158,27 @@ def test_a_transaction_is_logged_inside_multi_exec(pair):
     assert log[3][0] == 3
 
 
+def test_publish_is_not_logged(pair):
+    """The replicas get PUBLISH and SPUBLISH, the log does not: a replay would deliver the messages again. Once
+    there is a replication backlog the messages count in their unit: a transaction of messages alone is then
+    logged as an empty MULTI/EXEC, as Redis logs it."""
+    commands = [("PUBLISH", "ch", "a"), ("SPUBLISH", "shard", "b"), ("MULTI",), ("SET", "k", "v"),
+                ("PUBLISH", "ch", "c"), ("SET", "k", "w"), ("EXEC",),
+                ("EVAL", "return redis.call('publish', 'ch', 'd')", 0),
+                ("MULTI",), ("PUBLISH", "ch", "e"), ("PUBLISH", "ch", "f"), ("EXEC",)]
+    pair.run(*commands)
+    transaction = [(0, b"MULTI"), (0, b"SET", b"k", b"v"), (0, b"SET", b"k", b"w"), (0, b"EXEC")]
+    assert pair.assert_same_log() == transaction
+    links = [srv.raw() for srv in pair.servers]
+    for link, srv in zip(links, pair.servers):
+        link.send_command("PSYNC", "?", "-1")  # a replica that never reads: the backlog is made for it
+        wait_for(lambda: srv.info("replication")["repl_backlog_active"] == "1", what="the backlog")
+    pair.run(*commands)
+    assert pair.assert_same_log() == transaction * 2 + [(0, b"MULTI"), (0, b"EXEC")]
+    for link in links:
+        link.close()
+
+
 def test_the_log_replays_to_the_same_keyspace(make_server):
     srv = make_server(options=AOF)
     with srv.raw() as conn:

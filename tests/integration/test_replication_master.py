@@ -248,6 +248,45 @@ def test_the_stream_is_redis_s_byte_for_byte(make_server):
     assert streams["goblin"] == streams["redis"]
 
 
+# A message published on the master is published again by every replica to its own subscribers: it travels in
+# the stream in its place among the writes (Sentinel's hello messages reach a sentinel subscribed to a replica).
+PUBLISH_COMMANDS = [
+    ("PUBLISH", "ch", "one"), ("SELECT", 3), ("SPUBLISH", "shard", "two"),
+    ("MULTI",), ("SET", "k", "v"), ("PUBLISH", "ch", "three"), ("EXEC",),
+    ("EVAL", "redis.call('set', 'k2', 'v') redis.call('publish', 'ch', 'four')", 0),
+    ("EVAL", "return redis.call('publish', 'ch', 'five')", 0), ("SET", "end", "1"),
+]
+
+
+def test_publish_is_in_the_stream_as_redis_sends_it(make_server):
+    streams = {}
+    for kind in MASTERS:
+        master = start_master(make_server, kind)
+        link, _, _, _ = attach(master)
+        with master.raw() as client:
+            client.pipeline(PUBLISH_COMMANDS)
+        streams[kind] = stream_until(link, encode_command("SET", "end", "1")).replace(PING, b"")
+        link.close()
+    assert streams["goblin"] == streams["redis"]
+    assert encode_command("SPUBLISH", "shard", "two") in streams["goblin"]
+
+
+@pytest.mark.parametrize("kind", MASTERS)
+def test_a_replica_s_subscribers_get_what_the_master_publishes(make_server, kind):
+    master = start_master(make_server, kind)
+    replica = start_replica(make_server, master)
+    wait_caught_up(master, replica)
+    with replica.raw() as subscriber, master.raw() as publisher:
+        subscriber.call("SUBSCRIBE", "ch")
+        subscriber.call("SSUBSCRIBE", "shard")
+        # No subscriber on the master itself: the message still goes to the replicas.
+        assert publisher.call("PUBLISH", "ch", "hello").raw == b":0\r\n"
+        assert publisher.call("SPUBLISH", "shard", "world").raw == b":0\r\n"
+        assert subscriber.read_reply().py() == [b"message", b"ch", b"hello"]
+        assert subscriber.read_reply().py() == [b"smessage", b"shard", b"world"]
+    wait_caught_up(master, replica)
+
+
 # ---- diskless full syncs ---------------------------------------------------------------------------------------
 
 DISKLESS = {"repl-diskless-sync": "yes", "repl-diskless-sync-delay": "0"}

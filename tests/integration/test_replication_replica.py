@@ -115,6 +115,24 @@ def test_a_diskless_goblin_master_syncs_goblin_and_redis_replicas(make_server):
         assert "Loading Goblin snapshot" in replica.logs(limit=100000)
 
 
+@pytest.mark.parametrize("kind", MASTERS)
+def test_messages_published_on_the_master_reach_the_subscribers_of_replicas(make_server, kind):
+    """A goblin replica publishes the master's PUBLISH again to its subscribers, and passes it down a chain."""
+    master = start_master(make_server, kind)
+    replica = start_replica(make_server, master.port, name="goblin-replica")
+    subreplica = start_replica(make_server, replica.port, name="goblin-subreplica")
+    wait_caught_up(master, subreplica)
+    with replica.raw() as near, subreplica.raw() as far, master.raw() as publisher:
+        for subscriber in (near, far):
+            assert subscriber.call("PSUBSCRIBE", "news.*").py() == [b"psubscribe", b"news.*", 1]
+        assert publisher.call("PUBLISH", "news.today", "hello").py() == 0
+        publisher.call("EVAL", "redis.call('set', 'k', 'v') return redis.call('publish', 'news.late', 'x')", 0)
+        for subscriber in (near, far):
+            assert subscriber.read_reply().py() == [b"pmessage", b"news.*", b"news.today", b"hello"]
+            assert subscriber.read_reply().py() == [b"pmessage", b"news.*", b"news.late", b"x"]
+    wait_caught_up(master, subreplica)
+
+
 # ---- the link lost and restored ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", MASTERS)

@@ -101,7 +101,9 @@ class ServerProcess:
                 args += [f"--{name}", str(value)]
         return args + self.extra_args
 
-    def start(self) -> "ServerProcess":
+    def start(self, keep_port: bool = False) -> "ServerProcess":
+        """Starts the process on a free port, or on the port it had before when `keep_port` is set
+        (a node that must come back at its old address; a conflict is then not retried)."""
         if not (os.path.isfile(self.binary) and os.access(self.binary, os.X_OK)):
             raise StartupError(f"server binary {self.binary!r} does not exist or is not executable "
                                f"(set GOBLIN_SERVER to the goblin-server path)")
@@ -109,13 +111,14 @@ class ServerProcess:
         last = ""
         for _ in range(6):
             self.attempts += 1
-            self.port = free_port() if self.tcp else 0
+            if not (keep_port and self.port):
+                self.port = free_port() if self.tcp else 0
             outcome = self._launch_and_wait()
             if outcome == "ready":
                 return self
             last = outcome
             self._kill()
-            if outcome not in ("port-conflict", "wrong-process"):
+            if keep_port or outcome not in ("port-conflict", "wrong-process"):
                 break
         raise StartupError(f"{self.name} ({self.binary}) did not start: {last}\n"
                            f"command line: {self.command_line(self.port)}\n{self.logs()}")
@@ -197,11 +200,18 @@ class ServerProcess:
             self.proc.kill()
             self.proc.wait()
 
-    def restart(self) -> "ServerProcess":
-        """Kills the process (whatever its state) and starts a fresh one with the same settings."""
+    def restart(self, keep_port: bool = False) -> "ServerProcess":
+        """Kills the process (whatever its state) and starts a fresh one with the same settings
+        (and the same port with `keep_port`)."""
         self._kill()
         self.stop_requested = False
-        return self.start()
+        return self.start(keep_port=keep_port)
+
+    def kill_hard(self):
+        """SIGKILL, as a crash would end the process: no shutdown work runs (a test's own doing, so
+        the harness does not report it as a crash)."""
+        self.stop_requested = True
+        self._kill()
 
     def cleanup(self):
         if not self.alive():

@@ -8,8 +8,12 @@
 namespace goblin {
 namespace {
 
-// Each delivered unit, its effects written as "db:WORD WORD ...".
+// Each delivered unit, its effects written as "db:WORD WORD ..."; a replication-like consumer
+// with for_replicas.
 struct Recorder : EffectConsumer {
+  explicit Recorder(bool for_replicas = false) : for_replicas(for_replicas) {}
+  bool TakesEffectsForReplicas() const override { return for_replicas; }
+  bool for_replicas;
   std::vector<std::vector<std::string>> units;
   void ConsumeEffects(std::span<const Effect> effects) override {
     std::vector<std::string>& unit = units.emplace_back();
@@ -79,6 +83,62 @@ TEST_F(EffectStreamTest, ATransactionIsOneUnitEvenWithOneEffect) {
   // The next unit is not a transaction any more.
   Command(1, {"SET", "k", "w"}, true);
   EXPECT_EQ(recorder.units.back(), std::vector<std::string>{"1:SET k w"});
+}
+
+void Publish(EffectStream& stream, int db) {
+  stream.BeginCommand();
+  stream.ReplicateUnchanged();
+  stream.EndCommand(db, Words{"PUBLISH", "ch", "m"}, false);
+}
+
+TEST_F(EffectStreamTest, AnEffectForTheReplicasIsGatheredOnlyWhileReplicationListens) {
+  Publish(stream, 4);
+  EXPECT_TRUE(recorder.units.empty());
+  Recorder replication(true);
+  stream.AddConsumer(&replication);
+  stream.AddConsumer(&replication);  // counted once
+  Publish(stream, 4);
+  ASSERT_EQ(replication.units.size(), 1u);
+  EXPECT_EQ(replication.units[0], std::vector<std::string>{"4:PUBLISH ch m"});
+  EXPECT_EQ(recorder.units, replication.units) << "every consumer gets the unit; each may skip";
+  stream.RemoveConsumer(&replication);
+  stream.RemoveConsumer(&replication);
+  Publish(stream, 4);
+  EXPECT_EQ(recorder.units.size(), 1u);
+}
+
+TEST_F(EffectStreamTest, AnEffectForTheReplicasKeepsItsPlaceInATransaction) {
+  Recorder replication(true);
+  stream.AddConsumer(&replication);
+  struct Marks : EffectConsumer {
+    std::vector<bool> marks;
+    void ConsumeEffects(std::span<const Effect> effects) override {
+      for (const Effect& effect : effects) marks.push_back(effect.for_replicas_only);
+    }
+  } marks;
+  stream.AddConsumer(&marks);
+  stream.BeginCommand();  // EXEC
+  stream.MarkTransaction();
+  Command(0, {"SET", "k", "v"}, true);
+  Publish(stream, 0);
+  Command(0, {"SET", "k", "w"}, true);
+  stream.EndCommand(0, Words{"EXEC"}, false);
+  EXPECT_EQ(
+      recorder.units.back(),
+      (std::vector<std::string>{"0:MULTI", "0:SET k v", "0:PUBLISH ch m", "0:SET k w", "0:EXEC"}));
+  EXPECT_EQ(marks.marks, (std::vector<bool>{false, false, true, false, false}));
+  // The next command is not marked any more.
+  Command(0, {"SET", "k", "x"}, true);
+  EXPECT_EQ(marks.marks.back(), false);
+}
+
+TEST_F(EffectStreamTest, MutingDropsAnEffectForTheReplicasToo) {
+  Recorder replication(true);
+  stream.AddConsumer(&replication);
+  stream.set_muted(true);
+  Publish(stream, 0);
+  stream.set_muted(false);
+  EXPECT_TRUE(replication.units.empty());
 }
 
 TEST_F(EffectStreamTest, AnEmptyTransactionDeliversNothing) {
