@@ -42,7 +42,6 @@ void ExecCommand(CommandContext& ctx) {
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
   client.in_exec = true;
-  ctx.server.effects.MarkTransaction();
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.Dispatch(client, argv);

@@ -63,11 +63,9 @@ void EffectStream::Add(int db, std::span<const std::string_view> argv) {
 }
 
 void EffectStream::Deliver() {
-  const bool transaction = transaction_;
-  transaction_ = false;
   if (pending_.empty()) return;
   if (!consumers_.empty()) {
-    if (transaction || pending_.size() > 1) {
+    if (pending_.size() > 1) {
       const int first_db = pending_.front().db;
       const int last_db = pending_.back().db;
       pending_.insert(pending_.begin(), Effect{first_db, {"MULTI"}});

@@ -11,7 +11,8 @@
 // Effects are gathered per unit: one top-level command, or a whole transaction run by EXEC
 // (its queued commands are nested units that join the outer one). When the outermost command
 // returns, the unit's effects go to the consumer in order, inside MULTI ... EXEC when the unit
-// is a transaction or made more than one change. The append-only file and replication
+// made more than one change (a transaction or script with a single write logs it bare, as
+// Redis 7 does). The append-only file and replication
 // (server/replication.h) consume it, each registered while it listens.
 //
 // Invariants:
@@ -87,8 +88,6 @@ class EffectStream {
   // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
   // delivers the unit.
   void EndCommand(int db, std::span<const std::string_view> argv, bool changed);
-  // The running unit is a transaction: its effects are wrapped even when there is only one.
-  void MarkTransaction() { transaction_ = true; }
   // While muted, commands that end record no effect of their own (a script's
   // redis.set_repl(redis.REPL_NONE)); changes made through Add still do.
   void set_muted(bool muted) { muted_ = muted; }
@@ -114,7 +113,6 @@ class EffectStream {
   std::vector<Frame> frames_;     // the commands running, outermost first
   size_t depth_ = 0;              // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;   // the running unit's effects
-  bool transaction_ = false;
   bool muted_ = false;
 };
 

@@ -158,6 +158,14 @@ def test_a_transaction_is_logged_inside_multi_exec(pair):
     assert log[3][0] == 3
 
 
+def test_a_unit_with_one_change_is_logged_bare(pair):
+    """A transaction or a script that made a single change: the change alone, no MULTI/EXEC (Redis 7)."""
+    pair.run(("MULTI",), ("SET", "a", "1"), ("GET", "a"), ("EXEC",), ("MULTI",), ("EXEC",),
+             ("MULTI",), ("INCR", "n"), ("EXEC",), ("EVAL", "redis.call('set', 'b', '2') return 1", 0))
+    log = pair.assert_same_log()
+    assert [c[1:] for c in log] == [(b"SET", b"a", b"1"), (b"INCR", b"n"), (b"SET", b"b", b"2")]
+
+
 def test_publish_is_not_logged(pair):
     """The replicas get PUBLISH and SPUBLISH, the log does not: a replay would deliver the messages again. Once
     there is a replication backlog the messages count in their unit: a transaction of messages alone is then

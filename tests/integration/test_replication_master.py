@@ -185,7 +185,7 @@ STREAM_COMMANDS = [
     ("SET", "x", "1", "PXAT", FAR_MS), ("EVAL", "redis.call('set','k','v') redis.call('incr','n')", 0),
     ("INCRBYFLOAT", "f", "1.5"), ("SELECT", 0), ("DEL", "nokey"), ("RPUSH", "l", "a", "b"), ("LPOP", "l"),
     ("PEXPIREAT", "l", FAR_MS), ("HSET", "h", "f", "v"), ("HINCRBYFLOAT", "h", "g", "2.5"), ("SELECT", 9),
-    ("FLUSHALL",), ("SET", "end", "1"),
+    ("FLUSHALL",), ("MULTI",), ("SET", "single", "1"), ("GET", "single"), ("EXEC",), ("SET", "end", "1"),
 ]
 
 

@@ -71,18 +71,15 @@ TEST_F(EffectStreamTest, SeveralEffectsOfOneCommandAreWrappedInMultiExec) {
                                                          "2:SREM s b", "2:EXEC"}));
 }
 
-TEST_F(EffectStreamTest, ATransactionIsOneUnitEvenWithOneEffect) {
+TEST_F(EffectStreamTest, ATransactionWithOneEffectDeliversItBare) {
+  // Redis 7 wraps a unit in MULTI/EXEC only when it holds more than one change.
   stream.BeginCommand();  // EXEC
-  stream.MarkTransaction();
   Command(1, {"GET", "k"}, false);
   Command(1, {"SET", "k", "v"}, true);
   EXPECT_TRUE(recorder.units.empty()) << "delivered before EXEC returned";
   stream.EndCommand(1, Words{"EXEC"}, false);
   ASSERT_EQ(recorder.units.size(), 1u);
-  EXPECT_EQ(recorder.units[0], (std::vector<std::string>{"1:MULTI", "1:SET k v", "1:EXEC"}));
-  // The next unit is not a transaction any more.
-  Command(1, {"SET", "k", "w"}, true);
-  EXPECT_EQ(recorder.units.back(), std::vector<std::string>{"1:SET k w"});
+  EXPECT_EQ(recorder.units[0], std::vector<std::string>{"1:SET k v"});
 }
 
 void Publish(EffectStream& stream, int db) {
@@ -118,7 +115,6 @@ TEST_F(EffectStreamTest, AnEffectForTheReplicasKeepsItsPlaceInATransaction) {
   } marks;
   stream.AddConsumer(&marks);
   stream.BeginCommand();  // EXEC
-  stream.MarkTransaction();
   Command(0, {"SET", "k", "v"}, true);
   Publish(stream, 0);
   Command(0, {"SET", "k", "w"}, true);
@@ -143,7 +139,6 @@ TEST_F(EffectStreamTest, MutingDropsAnEffectForTheReplicasToo) {
 
 TEST_F(EffectStreamTest, AnEmptyTransactionDeliversNothing) {
   stream.BeginCommand();
-  stream.MarkTransaction();
   stream.EndCommand(0, Words{"EXEC"}, false);
   EXPECT_TRUE(recorder.units.empty());
 }
