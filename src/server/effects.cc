@@ -45,12 +45,16 @@ void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
 
 void EffectStream::EndCommand(int db, std::span<const std::string_view> argv, bool changed) {
   Frame& frame = frames_[--depth_];
-  if (active() && !muted_) {
+  const uint8_t targets = frame.for_replicas_only ? (targets_ & kToReplicas) : targets_;
+  if (active() && targets != 0) {
     if (changed && frame.replaced) {
-      for (Effect& effect : frame.replacement) pending_.push_back(std::move(effect));
+      for (Effect& effect : frame.replacement) {
+        effect.targets = targets;
+        pending_.push_back(std::move(effect));
+      }
     } else if (changed || frame.for_replicas_only) {
       pending_.push_back(MakeEffect(db, argv));
-      pending_.back().for_replicas_only = frame.for_replicas_only;
+      pending_.back().targets = targets;
     }
   }
   if (depth_ == 0) Deliver();

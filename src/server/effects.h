@@ -22,10 +22,10 @@
 //  2. A write command that changed nothing has no effect of its own (its expiries still count).
 //  3. Nothing is gathered while no consumer listens (active() is false): a server without an
 //     append-only file or replication backlog pays one branch per command.
-//  4. An effect marked for_replicas_only is gathered only while a consumer that takes such
-//     effects listens (replication, once it has a backlog: Redis propagates PUBLISH only then),
-//     in its place in the unit like any other. The other consumers skip it and keep the unit's
-//     MULTI/EXEC, as Redis logs a transaction of messages alone as an empty MULTI/EXEC.
+//  4. An effect's targets say which consumers take it; the unit's MULTI/EXEC go to all (Redis
+//     logs a transaction of messages alone as an empty MULTI/EXEC). PUBLISH's effect is for the
+//     replicas only and gathered only while a consumer that takes such effects listens
+//     (replication, once it has a backlog: Redis propagates PUBLISH only then).
 #pragma once
 
 #include <cstddef>
@@ -37,10 +37,14 @@
 
 namespace goblin {
 
+// Where an effect goes: the append-only file, the replicas (redis.set_repl's REPL_AOF and
+// REPL_REPLICA).
+enum EffectTarget : uint8_t { kToLog = 1, kToReplicas = 2, kToAll = kToLog | kToReplicas };
+
 struct Effect {
   int db = 0;
   std::vector<std::string> argv;
-  bool for_replicas_only = false;  // Invariant 4
+  uint8_t targets = kToAll;  // Invariant 4
 };
 
 class EffectConsumer {
@@ -88,9 +92,9 @@ class EffectStream {
   // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
   // delivers the unit.
   void EndCommand(int db, std::span<const std::string_view> argv, bool changed);
-  // While muted, commands that end record no effect of their own (a script's
-  // redis.set_repl(redis.REPL_NONE)); changes made through Add still do.
-  void set_muted(bool muted) { muted_ = muted; }
+  // Where the effects of the commands that end from now on go (a script's redis.set_repl: none,
+  // the log, the replicas or both); changes made through Add always go to both.
+  void set_targets(uint8_t targets) { targets_ = targets; }
 
   // A change outside any command's own effect (an expiry, an eviction): joins the running
   // unit, or is delivered at once when no command runs.
@@ -113,7 +117,7 @@ class EffectStream {
   std::vector<Frame> frames_;     // the commands running, outermost first
   size_t depth_ = 0;              // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;   // the running unit's effects
-  bool muted_ = false;
+  uint8_t targets_ = kToAll;
 };
 
 }  // namespace goblin

@@ -767,7 +767,8 @@ void Persistence::ConsumeEffects(std::span<const Effect> effects) {
   if (aof_ == nullptr || replaying_) return;
   std::vector<std::string_view> argv;
   for (const Effect& effect : effects) {
-    if (effect.for_replicas_only) continue;  // a PUBLISH: replayed, it would deliver again
+    // Not a PUBLISH (replayed, it would deliver again), nor what a script sent to replicas only.
+    if (!(effect.targets & kToLog)) continue;
     argv.assign(effect.argv.begin(), effect.argv.end());
     aof_->Append(effect.db, argv);
   }

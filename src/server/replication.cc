@@ -178,6 +178,7 @@ void Replication::ConsumeEffects(std::span<const Effect> effects) {
   std::string bytes;
   std::vector<std::string_view> argv;
   for (const Effect& effect : effects) {
+    if (!(effect.targets & kToReplicas)) continue;  // a script's REPL_AOF write
     if (effect.db != selected_db_) {
       const std::string db_text = std::to_string(effect.db);
       const std::string_view select[] = {"SELECT", db_text};

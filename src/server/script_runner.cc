@@ -7,8 +7,8 @@
 #include "scripting/script_flags.h"
 #include "server/errors.h"
 #include "server/log.h"
-#include "server/persistence.h"
 #include "server/master_link.h"
+#include "server/persistence.h"
 #include "server/replication.h"
 #include "server/server.h"
 
@@ -100,7 +100,7 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   caller.running_script = false;
   caller_ = nullptr;
   busy_ = false;
-  server_.effects.set_muted(false);
+  server_.effects.set_targets(kToAll);
 }
 
 std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const Command** found) {
@@ -145,7 +145,9 @@ void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::s
   argv_.assign(argv.begin(), argv.end());
   client_.reply.set_protocol(resp);
   client_.output.clear();
-  server_.effects.set_muted(!(replication_ & 1));
+  // redis.set_repl's bits are the effects stream's targets (REPL_AOF the log, REPL_REPLICA the
+  // replicas).
+  server_.effects.set_targets(static_cast<uint8_t>(replication_ & kToAll));
   server_.Dispatch(client_, argv_);
   reply->swap(client_.output);
   client_.output.clear();

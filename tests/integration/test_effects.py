@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from support.replication import SET_REPL_SCRIPT
 from support.resp import parse_reply
 from support.server import REFERENCE_BINARY, wait_for
 
@@ -156,6 +157,12 @@ def test_a_transaction_is_logged_inside_multi_exec(pair):
     log = pair.assert_same_log()
     assert [c[1] for c in log] == [b"MULTI", b"SET", b"INCR", b"SET", b"EXEC"]
     assert log[3][0] == 3
+
+
+def test_a_script_s_set_repl_chooses_what_is_logged(pair):
+    pair.run(("EVAL", SET_REPL_SCRIPT, 0))
+    assert [c[1:] for c in pair.assert_same_log()] == [
+        (b"MULTI",), (b"SET", b"aof-only", b"1"), (b"SET", b"everywhere", b"1"), (b"EXEC",)]
 
 
 def test_a_unit_with_one_change_is_logged_bare(pair):

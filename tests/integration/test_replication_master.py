@@ -19,8 +19,8 @@ import time
 import pytest
 
 from support.rdb_data import check_rdb, fill
-from support.replication import (FAR_MS, assert_same_keyspace, evict_some, master_offset, random_writes,
-                                 read_exactly, read_line, send_all, sync_counters, wait_caught_up)
+from support.replication import (FAR_MS, SET_REPL_SCRIPT, assert_same_keyspace, evict_some, master_offset,
+                                 random_writes, read_exactly, read_line, send_all, sync_counters, wait_caught_up)
 from support.resp import RawConnection, encode_command
 from support.server import REDIS_CLI, REFERENCE_BINARY, goblin_binary, run_until_exit, wait_for
 
@@ -185,7 +185,8 @@ STREAM_COMMANDS = [
     ("SET", "x", "1", "PXAT", FAR_MS), ("EVAL", "redis.call('set','k','v') redis.call('incr','n')", 0),
     ("INCRBYFLOAT", "f", "1.5"), ("SELECT", 0), ("DEL", "nokey"), ("RPUSH", "l", "a", "b"), ("LPOP", "l"),
     ("PEXPIREAT", "l", FAR_MS), ("HSET", "h", "f", "v"), ("HINCRBYFLOAT", "h", "g", "2.5"), ("SELECT", 9),
-    ("FLUSHALL",), ("MULTI",), ("SET", "single", "1"), ("GET", "single"), ("EXEC",), ("SET", "end", "1"),
+    ("FLUSHALL",), ("MULTI",), ("SET", "single", "1"), ("GET", "single"), ("EXEC",),
+    ("EVAL", SET_REPL_SCRIPT, 0), ("SET", "end", "1"),
 ]
 
 

@@ -39,6 +39,12 @@ def sync_counters(master) -> tuple:
 
 # ---- the write stream -----------------------------------------------------------------------------------------
 
+# A script whose redis.set_repl sends writes to the AOF, the replicas, both or neither.
+SET_REPL_SCRIPT = ("redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof-only', '1') redis.call('publish', 'c', 'x') "
+                   "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'replica-only', '1') "
+                   "redis.call('publish', 'c', 'y') redis.set_repl(redis.REPL_NONE) redis.call('set', 'nowhere', '1') "
+                   "redis.set_repl(redis.REPL_ALL) redis.call('set', 'everywhere', '1')")
+
 def random_writes(rng: random.Random, count: int) -> list:
     """Writes of every type over databases 0, 1 and 5, keys prefixed by their type."""
     def key(kind):

@@ -110,7 +110,7 @@ TEST_F(EffectStreamTest, AnEffectForTheReplicasKeepsItsPlaceInATransaction) {
   struct Marks : EffectConsumer {
     std::vector<bool> marks;
     void ConsumeEffects(std::span<const Effect> effects) override {
-      for (const Effect& effect : effects) marks.push_back(effect.for_replicas_only);
+      for (const Effect& effect : effects) marks.push_back(effect.targets == kToReplicas);
     }
   } marks;
   stream.AddConsumer(&marks);
@@ -128,13 +128,32 @@ TEST_F(EffectStreamTest, AnEffectForTheReplicasKeepsItsPlaceInATransaction) {
   EXPECT_EQ(marks.marks.back(), false);
 }
 
-TEST_F(EffectStreamTest, MutingDropsAnEffectForTheReplicasToo) {
+TEST_F(EffectStreamTest, TargetsChooseTheConsumersOfCommandsEffects) {
   Recorder replication(true);
   stream.AddConsumer(&replication);
-  stream.set_muted(true);
+  std::vector<uint8_t> targets;
+  struct Targets : EffectConsumer {
+    std::vector<uint8_t>* out;
+    void ConsumeEffects(std::span<const Effect> effects) override {
+      for (const Effect& effect : effects) out->push_back(effect.targets);
+    }
+  } seen;
+  seen.out = &targets;
+  stream.AddConsumer(&seen);
+  // The log alone: a PUBLISH (for the replicas) has nowhere to go.
+  stream.set_targets(kToLog);
+  Command(0, {"SET", "k", "v"}, true);
   Publish(stream, 0);
-  stream.set_muted(false);
-  EXPECT_TRUE(replication.units.empty());
+  stream.set_targets(kToReplicas);
+  Command(0, {"SET", "k", "w"}, true);
+  Publish(stream, 0);
+  stream.set_targets(0);
+  Command(0, {"SET", "k", "x"}, true);
+  Publish(stream, 0);
+  // Changes outside a command's own effect go everywhere.
+  stream.Add(0, {"DEL", "expired"});
+  stream.set_targets(kToAll);
+  EXPECT_EQ(targets, (std::vector<uint8_t>{kToLog, kToReplicas, kToReplicas, kToAll}));
 }
 
 TEST_F(EffectStreamTest, AnEmptyTransactionDeliversNothing) {
