@@ -9,7 +9,7 @@ sync (default)  For each workload of bench/memory.py (default: the 1M-member zse
                 cardinality is checked. Pairs: goblin -> goblin, redis -> redis, goblin -> redis. Masters use
                 repl-diskless-sync yes with delay 0 (Redis 7's default mode, without its 5 s wait for more
                 replicas), or no with --disk. Master on CPU 0, replica on CPU 1.
-throughput      A master with two replicas of its own kind attached; redis-benchmark -c 50 -P 16 SET with 16-byte
+throughput      A master with two replicas of its own kind attached (--replicas); redis-benchmark -c 50 -P 16 SET with 16-byte
                 values over 1M random keys against the master, master and benchmark on CPU 1, replicas on CPU 0.
                 Meanwhile a probe writes a counter to the master every 50 ms and times how long until the
                 first replica serves it (replication lag as a client sees it): median and maximum.
@@ -180,23 +180,26 @@ def lag_probe(master, replica, stop, lags):
         time.sleep(0.05)
 
 
-def throughput(binary, requests):
+def throughput(binary, requests, replica_count):
     master = Server(binary, 1)
-    replicas = [Server(binary, 0) for _ in range(2)]
+    replicas = [Server(binary, 0) for _ in range(replica_count)]
     try:
         for replica in replicas:
             replica.client.replicaof("127.0.0.1", master.port)
         for replica in replicas:
             wait_synced(replica)
         stop, lags = threading.Event(), []
-        probe = threading.Thread(target=lag_probe, args=(
-            redis.Redis(unix_socket_path=master.sock), redis.Redis(unix_socket_path=replicas[0].sock), stop, lags))
-        probe.start()
+        if replicas:
+            probe = threading.Thread(target=lag_probe, args=(
+                redis.Redis(unix_socket_path=master.sock), redis.Redis(unix_socket_path=replicas[0].sock), stop,
+                lags))
+            probe.start()
         out = subprocess.run(["taskset", "-c", "1", "redis-benchmark", "-s", master.sock, "-c", "50", "-P", "16",
                               "-n", str(requests), "-r", "1000000", "-d", "16", "-q", "-t", "set"],
                              capture_output=True, text=True, check=True).stdout
         stop.set()
-        probe.join()
+        if replicas:
+            probe.join()
         rate = float(re.findall(r"([0-9.]+) requests per second", out)[-1])
         offset = master.replication()["master_repl_offset"]
         for replica in replicas:
@@ -204,7 +207,9 @@ def throughput(binary, requests):
             while replica.replication().get("slave_repl_offset", -1) < offset:
                 assert time.monotonic() < deadline, "a replica did not catch up"
                 time.sleep(0.01)
-        assert replicas[1].client.dbsize() == master.client.dbsize()
+        for replica in replicas:
+            assert replica.client.dbsize() == master.client.dbsize()
+        lags = lags or [0.0]
         return rate, statistics.median(lags) * 1000, max(lags) * 1000
     finally:
         master.stop()
@@ -216,12 +221,13 @@ def run_throughput(args, binaries):
     results = {"goblin": [], "redis": []}
     for round_ in range(args.rounds):
         for kind in ("goblin", "redis") if round_ % 2 == 0 else ("redis", "goblin"):
-            rate, lag_median, lag_max = throughput(binaries[kind], args.requests)
+            rate, lag_median, lag_max = throughput(binaries[kind], args.requests, args.replicas)
             log(f"round {round_ + 1} {kind}: {rate:,.0f} SET/s, lag median {lag_median:.1f} ms, max {lag_max:.1f} ms")
             results[kind].append((rate, lag_median, lag_max))
     row = {kind: [statistics.median(column) for column in zip(*rows)] for kind, rows in results.items()}
     g, r = row["goblin"], row["redis"]
-    print(f"| master with two replicas, SET -c 50 -P 16 (median of {args.rounds}) | goblin | redis | goblin/redis |")
+    print(f"| master with {args.replicas} replicas, SET -c 50 -P 16 (median of {args.rounds}) | goblin | redis | "
+          "goblin/redis |")
     print("|---|---:|---:|---:|")
     print(f"| requests per second | {g[0]:,.0f} | {r[0]:,.0f} | {g[0] / r[0]:.2f}x |")
     print(f"| replica lag, median | {g[1]:.1f} ms | {r[1]:.1f} ms | |")
@@ -299,6 +305,7 @@ def main():
     parser.add_argument("-n", type=int, default=1_000_000)
     parser.add_argument("--disk", action="store_true", help="sync: disk-based full syncs")
     parser.add_argument("--requests", type=int, default=2_000_000, help="throughput: SETs per run")
+    parser.add_argument("--replicas", type=int, default=2, help="throughput: replicas attached (0: the master alone)")
     parser.add_argument("--kills", type=int, default=50, help="failover: master kills")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=2)

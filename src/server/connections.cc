@@ -546,8 +546,14 @@ void Server::Flush(Client& client) {
       clients_to_close_.push_back(&client);
       return;
     }
-  } else if (DropOverOutputLimit(client)) {
-    return;
+  } else {
+    // A client that never drains completely (a replica under a steady stream) would keep
+    // every byte it was ever sent: the sent part goes once it outweighs what is left.
+    if (client.output_sent >= 4 * kReadChunk && client.output_sent >= client.pending_output()) {
+      client.output.erase(0, client.output_sent);
+      client.output_sent = 0;
+    }
+    if (DropOverOutputLimit(client)) return;
   }
   UpdateEpoll(client);
 }

@@ -569,8 +569,11 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
                              &child_error);
     }
     if (!ok) LogWarning("Background save error: " + child_error);
-    // As Redis's child says it (its lines carry the C of a child, log.h).
-    if (ok && kind != ChildKind::kRewrite) LogNotice("DB saved on disk");
+    // As Redis's child says it (its lines carry the C of a child, log.h); a diskless sync's
+    // child saves nothing on disk.
+    const bool to_disk =
+        kind == ChildKind::kSnapshot || (kind == ChildKind::kReplication && sync_target_.fd < 0);
+    if (ok && to_disk) LogNotice("DB saved on disk");
     // The private pages that were written: copied on write.
     const uint64_t cow = SmapsBytes("Private_Dirty");
     ssize_t ignored = write(fds[1], &cow, sizeof(cow));

@@ -175,8 +175,9 @@ void Replication::ResizeBacklog() {
 void Replication::ConsumeEffects(std::span<const Effect> effects) {
   // A replica's own writes (replica-read-only no) stay local; its stream is its master's.
   if (!backlog_ || server_.master_link->is_replica()) return;
-  std::string bytes;
-  std::vector<std::string_view> argv;
+  std::string& bytes = unit_bytes_;
+  std::vector<std::string_view>& argv = unit_argv_;
+  bytes.clear();
   for (const Effect& effect : effects) {
     if (!(effect.targets & kToReplicas)) continue;  // a script's REPL_AOF write
     if (effect.db != selected_db_) {
@@ -188,7 +189,7 @@ void Replication::ConsumeEffects(std::span<const Effect> effects) {
     argv.assign(effect.argv.begin(), effect.argv.end());
     AppendRespCommand(&bytes, argv);
   }
-  Feed(bytes);
+  if (!bytes.empty()) Feed(bytes);
 }
 
 void Replication::FeedCommand(std::initializer_list<std::string_view> argv) {

@@ -212,6 +212,9 @@ class Replication : public EffectConsumer {
   std::string replid2_;  // master_replid2: the previous history, valid up to second_offset_
   int64_t second_offset_ = -1;
   int selected_db_ = -1;
+  // ConsumeEffects' buffers, kept between units.
+  std::string unit_bytes_;
+  std::vector<std::string_view> unit_argv_;
   std::vector<uint64_t> replicas_;
   std::vector<uint64_t> waiters_;      // WAIT clients, by id
   std::vector<uint64_t> aof_waiters_;  // WAITAOF clients, by id

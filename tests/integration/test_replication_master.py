@@ -219,6 +219,24 @@ def test_raw_link_stream_and_continue(make_server, kind):
 
 
 @pytest.mark.parametrize("kind", MASTERS)
+def test_a_long_stream_to_a_reader_that_lags_arrives_whole(make_server, kind):
+    """Megabytes more than the sockets hold, read only afterwards: the stream is every write, in order."""
+    master = start_master(make_server, kind)
+    link, _, offset, _ = attach(master)
+    link.timeout = 60
+    expected = [encode_command("SELECT", "0")]
+    with master.raw() as conn:
+        for batch in range(40):
+            commands = [("SET", f"k{batch}:{i}", f"{batch}:{i}:" + "v" * 500) for i in range(500)]
+            conn.pipeline(commands)
+            expected += [encode_command(*command) for command in commands]
+    data = stream_until(link, expected[-1])
+    assert data.replace(PING, b"") == b"".join(expected)
+    assert master_offset(master) == offset + len(data)
+    link.close()
+
+
+@pytest.mark.parametrize("kind", MASTERS)
 def test_wait_asks_replicas_for_their_offset_and_an_ack_releases_it(make_server, kind):
     master = start_master(make_server, kind)
     link, _, offset, _ = attach(master)
