@@ -8,7 +8,9 @@ void CycleClock::Calibrate() {
 #if defined(__x86_64__)
   auto wall_start = std::chrono::steady_clock::now();
   uint64_t start = Now();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Both clocks are read within tens of nanoseconds of each other at either end: over 2 ms the
+  // rate is within 1e-4, and startup (a restarted replica, a failover) waits no longer.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
   uint64_t ticks = Now() - start;
   auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                    std::chrono::steady_clock::now() - wall_start)
