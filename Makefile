@@ -61,7 +61,10 @@ bench: deps-test build
 	bench/scripting.py --server $(BUILD_DIR)/goblin-server
 	bench/stream_groups.py --server $(BUILD_DIR)/goblin-server
 	bench/stream_trim.py --server $(BUILD_DIR)/goblin-server
+	bench/replication.py sync --server $(BUILD_DIR)/goblin-server
+	bench/replication.py throughput --server $(BUILD_DIR)/goblin-server
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
+	bench/replication.py failover --server $(BUILD_DIR)/goblin-server --kills 50
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
