@@ -198,7 +198,12 @@ def run_failover(make_server, kinds: tuple, target_named: bool):
         with master.raw() as conn:
             command = ("FAILOVER", "TO", "127.0.0.1", target.port) if target_named else ("FAILOVER",)
             assert conn.call(*command).raw == b"+OK\r\n"
-        wait_for(lambda: state(master) == "no-failover", timeout=20, what="the failover to end")
+        try:
+            wait_for(lambda: state(master) == "no-failover", timeout=20, what="the failover to end")
+        except AssertionError as error:
+            # What the master waits for: the target's acknowledged offset to reach its own.
+            raise AssertionError(f"{error}; master: {master.info('replication')}; "
+                                 f"target: {target.info('replication')}") from None
         writer.join(timeout=30)
     finally:
         stop.set()
@@ -295,7 +300,12 @@ def test_a_refused_psync_failover_rolls_back(make_server, kind):
             writer.send_command("SET", "foo", "bar")
             wait_for(lambda: held(conn, "writer"), what="the SET held by the failover's pause")
             assert conn.call("EXISTS", "foo").py() == 0
-        wait_for(lambda: state(master) == "no-failover", timeout=20, what="the failover to end")
+        try:
+            wait_for(lambda: state(master) == "no-failover", timeout=20, what="the failover to end")
+        except AssertionError as error:
+            # What the master waits for: the target's acknowledged offset to reach its own.
+            raise AssertionError(f"{error}; master: {master.info('replication')}; "
+                                 f"target: {target.info('replication')}") from None
         assert writer.read_reply(timeout=10).raw == b"+OK\r\n"
     with target.raw() as t:
         t.call("ACL", "SETUSER", "default", "+psync")
