@@ -112,16 +112,21 @@ int MasterLink::stream_db() const {
 
 void MasterLink::Start() {
   master_ = server_.config.replicaof;
-  if (master_.host.empty()) return;
-  // A snapshot saved by this replica holds the history its data is at: continue it.
   const SavedReplication& saved = server_.persistence->loaded_replication();
+  if (master_.host.empty()) {
+    // A master's snapshot holds the history its replicas follow: they continue it.
+    if (saved.present()) server_.replication->ContinueSavedHistory(saved.replid, saved.offset);
+    return;
+  }
+  // A snapshot saved by this replica holds the history its data is at: continue it.
   if (saved.present()) {
     server_.replication->RestoreHistory(saved.replid, saved.offset);
     has_history_ = true;
     stream_db_ = saved.stream_db;
-    LogNotice("Using the replication ID and offset the snapshot holds to continue with the "
-              "master: " +
-              saved.replid + ":" + std::to_string(saved.offset));
+    LogNotice(
+        "Using the replication ID and offset the snapshot holds to continue with the "
+        "master: " +
+        saved.replid + ":" + std::to_string(saved.offset));
   }
   state_ = State::kConnect;
   LogNotice("Connecting to MASTER " + master_.host + ":" + std::to_string(master_.port));

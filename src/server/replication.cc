@@ -140,6 +140,16 @@ void Replication::RestoreHistory(std::string_view replid, uint64_t offset) {
   offset_ = offset;
 }
 
+void Replication::ContinueSavedHistory(std::string_view replid, uint64_t offset) {
+  offset_ = offset;
+  CreateBacklog(/*new_id=*/true);
+  replid2_ = replid;
+  second_offset_ = static_cast<int64_t>(offset + 1);
+  no_replicas_since_ms_ = server_.NowMs();
+  LogNotice("Continuing the replication history " + replid2_ + " up to offset " +
+            std::to_string(second_offset_) + " under the new ID " + server_.replication_id);
+}
+
 void Replication::ChangeMasterId(std::string_view replid) {
   ShiftReplicationId(std::string(replid));
   DropReplicas();

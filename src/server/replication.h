@@ -140,6 +140,10 @@ class Replication : public EffectConsumer {
   // A replica restarted from a snapshot that carried its history (Persistence): it continues
   // replid at offset.
   void RestoreHistory(std::string_view replid, uint64_t offset);
+  // A master started from a snapshot that holds its history (replid at offset): a new id
+  // starts there with an empty backlog, the saved one kept as replid2, so that its replicas
+  // continue with +CONTINUE (Redis does the same).
+  void ContinueSavedHistory(std::string_view replid, uint64_t offset);
   // The database the stream selected last (0 before any): a snapshot saves it.
   int stream_db() const { return std::max(selected_db_, 0); }
   const std::string& replid2() const { return replid2_; }

@@ -140,3 +140,32 @@ def test_a_dropped_link_continues_in_the_stream_s_database(make_server, master_k
         r.call("SELECT", 3)
         assert r.call("GET", "b").py() == b"2"
     assert_same_keyspace(master, replica)
+
+
+@pytest.mark.parametrize("master_kind", MASTERS)
+def test_a_restarted_master_s_replicas_continue(make_server, master_kind):
+    """A master saved at shutdown comes back with its history as replid2: its replicas continue with +CONTINUE."""
+    master = start(make_server, master_kind, "master", **{"repl-ping-replica-period": "3600"})
+    replicas = [start(make_server, kind, "replica", master) for kind in ("goblin", "redis")]
+    with master.raw() as conn:
+        conn.pipeline([("SET", "a", "1"), ("SELECT", 3), ("SET", "b", "2")])
+    for replica in replicas:
+        wait_caught_up(master, replica)
+    old_id = master.info("replication")["master_replid"]
+    offset = int(master.info("replication")["master_repl_offset"])
+    with master.raw() as conn:
+        conn.send_command("SHUTDOWN", "SAVE")
+    master.proc.wait(timeout=30)
+    master.restart(keep_port=True)
+    info = master.info("replication")
+    # (redis-server's SHUTDOWN asks its replicas for an ACK first: its saved offset is past that REPLCONF GETACK)
+    saved = int(info["master_repl_offset"])
+    assert info["master_replid2"] == old_id and info["second_repl_offset"] == str(saved + 1)
+    assert saved >= offset and info["master_replid"] != old_id
+    with master.raw() as conn:
+        conn.call("SET", "after", "1")
+    for replica in replicas:
+        wait_caught_up(master, replica, timeout=30)
+    assert sync_counters(master) == (0, 2, 0)
+    for replica in replicas:
+        assert_same_keyspace(master, replica)
