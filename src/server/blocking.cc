@@ -33,16 +33,25 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
   ++stats.blocked_clients;
 }
 
-void Server::BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset,
-                              int64_t replicas) {
+namespace {
+
+// client blocks until deadline_ms (0: forever) for offset to reach replicas (WAIT, WAITAOF).
+BlockState& BlockForOffset(Client& client, int64_t deadline_ms, uint64_t offset, int64_t replicas) {
   BlockState& block = client.block;
   client.blocked = true;
   block = BlockState();
   block.db = client.db;
   block.deadline_ms = deadline_ms;
-  block.waits_for_replicas = true;
   block.replica_offset = offset;
   block.replicas = replicas;
+  return block;
+}
+
+}  // namespace
+
+void Server::BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset,
+                              int64_t replicas) {
+  BlockForOffset(client, deadline_ms, offset, replicas).waits_for_replicas = true;
   if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
   ++stats.blocked_clients;
   replication->AddWaiter(client);
@@ -56,15 +65,9 @@ void Server::ReleaseWait(Client& client, int64_t acknowledged) {
 
 void Server::BlockForAof(Client& client, int64_t deadline_ms, uint64_t offset, int64_t local,
                          int64_t replicas) {
-  BlockState& block = client.block;
-  client.blocked = true;
-  block = BlockState();
-  block.db = client.db;
-  block.deadline_ms = deadline_ms;
+  BlockState& block = BlockForOffset(client, deadline_ms, offset, replicas);
   block.waits_for_fsync = true;
-  block.replica_offset = offset;
   block.local = local;
-  block.replicas = replicas;
   if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
   ++stats.blocked_clients;
   replication->AddAofWaiter(client);

@@ -255,15 +255,21 @@ def test_wait_asks_replicas_for_their_offset_and_an_ack_releases_it(make_server,
     link.close()
 
 
-def test_the_stream_is_redis_s_byte_for_byte(make_server):
+def streams_of(make_server, commands) -> dict:
+    """{kind: the stream a raw replica of a fresh master of that kind gets for commands (ending SET end 1)}."""
     streams = {}
     for kind in MASTERS:
         master = start_master(make_server, kind)
         link, _, _, _ = attach(master)
         with master.raw() as client:
-            client.pipeline(STREAM_COMMANDS)
+            client.pipeline(commands)
         streams[kind] = stream_until(link, encode_command("SET", "end", "1")).replace(PING, b"")
         link.close()
+    return streams
+
+
+def test_the_stream_is_redis_s_byte_for_byte(make_server):
+    streams = streams_of(make_server, STREAM_COMMANDS)
     assert streams["goblin"] == streams["redis"]
 
 
@@ -278,14 +284,7 @@ PUBLISH_COMMANDS = [
 
 
 def test_publish_is_in_the_stream_as_redis_sends_it(make_server):
-    streams = {}
-    for kind in MASTERS:
-        master = start_master(make_server, kind)
-        link, _, _, _ = attach(master)
-        with master.raw() as client:
-            client.pipeline(PUBLISH_COMMANDS)
-        streams[kind] = stream_until(link, encode_command("SET", "end", "1")).replace(PING, b"")
-        link.close()
+    streams = streams_of(make_server, PUBLISH_COMMANDS)
     assert streams["goblin"] == streams["redis"]
     assert encode_command("SPUBLISH", "shard", "two") in streams["goblin"]
 
