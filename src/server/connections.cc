@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "server/failover.h"
 #include "server/log.h"
@@ -385,7 +386,12 @@ void Server::HandleEvent(const epoll_event& event) {
 void Server::CloseClientsToClose() {
   std::vector<Client*> closing = std::move(clients_to_close_);
   clients_to_close_.clear();
+  // Several paths may have asked to close the same client this round (a CLIENT KILL, a read
+  // of its end, its last reply written): it is closed, and freed, once. Every pointer is live
+  // until this pass, which alone frees clients.
+  std::unordered_set<Client*> seen;
   for (Client* client : closing) {
+    if (!seen.insert(client).second) continue;
     if (client->running_script) {
       clients_to_close_.push_back(client);  // after its script
     } else {

@@ -43,8 +43,7 @@ void Server::Tick() {
         clients_to_close_.push_back(client.get());
       }
     }
-    for (Client* client : clients_to_close_) CloseClient(*client);
-    clients_to_close_.clear();
+    CloseClientsToClose();
   }
   // Once a second, as Redis's client cron visits each client: query buffers an idle or calmer
   // client no longer needs go back to the allocator.
