@@ -146,6 +146,23 @@ void PsyncCommand(CommandContext& ctx) {
 
 // WAIT numreplicas timeout: the replicas that acknowledged the client's last write, once
 // numreplicas did or timeout milliseconds passed (0: no limit).
+// WAIT's and WAITAOF's timeout: milliseconds, 0 for none; false once the error is replied.
+bool ParseWaitTimeout(CommandContext& ctx, std::string_view text, int64_t* timeout) {
+  if (!ParseInt64(text, timeout)) {
+    ctx.reply.Error(errors::kTimeoutNotInteger);
+    return false;
+  }
+  if (*timeout < 0) {
+    ctx.reply.Error(errors::kTimeoutNegative);
+    return false;
+  }
+  if (*timeout > 0 && *timeout > INT64_MAX - ctx.now_ms) {
+    ctx.reply.Error(errors::kTimeoutOutOfRange);
+    return false;
+  }
+  return true;
+}
+
 void WaitCommand(CommandContext& ctx) {
   int64_t replicas;
   if (!ParseInt64(ctx.arg(1), &replicas)) {
@@ -153,18 +170,7 @@ void WaitCommand(CommandContext& ctx) {
     return;
   }
   int64_t timeout;
-  if (!ParseInt64(ctx.arg(2), &timeout)) {
-    ctx.reply.Error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (timeout < 0) {
-    ctx.reply.Error("ERR timeout is negative");
-    return;
-  }
-  if (timeout > 0 && timeout > INT64_MAX - ctx.now_ms) {
-    ctx.reply.Error("ERR timeout is out of range");
-    return;
-  }
+  if (!ParseWaitTimeout(ctx, ctx.arg(2), &timeout)) return;
   if (ctx.server.master_link->is_replica()) {
     ctx.reply.Error(
         "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
@@ -205,18 +211,7 @@ void WaitaofCommand(CommandContext& ctx) {
     return;
   }
   int64_t timeout;
-  if (!ParseInt64(ctx.arg(3), &timeout)) {
-    ctx.reply.Error(errors::kTimeoutNotInteger);
-    return;
-  }
-  if (timeout < 0) {
-    ctx.reply.Error(errors::kTimeoutNegative);
-    return;
-  }
-  if (timeout > 0 && timeout > INT64_MAX - ctx.now_ms) {
-    ctx.reply.Error(errors::kTimeoutOutOfRange);
-    return;
-  }
+  if (!ParseWaitTimeout(ctx, ctx.arg(3), &timeout)) return;
   if (ctx.server.master_link->is_replica()) {
     ctx.reply.Error(errors::kWaitAofOnReplica);
     return;
