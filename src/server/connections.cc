@@ -326,10 +326,6 @@ bool Server::ServeEvents(int timeout_ms) {
     return true;
   }
   SetClock(NowMs());
-  if (now_ms_ >= next_tick_ms_ && !loading()) {
-    Tick();
-    next_tick_ms_ = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
-  }
   if (timeout_ms < 0) {
     int64_t wake = next_tick_ms_;
     if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
@@ -347,6 +343,14 @@ bool Server::ServeEvents(int timeout_ms) {
     return false;
   }
   for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
+  // The periodic work runs after the events and before the writes, as in Redis: what it sends
+  // (a replica's REPLCONF ACK, a master's PING) leaves in this round, and says what the round
+  // applied. An acknowledgement built before the round and sent after it would name an offset
+  // already passed, and a failover waiting for it would wait for ever.
+  if (now_ms_ >= next_tick_ms_ && !loading()) {
+    Tick();
+    next_tick_ms_ = now_ms_ + 1000 / std::max<int64_t>(config.hz, 1);
+  }
   if (resume_paused_) ResumePausedClients();
   tracking.Broadcast();
   replication->BeforeSleep();
