@@ -426,6 +426,23 @@ class KeyTable {
     __builtin_prefetch(seg.Bucket(key_table_internal::HomeOf(tag, seg.nb)));
   }
 
+  // The step after Prefetch, once the home bucket has had time to arrive: starts loading the
+  // entries in it whose tag matches key's (its own, and ~1 in 128-256 others), so that the
+  // lookup finds the key to compare in cache. A key stored past its home bucket is not
+  // reached; the lookup then pays one miss, as without prefetching.
+  void PrefetchEntry(std::string_view key) const {
+    using namespace key_table_internal;
+    if (size_ == 0) return;
+    const uint64_t hash = HashBytes(key);
+    const Segment seg = SegmentAt(DirIndex(hash));
+    const uint64_t tag = TagOf(hash, seg.depth);
+    const uint8_t* bucket = seg.Bucket(HomeOf(tag, seg.nb));
+    for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+      const uint64_t slot = LoadSlot(bucket, i);
+      if (SlotTag(slot) == tag && (slot & kAddressMask) != 0) __builtin_prefetch(Decode(slot));
+    }
+  }
+
   // The slot holding `key`'s entry; empty when absent.
   Slot FindSlot(std::string_view key) {
     Position p = Locate(key);

@@ -100,6 +100,8 @@ class Database {
   bool AddNew(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms);
   // Starts loading what AddNew(key, ...) will read first (a loader calls it a few keys ahead).
   void Prefetch(std::string_view key) const { table_.Prefetch(key); }
+  // The second step, a little later: starts loading key's entry from the bucket Prefetch loaded.
+  void PrefetchEntry(std::string_view key) const { table_.PrefetchEntry(key); }
   // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key, with
   // the access stamp given (a key moved keeps its own) or a new key's.
   void Adopt(KeyEntry* entry, std::optional<uint32_t> stamp = std::nullopt);

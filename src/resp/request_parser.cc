@@ -198,4 +198,51 @@ RequestParser::Status RequestParser::ParseMultibulk(std::string_view data,
   return Status::kRequest;
 }
 
+namespace {
+
+// Reads "<type><digits>\r\n" at data[*pos]; advances *pos past it.
+bool PeekLength(std::string_view data, char type, size_t* pos, size_t* length) {
+  if (*pos >= data.size() || data[*pos] != type) return false;
+  size_t at = *pos + 1;
+  size_t value = 0;
+  const size_t digits_end = std::min(data.size(), at + 18);  // no overflow, and bounded
+  const size_t start = at;
+  while (at < digits_end && data[at] >= '0' && data[at] <= '9') {
+    value = value * 10 + static_cast<size_t>(data[at] - '0');
+    ++at;
+  }
+  // As Parse(): the line ends at its '\r', and the byte after it is skipped unread.
+  if (at == start || at + 1 >= data.size() || data[at] != '\r') return false;
+  *pos = at + 2;
+  *length = value;
+  return true;
+}
+
+}  // namespace
+
+size_t PeekRequests(std::string_view data, std::span<PeekedRequest> out) {
+  size_t found = 0;
+  size_t pos = 0;
+  while (found < out.size()) {
+    size_t count;
+    if (!PeekLength(data, '*', &pos, &count) || count == 0) break;
+    PeekedRequest request;
+    bool complete = true;
+    for (size_t arg = 0; arg < count; ++arg) {
+      size_t length;
+      if (!PeekLength(data, '$', &pos, &length) || length > data.size() - pos ||
+          data.size() - pos - length < 2) {
+        complete = false;
+        break;
+      }
+      if (arg == 0) request.name = data.substr(pos, length);
+      if (arg == 1) request.first = data.substr(pos, length);
+      pos += length + 2;
+    }
+    if (!complete) break;
+    out[found++] = request;
+  }
+  return found;
+}
+
 }  // namespace goblin

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,18 @@ class RequestParser {
   size_t bytes_needed_ = 0;
   std::vector<std::string> inline_args_;
 };
+
+// The name and first argument of a request read ahead, for prefetching its key.
+struct PeekedRequest {
+  std::string_view name;
+  std::string_view first;  // empty when the request has no argument after its name
+};
+
+// Reads ahead over the complete multibulk requests at the front of data, up to out.size() of
+// them, and returns how many it found. It stops at the first inline, incomplete or malformed
+// request: what it reports only guides prefetching, and Parse() stays the authority on every
+// byte. The views point into data.
+size_t PeekRequests(std::string_view data, std::span<PeekedRequest> out);
 
 // Splits an inline request line into arguments the way Redis's sdssplitargs does (inline
 // requests, redis.conf lines): blanks (isspace) separate arguments, but inside an unquoted

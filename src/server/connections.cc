@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <unordered_set>
@@ -497,11 +498,14 @@ void Server::ProcessInput(Client& client) {
   ProtocolLimits limits;
   limits.max_bulk_len = config.proto_max_bulk_len;
   std::vector<std::string_view>& argv = serving_depth_ > 0 ? nested_argv_ : argv_scratch_;
+  size_t prefetched = 0;  // requests ahead whose keys are on their way to the cache
   while (!client.close_after_reply && !client.blocked && !client.paused &&
          client.input.size() > 0) {
     limits.authenticated = client.authenticated;
     std::string_view data = client.input.pending();
     if (client.parser.bytes_needed() > data.size()) break;
+    if (prefetched == 0) prefetched = PrefetchPipelinedKeys(client, data);
+    if (prefetched > 0) --prefetched;
     size_t consumed = 0;
     RequestParser::Status status = client.parser.Parse(data, limits, &argv, &consumed);
     if (status == RequestParser::Status::kIncomplete) break;
@@ -520,6 +524,28 @@ void Server::ProcessInput(Client& client) {
     client.input.Consume(consumed);
   }
   client.input.ShrinkIfEmpty(4 * kReadChunk);
+}
+
+size_t Server::PrefetchPipelinedKeys(const Client& client, std::string_view data) {
+  // A window of 16: enough requests for their misses to overlap, few enough that the first
+  // entries are still cached when their requests run. One request alone gains nothing.
+  constexpr size_t kWindow = 16;
+  std::array<PeekedRequest, kWindow> requests;
+  const size_t count = PeekRequests(data, requests);
+  if (count < 2) return 1;
+  const Database& database = db(client.db);
+  std::array<std::string_view, kWindow> keys;
+  size_t key_count = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const PeekedRequest& request = requests[i];
+    if (request.first.empty()) continue;
+    const Command* command = commands.Find(request.name);
+    if (command == nullptr || command->first_key != 1) continue;
+    keys[key_count++] = request.first;
+    database.Prefetch(request.first);
+  }
+  for (size_t i = 0; i < key_count; ++i) database.PrefetchEntry(keys[i]);
+  return count;
 }
 
 void Server::Flush(Client& client) {

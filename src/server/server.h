@@ -314,6 +314,10 @@ class Server : private KeyspaceEvents {
   void HandleReadable(Client& client);
   void HandleWritable(Client& client);
   void ProcessInput(Client& client);
+  // Starts loading the key-table buckets, then the entries, of the keys of the pipelined
+  // requests at the front of data (the client's input), so that executing them one after the
+  // other does not wait for memory at each. Returns how many requests it read ahead.
+  size_t PrefetchPipelinedKeys(const Client& client, std::string_view data);
   void Flush(Client& client);
   void FlushQueuedWrites();
   // client-output-buffer-limit: whether client's unsent replies broke its class's limit.

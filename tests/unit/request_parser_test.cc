@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -373,6 +375,78 @@ TEST(SplitInlineArgsTest, ClearsOutputAndSplits) {
   EXPECT_TRUE(out.empty());
   EXPECT_FALSE(SplitInlineArgs("save \"900 1", &out));
   EXPECT_FALSE(SplitInlineArgs("dir '/tmp'x", &out));
+}
+
+// ---- PeekRequests ----------------------------------------------------------------------------
+
+TEST(PeekRequestsTest, ReadsNameAndFirstArgumentOfEachCompleteRequest) {
+  std::string data = Multibulk({"SET", "k1", "v"}) + Multibulk({"PING"}) +
+                     Multibulk({"get", "a\r\nb"}) + Multibulk({"SET", "k2", "vvvv"}).substr(0, 20);
+  std::array<PeekedRequest, 8> out;
+  ASSERT_EQ(PeekRequests(data, out), 3u);
+  EXPECT_EQ(out[0].name, "SET");
+  EXPECT_EQ(out[0].first, "k1");
+  EXPECT_EQ(out[1].name, "PING");
+  EXPECT_EQ(out[1].first, "");
+  EXPECT_EQ(out[2].name, "get");
+  EXPECT_EQ(out[2].first, "a\r\nb");
+}
+
+TEST(PeekRequestsTest, StopsAtInlineMalformedOrEmptyRequestsAndAtTheWindow) {
+  std::array<PeekedRequest, 2> two;
+  const std::string get = Multibulk({"GET", "k"});
+  EXPECT_EQ(PeekRequests(get + get + get, two), 2u);
+  EXPECT_EQ(PeekRequests(get + "GET k\r\n" + get, two), 1u);
+  EXPECT_EQ(PeekRequests(get + "*0\r\n" + get, two), 1u);
+  EXPECT_EQ(PeekRequests(get + "*1\r\n$x\r\n", two), 1u);
+  EXPECT_EQ(PeekRequests(get + "*1\r\n$3\r\nGET\r", two), 1u);    // the bulk's CRLF cut short
+  EXPECT_EQ(PeekRequests("*99999999999999999999\r\n", two), 0u);  // too many digits
+  EXPECT_EQ(PeekRequests("*1\r\n$999999999999\r\nGET\r\n", two), 0u);
+  EXPECT_EQ(PeekRequests("", two), 0u);
+}
+
+// Seeded model: random streams of requests, some cut short or corrupted. Every request peeked
+// is one Parse() accepts at the same place, with the same name and first argument.
+TEST(PeekRequestsTest, AgreesWithParseOnRandomStreams) {
+  std::mt19937_64 rng(20261203);
+  const std::vector<std::string> words = {"SET", "GET", "",    "k", "a\r\n", std::string(300, 'x'),
+                                          "*3",  "$1",  "\r\n"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string data;
+    const int requests = static_cast<int>(rng() % 6);
+    for (int r = 0; r < requests; ++r) {
+      Args args(1 + rng() % 4);
+      for (std::string& a : args) a = words[rng() % words.size()];
+      data += Multibulk(args);
+    }
+    if (!data.empty() && rng() % 2 == 0) data.resize(rng() % data.size());
+    if (!data.empty() && rng() % 4 == 0) data[rng() % data.size()] = static_cast<char>(rng());
+    std::array<PeekedRequest, 4> out;
+    const size_t peeked = PeekRequests(data, out);
+    RequestParser parser;
+    std::string_view rest = data;
+    for (size_t i = 0; i < peeked; ++i) {
+      std::vector<std::string_view> args;
+      size_t consumed = 0;
+      ASSERT_EQ(parser.Parse(rest, ProtocolLimits(), &args, &consumed), Status::kRequest)
+          << "round " << round << " request " << i;
+      ASSERT_GE(args.size(), 1u);
+      EXPECT_EQ(out[i].name, args[0]);
+      EXPECT_EQ(out[i].first, args.size() > 1 ? args[1] : std::string_view());
+      rest.remove_prefix(consumed);
+    }
+    if (peeked < out.size()) {
+      // Fewer than the window: the next request, if Parse accepts it, is one peek could not
+      // read only because it is not multibulk or has no name.
+      std::vector<std::string_view> args;
+      size_t consumed = 0;
+      if (parser.Parse(rest, ProtocolLimits(), &args, &consumed) == Status::kRequest &&
+          !rest.empty() && rest[0] == '*') {
+        EXPECT_TRUE(args.empty()) << "round " << round
+                                  << ": a complete request not peeked: " << Show(rest);
+      }
+    }
+  }
 }
 
 }  // namespace
