@@ -25,6 +25,7 @@
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
+#include "server/shutdown.h"
 
 namespace goblin {
 namespace {
@@ -124,47 +125,58 @@ void TimeCommand(CommandContext& ctx) {
 }
 
 void ShutdownCommand(CommandContext& ctx) {
-  bool save = false, nosave = false, force = false;
+  uint32_t flags = 0;
+  bool abort = false;
   for (size_t i = 1; i < ctx.argc(); ++i) {
     std::string_view option = ctx.arg(i);
     if (EqualsIgnoreCase(option, "save")) {
-      save = true;
+      flags |= kShutdownSave;
     } else if (EqualsIgnoreCase(option, "nosave")) {
-      nosave = true;
-    } else if (EqualsIgnoreCase(option, "force")) {
-      force = true;
+      flags |= kShutdownNoSave;
     } else if (EqualsIgnoreCase(option, "now")) {
+      flags |= kShutdownNow;
+    } else if (EqualsIgnoreCase(option, "force")) {
+      flags |= kShutdownForce;
     } else if (EqualsIgnoreCase(option, "abort")) {
-      ctx.reply.Error("ERR No shutdown in progress.");
-      return;
+      abort = true;
     } else {
       ctx.reply.Error(errors::kSyntax);
       return;
     }
   }
-  if (save && nosave) {
+  if ((abort && flags != 0) || ((flags & kShutdownSave) && (flags & kShutdownNoSave))) {
     ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  if (abort) {
+    if (ctx.server.shutdown->Abort()) {
+      ctx.reply.Ok();
+    } else {
+      ctx.reply.Error("ERR No shutdown in progress.");
+    }
     return;
   }
   if (ctx.server.scripts->busy()) {
     // Past busy-reply-threshold only SHUTDOWN NOSAVE may end the server: the script is
     // stopped where it is, whatever it wrote.
-    if (!nosave) {
+    if ((flags & kShutdownNoSave) == 0) {
       ctx.reply.Error(ctx.server.scripts->BusyError());
       return;
     }
     ctx.server.scripts->Abort();
   }
-  LogNotice("User requested shutdown...");
-  std::string error;
-  if (!ctx.server.persistence->PrepareShutdown(save, nosave, &error) && !force) {
-    LogWarning("Error trying to save the DB, can't exit: " + error);
-    ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
-    return;
+  switch (ctx.server.shutdown->Begin(flags, &ctx.client)) {
+    case Shutdown::Outcome::kExit:
+      ctx.server.RequestShutdown();
+      // Like Redis, the client gets no reply: the connection just closes.
+      ctx.server.CloseClientLater(ctx.client);
+      return;
+    case Shutdown::Outcome::kWaiting:
+      return;  // blocked until the server exits, or the shutdown is cancelled
+    case Shutdown::Outcome::kFailed:
+      ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+      return;
   }
-  ctx.server.RequestShutdown();
-  // Like Redis, the client gets no reply: the connection just closes.
-  ctx.server.CloseClientLater(ctx.client);
 }
 
 // --- MEMORY -------------------------------------------------------------------------------
@@ -812,7 +824,8 @@ void RoleCommand(CommandContext& ctx) {
     ctx.reply.Bulk(link.master().host);
     ctx.reply.Integer(link.master().port);
     ctx.reply.Bulk(link.RoleState());
-    ctx.reply.Integer(link.connected() ? static_cast<int64_t>(ctx.server.replication->offset()) : -1);
+    ctx.reply.Integer(link.connected() ? static_cast<int64_t>(ctx.server.replication->offset())
+                                       : -1);
     return;
   }
   const Replication& replication = *ctx.server.replication;

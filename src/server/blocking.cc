@@ -190,9 +190,20 @@ void Server::UnblockAllClients(std::string_view error) {
   }
 }
 
+void Server::BlockForShutdown(Client& client) {
+  BlockForOffset(client, 0, 0, 0).waits_for_shutdown = true;
+  ++stats.blocked_clients;
+}
+
+void Server::ReleaseShutdownWait(Client& client, std::string_view error) {
+  UnblockClient(client);
+  client.reply.Error(error);
+  ResumeClient(client);
+}
+
 bool Server::UnblockById(uint64_t id, bool with_error) {
   Client* client = FindClient(id);
-  if (client == nullptr || !client->blocked) return false;
+  if (client == nullptr || !client->blocked || client->block.waits_for_shutdown) return false;
   if (with_error) {
     UnblockClient(*client);
     client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");

@@ -94,6 +94,8 @@ struct BlockState {
   // WAITAOF: the same, counting fsyncs, and the local log's too when local is 1.
   bool waits_for_fsync = false;
   int64_t local = 0;
+  // SHUTDOWN: until the server exits, or the shutdown is cancelled (shutdown.h).
+  bool waits_for_shutdown = false;
 };
 
 struct Client {

@@ -1,6 +1,7 @@
-// CLIENT PAUSE and CLIENT UNPAUSE, and FAILOVER's pause of writes: paused commands wait unread
-// in their clients' input and run, in arrival order, once the pause ends. The two pauses are
-// kept apart, as Redis keeps a pause per purpose: CLIENT UNPAUSE leaves a failover's in force.
+// CLIENT PAUSE and CLIENT UNPAUSE, and the pauses of writes of FAILOVER and of a shutdown
+// waiting for its replicas: paused commands wait unread in their clients' input and run, in
+// arrival order, once every pause ends. The pauses are kept apart, as Redis keeps a pause per
+// purpose: CLIENT UNPAUSE leaves a failover's in force.
 #include <algorithm>
 
 #include "server/server.h"
@@ -20,9 +21,11 @@ void Server::UnpauseClients() {
   resume_paused_ = true;
 }
 
-void Server::SetFailoverPause(bool on) {
-  if (failover_pause_ && !on) resume_paused_ = true;
-  failover_pause_ = on;
+void Server::SetWritePause(WritePause reason, bool on) {
+  const auto bit = static_cast<uint8_t>(reason);
+  const uint8_t before = write_pauses_;
+  write_pauses_ = on ? (write_pauses_ | bit) : (write_pauses_ & ~bit);
+  if (before != 0 && write_pauses_ == 0) resume_paused_ = true;
 }
 
 // A WRITE pause holds what would change data or reach replicas: writes, PUBLISH, and EXEC of a

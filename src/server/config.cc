@@ -2,17 +2,20 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "core/ascii.h"
 #include "core/glob.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
-#include "server/keyspace_notify.h"
 #include "server/errors.h"
+#include "server/keyspace_notify.h"
 
 namespace goblin {
 
@@ -66,6 +69,36 @@ constexpr char kBadSave[] = "Invalid save parameters";
 
 }  // namespace
 
+namespace {
+
+// shutdown-on-sigterm's words, in the order CONFIG GET lists them.
+constexpr std::pair<const char*, uint32_t> kShutdownFlagWords[] = {{"default", 0},
+                                                                   {"save", kShutdownSave},
+                                                                   {"nosave", kShutdownNoSave},
+                                                                   {"now", kShutdownNow},
+                                                                   {"force", kShutdownForce}};
+
+// The words in one value ("nosave force", CONFIG SET) or several (a config file's line);
+// nullopt for an unknown word or none at all.
+std::optional<uint32_t> ParseShutdownFlags(const std::vector<std::string>& values) {
+  uint32_t flags = 0;
+  size_t words = 0;
+  for (const std::string& value : values) {
+    std::istringstream in(value);
+    for (std::string word; in >> word; ++words) {
+      const auto* known =
+          std::find_if(std::begin(kShutdownFlagWords), std::end(kShutdownFlagWords),
+                       [&](const auto& entry) { return EqualsIgnoreCase(word, entry.first); });
+      if (known == std::end(kShutdownFlagWords)) return std::nullopt;
+      flags |= known->second;
+    }
+  }
+  if (words == 0) return std::nullopt;
+  return flags;
+}
+
+}  // namespace
+
 struct ConfigRegistry::Option {
   enum class Kind {
     kBool,
@@ -80,7 +113,8 @@ struct ConfigRegistry::Option {
     kOutputLimits,
     kNotifyClasses,
     kPercentiles,
-    kReplicaOf
+    kReplicaOf,
+    kShutdownFlags
   };
   enum Mutability { kImmutable, kMutable, kProtected };
   std::string name;
@@ -154,6 +188,10 @@ class ConfigRegistry::OptionTable {
   void NotifyClasses(const char* name, uint32_t* field, Mutability mutability) {
     Add(name, Kind::kNotifyClasses, field, mutability, kNone);
   }
+  // ShutdownFlags written as words ("nosave force"), "default" for none.
+  void ShutdownFlagWords(const char* name, uint32_t* field, Mutability mutability) {
+    Add(name, Kind::kShutdownFlags, field, mutability, kNone);
+  }
   // Percentiles in [0, 100]: words in a file, one space-separated value from CONFIG SET.
   void Percentiles(const char* name, std::vector<double>* field, Mutability mutability) {
     Add(name, Kind::kPercentiles, field, mutability, kNone);
@@ -197,6 +235,17 @@ std::string ConfigRegistry::Option::Format() const {
       return *static_cast<std::string*>(field);
     case Kind::kNotifyClasses:
       return FormatNotifyClasses(*static_cast<uint32_t*>(field));
+    case Kind::kShutdownFlags: {
+      const uint32_t flags = *static_cast<uint32_t*>(field);
+      if (flags == 0) return "default";
+      std::string out;
+      for (const auto& [word, flag] : kShutdownFlagWords) {
+        if (flag == 0 || (flags & flag) == 0) continue;
+        if (!out.empty()) out += ' ';
+        out += word;
+      }
+      return out;
+    }
     case Kind::kReplicaOf: {
       const auto& master = *static_cast<ReplicaOf*>(field);
       return master.host.empty() ? "" : master.host + " " + Int64ToString(master.port);
@@ -307,6 +356,14 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       if (!single) return kWrongArgumentCount;
       const std::optional<uint32_t> flags = ParseNotifyClasses(values[0]);
       if (!flags) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+      *static_cast<uint32_t*>(field) = *flags;
+      return "";
+    }
+    case Kind::kShutdownFlags: {
+      const std::optional<uint32_t> flags = ParseShutdownFlags(values);
+      if (!flags) {
+        return "argument(s) must be one of the following: default, save, nosave, now, force";
+      }
       *static_cast<uint32_t*>(field) = *flags;
       return "";
     }
@@ -511,6 +568,9 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("repl-ping-replica-period", &c.repl_ping_replica_period, 1, kMaxInt, kMutable);
   table.Alias("repl-ping-slave-period");
   table.Int("repl-timeout", &c.repl_timeout, 1, kMaxInt, kMutable);
+  table.Int("shutdown-timeout", &c.shutdown_timeout, 0, kMaxInt, kMutable);
+  table.ShutdownFlagWords("shutdown-on-sigterm", &c.shutdown_on_sigterm, kMutable);
+  table.ShutdownFlagWords("shutdown-on-sigint", &c.shutdown_on_sigint, kMutable);
   table.Bool("repl-diskless-sync", &c.repl_diskless_sync, kMutable);
   table.Int("repl-diskless-sync-delay", &c.repl_diskless_sync_delay, 0, kMaxInt, kMutable);
   table.Int("repl-diskless-sync-max-replicas", &c.repl_diskless_sync_max_replicas, 0, kMaxInt,

@@ -13,6 +13,14 @@
 
 namespace goblin {
 
+// How a shutdown goes: SHUTDOWN's options, and the shutdown-on-sigterm / -sigint words.
+enum ShutdownFlags : uint32_t {
+  kShutdownSave = 1,
+  kShutdownNoSave = 2,
+  kShutdownNow = 4,    // without waiting for the replicas
+  kShutdownForce = 8,  // even when the final save fails
+};
+
 struct SaveRule {
   int64_t seconds;
   int64_t changes;
@@ -113,6 +121,11 @@ struct Config {
   int64_t stream_node_max_entries = 100;
   // A sparse HyperLogLog turns dense past this many bytes, header included (core/hyperloglog.h).
   int64_t hll_sparse_max_bytes = 3000;
+  // SHUTDOWN and SIGTERM/SIGINT wait up to shutdown-timeout seconds for the replicas to catch
+  // up (server/shutdown.h); shutdown-on-sig* are ShutdownFlags, 0 for "default".
+  int64_t shutdown_timeout = 10;
+  uint32_t shutdown_on_sigterm = 0;
+  uint32_t shutdown_on_sigint = 0;
   // Replication, the master's side (server/replication.h).
   int64_t repl_backlog_size = 1024 * 1024;
   int64_t repl_backlog_ttl = 3600;

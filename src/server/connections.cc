@@ -26,6 +26,7 @@
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/server.h"
+#include "server/shutdown.h"
 
 namespace goblin {
 
@@ -293,15 +294,21 @@ int Server::Run() {
   next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
     if (g_shutdown_signal != 0) {
-      LogNotice("Received shutdown signal, scheduling shutdown...");
-      break;
+      const int signal_number = g_shutdown_signal;
+      g_shutdown_signal = 0;
+      if (shutdown->waiting() && signal_number == SIGINT) {
+        LogWarning("You insist... exiting now.");
+        return 1;
+      }
+      LogNotice(std::string("Received ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+                " scheduling shutdown...");
+      const uint32_t flags =
+          signal_number == SIGINT ? config.shutdown_on_sigint : config.shutdown_on_sigterm;
+      if (!shutdown->waiting() && shutdown->Begin(flags, nullptr) == Shutdown::Outcome::kExit) {
+        break;
+      }
     }
     if (!ServeEvents(-1)) return 1;
-  }
-  // SHUTDOWN prepared itself (and could refuse); a signal saves here when save rules exist.
-  error.clear();
-  if (!shutdown_requested_ && !persistence->PrepareShutdown(false, false, &error)) {
-    LogWarning("Error trying to save the DB before exiting: " + error);
   }
   LogNotice("Goblin is now ready to exit, bye bye...");
   return 0;
@@ -358,6 +365,7 @@ bool Server::ServeEvents(int timeout_ms) {
   if (replication->has_aof_waiters()) replication->ReleaseAofWaiters();
   // The acknowledgements just read may be the ones a failover waits for.
   failover->Update(now_ms_);
+  shutdown->Update(now_ms_);
   FlushQueuedWrites();
   CloseClientsToClose();
   return true;

@@ -41,7 +41,7 @@ void Failover::Start(const ReplicaOf& target, int64_t deadline_ms, bool force) {
   deadline_ms_ = deadline_ms;
   force_ = force;
   state_ = State::kWaitForSync;
-  server_.SetFailoverPause(true);
+  server_.SetWritePause(WritePause::kFailover, true);
 }
 
 void Failover::Abort(std::string_view reason) {
@@ -106,7 +106,7 @@ void Failover::Clear() {
   target_ = {};
   deadline_ms_ = 0;
   force_ = false;
-  server_.SetFailoverPause(false);
+  server_.SetWritePause(WritePause::kFailover, false);
 }
 
 }  // namespace goblin

@@ -922,18 +922,18 @@ void Persistence::Tick(int64_t now_ms) {
 bool Persistence::PrepareShutdown(bool save, bool nosave, std::string* error) {
   KillChild();
   FlushLog();
-  if (aof_) aof_->Close();
   // A keyspace still loading (or whose load was cut short) is partial: saving it would
   // replace a good snapshot.
-  if (loading_ || load_interrupted_) return true;
-  if ((save || !server_.config.save.empty()) && !nosave) {
+  if ((save || !server_.config.save.empty()) && !nosave && !loading_ && !load_interrupted_) {
     LogNotice("Saving the final snapshot before exiting.");
     const std::string failure = Save();
     if (!failure.empty()) {
+      // The server may go on (a shutdown without FORCE is cancelled): the log stays open.
       *error = failure;
       return false;
     }
   }
+  if (aof_) aof_->Close();
   return true;
 }
 

@@ -722,6 +722,37 @@ int64_t Replication::CountAcknowledged(uint64_t offset) const {
   return count;
 }
 
+bool Replication::AllAcknowledged() const {
+  for (const Client* client : Replicas()) {
+    if (client->replica.ack_offset != offset_) return false;
+  }
+  return true;
+}
+
+void Replication::RequestAcks() {
+  if (!replicas_.empty() && !server_.paused()) FeedCommand({"REPLCONF", "GETACK", "*"});
+}
+
+void Replication::LogLaggingReplicas() const {
+  const std::vector<Client*> replicas = Replicas();
+  size_t lagging = 0;
+  const int64_t now_ms = server_.NowMs();
+  for (const Client* client : replicas) {
+    const ReplicaLink& link = client->replica;
+    if (link.ack_offset == offset_) continue;
+    ++lagging;
+    const int64_t lag =
+        link.state == ReplicaState::kOnline ? (now_ms - link.ack_time_ms) / 1000 : 0;
+    LogNotice("Lagging replica " + Name(*client) + " reported offset " +
+              std::to_string(offset_ - link.ack_offset) + " behind master, lag=" +
+              std::to_string(lag) + ", state=" + std::string(StateName(link.state)) + ".");
+  }
+  if (!replicas.empty()) {
+    LogNotice(std::to_string(replicas.size() - lagging) + " of " + std::to_string(replicas.size()) +
+              " replicas are in sync when shutting down.");
+  }
+}
+
 void Replication::AddWaiter(Client& client) {
   waiters_.push_back(client.id);
   ack_requested_ = true;

@@ -162,6 +162,12 @@ class Replication : public EffectConsumer {
   // min-replicas-to-write: whether enough online replicas acknowledged within
   // min-replicas-max-lag seconds (always, when either option is 0).
   bool EnoughGoodReplicas(int64_t now_ms) const;
+  // Whether every replica acknowledged master_repl_offset (a shutdown waits for it).
+  bool AllAcknowledged() const;
+  // REPLCONF GETACK * to the replicas now, unless writes are paused.
+  void RequestAcks();
+  // Before exiting: a line for each replica behind master_repl_offset, and how many are not.
+  void LogLaggingReplicas() const;
   // The online replicas that acknowledged within min-replicas-max-lag seconds.
   int64_t GoodReplicas(int64_t now_ms) const;
   // The address INFO and ROLE show for a replica: REPLCONF ip-address, else the peer's.

@@ -17,6 +17,7 @@
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
+#include "server/shutdown.h"
 
 namespace goblin {
 
@@ -61,6 +62,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   replication = std::make_unique<Replication>(*this);
   master_link = std::make_unique<MasterLink>(*this);
   failover = std::make_unique<Failover>(*this);
+  shutdown = std::make_unique<Shutdown>(*this);
   persistence = std::make_unique<Persistence>(*this);
   expiry_rules_.loading = persistence->loading_flag();
   for (Database& db : dbs_) db.set_expiry_rules(&expiry_rules_);

@@ -42,6 +42,10 @@
 namespace goblin {
 
 class Failover;
+class Shutdown;
+
+// Who pauses writes besides CLIENT PAUSE (Server::SetWritePause).
+enum class WritePause : uint8_t { kFailover = 1, kShutdown = 2 };
 class MasterLink;
 class Persistence;
 class Replication;
@@ -156,7 +160,11 @@ class Server : private KeyspaceEvents {
                    int64_t replicas);
   void ReleaseWaitAof(Client& client, int64_t local, int64_t replicas);
   void ReleaseWaitAofWithError(Client& client, std::string_view error);
-  // CLIENT UNBLOCK: false when no such client is blocked.
+  // SHUTDOWN waiting for the replicas (shutdown.h): client waits unanswered; released with
+  // error when the shutdown is cancelled.
+  void BlockForShutdown(Client& client);
+  void ReleaseShutdownWait(Client& client, std::string_view error);
+  // CLIENT UNBLOCK: false when no such client is blocked (or it waits for a shutdown).
   bool UnblockById(uint64_t id, bool with_error);
 
   // WATCH bookkeeping.
@@ -175,9 +183,10 @@ class Server : private KeyspaceEvents {
   // clients' input; a second pause extends the first. CLIENT UNPAUSE ends it.
   void PauseClients(int64_t until_ms, bool all);
   void UnpauseClients();
-  // FAILOVER's pause of writes (failover.h), apart from CLIENT PAUSE: each ends on its own.
-  void SetFailoverPause(bool on);
-  bool paused() const { return pause_until_ms_ != 0 || failover_pause_; }
+  // The pauses of writes of FAILOVER (failover.h) and of a shutdown waiting for its replicas
+  // (shutdown.h), apart from CLIENT PAUSE: each ends on its own.
+  void SetWritePause(WritePause reason, bool on);
+  bool paused() const { return pause_until_ms_ != 0 || write_pauses_ != 0; }
   // MONITOR: client receives a line for every command executed from now on.
   void AddMonitor(Client& client);
   void RemoveMonitor(Client& client);
@@ -253,6 +262,8 @@ class Server : private KeyspaceEvents {
   std::unique_ptr<MasterLink> master_link;
   // FAILOVER's coordination (failover.h).
   std::unique_ptr<Failover> failover;
+  // SHUTDOWN and the shutdown signals, waiting for the replicas (shutdown.h).
+  std::unique_ptr<Shutdown> shutdown;
   // Snapshots and the append-only file (src/persist).
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
@@ -380,7 +391,7 @@ class Server : private KeyspaceEvents {
   std::vector<Client*> monitors_;         // MONITOR clients, in the order they asked
   int64_t pause_until_ms_ = 0;            // CLIENT PAUSE deadline, 0 when not paused
   bool pause_all_ = false;                // ALL (else WRITE)
-  bool failover_pause_ = false;           // FAILOVER holds writes until it ends
+  uint8_t write_pauses_ = 0;              // WritePause bits: who holds writes until they end
   std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input

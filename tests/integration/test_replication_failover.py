@@ -10,29 +10,24 @@ pause held. The other replica follows the old master, now its chained master, wi
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 import threading
-from contextlib import contextmanager
 
 import pytest
 
-from support.replication import assert_same_keyspace, random_writes, send_all, sync_counters, wait_caught_up
+from support.replication import (assert_same_keyspace, log_has, random_writes, send_all, start_node, stopped,
+                                 sync_counters, wait_caught_up)
 from support.resp import RawConnection
-from support.server import REFERENCE_BINARY, goblin_binary, wait_for
+from support.server import wait_for
 
 KINDS = ("goblin", "redis")
 # A master pings its replicas every second, through the failover too (without TIMEOUT Redis keeps pinging
 # while it waits): the target's acknowledgement has to name the offset after the latest PING.
-OPTIONS = {"repl-diskless-sync": "no", "repl-ping-replica-period": "1"}
+OPTIONS = {"repl-ping-replica-period": "1"}
 
 
 def start(make_server, kind: str, name: str, master=None, **options):
-    binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
-    extra = ["--replicaof", "127.0.0.1", str(master.port)] if master is not None else []
-    return make_server(binary=binary, name=f"{kind}-{name}", unix=False, options={**OPTIONS, **options},
-                       extra_args=extra)
+    return start_node(make_server, kind, name, master, **{**OPTIONS, **options})
 
 
 def wait_online(master, count: int):
@@ -51,16 +46,6 @@ def role(server) -> tuple:
     return (info["role"],) if info["role"] == "master" else (info["role"], int(info["master_port"]))
 
 
-@contextmanager
-def stopped(server):
-    """server's process stopped (SIGSTOP): it reads nothing and acknowledges nothing until it resumes."""
-    os.kill(server.proc.pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(server.proc.pid, signal.SIGCONT)
-
-
 def held(conn: RawConnection, name: str) -> bool:
     """Whether client name's command waits: Redis parks it (flags=b, its input read), goblin-server leaves it
     unread in the client's input (qbuf)."""
@@ -69,10 +54,6 @@ def held(conn: RawConnection, name: str) -> bool:
         if fields["name"] == name:
             return "b" in fields["flags"] or int(fields["qbuf"]) > 0
     raise AssertionError(f"no client named {name}")
-
-
-def log_has(server, text: str) -> bool:
-    return text in server.logs(limit=1_000_000)
 
 
 # ---- replies ---------------------------------------------------------------------------------------------------

@@ -14,18 +14,11 @@ import os
 
 import pytest
 
-from support.replication import assert_same_keyspace, sync_counters, wait_caught_up
-from support.server import REFERENCE_BINARY, goblin_binary, wait_for
+from support.replication import assert_same_keyspace, start_node as start, sync_counters, wait_caught_up
+from support.server import wait_for
 
 MASTERS = ("goblin", "redis")
 REPLICAS = [("redis", None), ("goblin", "rdb"), ("goblin", "goblin")]
-
-
-def start(make_server, kind: str, name: str, master=None, **options):
-    binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
-    extra = ["--replicaof", "127.0.0.1", str(master.port)] if master is not None else []
-    return make_server(binary=binary, name=f"{kind}-{name}", unix=False,
-                       options={"repl-diskless-sync": "no", **options}, extra_args=extra)
 
 
 def rdb_aux(path: str) -> list:

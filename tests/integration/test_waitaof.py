@@ -20,22 +20,15 @@ from __future__ import annotations
 import pytest
 
 from support import rdb_build as rdb
-from support.replication import FakeMaster, master_offset, wait_caught_up
+from support.replication import FakeMaster, master_offset, start_node as start, wait_caught_up
 from support.resp import RawConnection
-from support.server import REFERENCE_BINARY, goblin_binary, wait_for
+from support.server import goblin_binary, wait_for
 
 pytestmark = pytest.mark.redis72
 
 ON_REPLICA = (b"-ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas "
               b"are just local and are not propagated.\r\n")
 WITHOUT_LOG = b"-ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.\r\n"
-
-
-def start(make_server, kind: str, name: str, master=None, **options):
-    binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
-    extra = ["--replicaof", "127.0.0.1", str(master.port)] if master is not None else []
-    return make_server(binary=binary, name=f"{kind}-{name}", unix=False,
-                       options={"repl-diskless-sync": "no", **options}, extra_args=extra)
 
 
 def test_the_reference_has_no_waitaof(reference_server):

@@ -1,19 +1,47 @@
-"""Shared by the replication tests: a master's offset and sync counters, waiting for a replica to catch up, a
-seeded random write stream of every type, a server's whole keyspace read back for comparison, line reads
+"""Shared by the replication tests: starting goblin-server or redis-server nodes, stopping a process for a while,
+its log, a master's offset and sync counters, waiting for a replica to catch up, a seeded random write stream of every type, a server's whole keyspace read back for comparison, line reads
 on a raw replication link, and a scripted fake master."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import socket
 import threading
 import time
+from contextlib import contextmanager
 
 from support.rdb_data import read_value, scan_keys
 from support.resp import RawConnection
-from support.server import wait_for
+from support.server import REFERENCE_BINARY, goblin_binary, wait_for
 
 FAR_MS = 4102444800000  # 2100-01-01
+
+
+# ---- nodes ---------------------------------------------------------------------------------------------------
+
+def start_node(make_server, kind: str, name: str, master=None, **options):
+    """A goblin-server or redis-server (kind) over TCP, with disk-based full syncs unless options say otherwise;
+    master's replica when master is given."""
+    binary = REFERENCE_BINARY if kind == "redis" else goblin_binary()
+    extra = ["--replicaof", "127.0.0.1", str(master.port)] if master is not None else []
+    return make_server(binary=binary, name=f"{kind}-{name}", unix=False,
+                       options={"repl-diskless-sync": "no", **options}, extra_args=extra)
+
+
+@contextmanager
+def stopped(server):
+    """server's process stopped (SIGSTOP): it reads nothing and acknowledges nothing until it resumes."""
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+
+
+def log_has(server, text: str) -> bool:
+    return text in server.logs(limit=1_000_000)
 
 
 # ---- offsets -------------------------------------------------------------------------------------------------
