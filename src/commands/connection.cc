@@ -1,4 +1,5 @@
 // Connection commands: PING ECHO QUIT HELLO AUTH RESET SELECT CLIENT.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -219,9 +220,14 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("multi-mem", 0);
   number("rbs", static_cast<int64_t>(c.output.capacity()));
   number("rbp", static_cast<int64_t>(c.output.size()));
-  number("obl", static_cast<int64_t>(c.pending_output()));
-  number("oll", 0);
-  number("omem", 0);
+  // Redis keeps a reply in a 16 KB buffer (obl) and then in a list of 16 KB blocks (oll,
+  // omem). Here it is one string: the same figures for its unsent part, cut the same way.
+  constexpr int64_t kReplyChunk = 16 * 1024;
+  const auto pending = static_cast<int64_t>(c.pending_output());
+  const int64_t in_buffer = std::min(pending, kReplyChunk);
+  number("obl", in_buffer);
+  number("oll", (pending - in_buffer + kReplyChunk - 1) / kReplyChunk);
+  number("omem", pending - in_buffer);
   number("tot-mem",
          static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.capacity()));
   field("events", c.want_write ? "rw" : "r");

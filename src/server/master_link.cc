@@ -100,7 +100,8 @@ int64_t MasterLink::last_io_seconds_ago(int64_t now_ms) const {
 }
 
 int64_t MasterLink::down_since_seconds(int64_t now_ms) const {
-  return down_since_ms_ == 0 ? -1 : (now_ms - down_since_ms_) / 1000;
+  // Whole seconds of the clock on each side, as Redis subtracts its unixtime readings.
+  return down_since_ms_ == 0 ? -1 : now_ms / 1000 - down_since_ms_ / 1000;
 }
 
 // ---- Who the master is -----------------------------------------------------------------------

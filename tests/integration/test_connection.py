@@ -222,6 +222,25 @@ def test_client_info_and_list_fields(raw, server):
                     ("CLIENT LIST FOO", SYNTAX), ("CLIENT INFO x", arity("client|info"))])
 
 
+@pytest.mark.parametrize("kind", ["goblin", "redis"])
+def test_client_list_counts_the_unsent_replies(server, reference_server, kind):
+    """A subscriber that reads nothing: its unsent messages past the first 16 KB show in oll and omem, as Redis's
+    reply list does (monitoring reads them to find slow consumers)."""
+    srv = server if kind == "goblin" else reference_server
+    with srv.raw() as reader, srv.raw() as publisher:
+        reader.call("CLIENT", "SETNAME", "stuck")
+        reader.call("SUBSCRIBE", "news")
+        message = "x" * 100_000
+        for _ in range(100):  # 10 MB: more than the two sockets' buffers hold
+            publisher.call("PUBLISH", "news", message)
+        fields = parse_client_line(publisher.call("CLIENT", "LIST", "TYPE", "pubsub").value.splitlines()[0])
+        assert fields["name"] == "stuck"
+        assert int(fields["obl"]) <= 16 * 1024
+        assert int(fields["oll"]) > 0 and int(fields["omem"]) > 1_000_000, fields
+        idle = parse_client_line(publisher.call("CLIENT", "INFO").value.splitlines()[0])
+        assert (idle["obl"], idle["oll"], idle["omem"]) == ("0", "0", "0")
+
+
 def test_client_info_over_unix_socket(server, r):
     with server.raw(unix=True) as conn:
         info = client_info(conn)
