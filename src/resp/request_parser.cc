@@ -200,6 +200,8 @@ RequestParser::Status RequestParser::ParseMultibulk(std::string_view data,
 
 namespace {
 
+constexpr size_t kPeekMaxArguments = 64;
+
 // Reads "<type><digits>\r\n" at data[*pos]; advances *pos past it.
 bool PeekLength(std::string_view data, char type, size_t* pos, size_t* length) {
   if (*pos >= data.size() || data[*pos] != type) return false;
@@ -225,7 +227,9 @@ size_t PeekRequests(std::string_view data, std::span<PeekedRequest> out) {
   size_t pos = 0;
   while (found < out.size()) {
     size_t count;
-    if (!PeekLength(data, '*', &pos, &count) || count == 0) break;
+    // A request of many arguments is not the pipeline of small ones prefetching is for, and
+    // walking it (again at each read while it arrives) would cost more than it saves.
+    if (!PeekLength(data, '*', &pos, &count) || count == 0 || count > kPeekMaxArguments) break;
     PeekedRequest request;
     bool complete = true;
     for (size_t arg = 0; arg < count; ++arg) {

@@ -67,8 +67,8 @@ struct PeekedRequest {
 
 // Reads ahead over the complete multibulk requests at the front of data, up to out.size() of
 // them, and returns how many it found. It stops at the first inline, incomplete or malformed
-// request: what it reports only guides prefetching, and Parse() stays the authority on every
-// byte. The views point into data.
+// request, or one of more than 64 arguments: what it reports only guides prefetching, and Parse()
+// stays the authority on every byte. The views point into data.
 size_t PeekRequests(std::string_view data, std::span<PeekedRequest> out);
 
 // Splits an inline request line into arguments the way Redis's sdssplitargs does (inline

@@ -403,6 +403,9 @@ TEST(PeekRequestsTest, StopsAtInlineMalformedOrEmptyRequestsAndAtTheWindow) {
   EXPECT_EQ(PeekRequests("*99999999999999999999\r\n", two), 0u);  // too many digits
   EXPECT_EQ(PeekRequests("*1\r\n$999999999999\r\nGET\r\n", two), 0u);
   EXPECT_EQ(PeekRequests("", two), 0u);
+  const std::string wide = Multibulk(Args(65, "a"));
+  EXPECT_EQ(PeekRequests(get + wide + get, two), 1u);
+  EXPECT_EQ(PeekRequests(Multibulk(Args(64, "a")) + get, two), 2u);
 }
 
 // Seeded model: random streams of requests, some cut short or corrupted. Every request peeked
