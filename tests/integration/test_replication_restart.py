@@ -61,6 +61,9 @@ def test_a_restarted_replica_continues_its_history(make_server, master_kind, rep
     master = start(make_server, master_kind, "master", **{"repl-ping-replica-period": "3600"})
     options = {"snapshot-format": fmt} if fmt else {}
     replica = start(make_server, replica_kind, "replica", master, **options)
+    # Synced first, so that the writes come through the stream (written before the sync they would come in the
+    # snapshot, and the stream would still be in database 0).
+    wait_caught_up(master, replica)
     with master.raw() as conn:
         conn.pipeline([("SET", "a", "1"), ("SELECT", 3), ("SET", "b", "2"), ("RPUSH", "l", "x", "y")])
         wait_caught_up(master, replica)
