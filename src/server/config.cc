@@ -67,10 +67,6 @@ constexpr char kBadDirective[] = "Bad directive or wrong number of arguments";
 constexpr char kNotInteger[] = "argument couldn't be parsed into an integer";
 constexpr char kBadSave[] = "Invalid save parameters";
 
-}  // namespace
-
-namespace {
-
 // shutdown-on-sigterm's words, in the order CONFIG GET lists them.
 constexpr std::pair<const char*, uint32_t> kShutdownFlagWords[] = {{"default", 0},
                                                                    {"save", kShutdownSave},
