@@ -304,9 +304,7 @@ int Server::Run() {
                 " scheduling shutdown...");
       const uint32_t flags =
           signal_number == SIGINT ? config.shutdown_on_sigint : config.shutdown_on_sigterm;
-      if (!shutdown->waiting() && shutdown->Begin(flags, nullptr) == Shutdown::Outcome::kExit) {
-        break;
-      }
+      if (shutdown->Begin(flags, nullptr) == Shutdown::Outcome::kExit) break;
     }
     if (!ServeEvents(-1)) return 1;
   }

@@ -44,6 +44,14 @@ def exits(server, timeout: float = 20) -> int:
     return server.proc.returncode
 
 
+def exited_with_the_last_write(master, replica):
+    """The master exited cleanly once its replica had caught up, and the replica holds the last write."""
+    assert exits(master) == 0
+    assert log_has(master, "1 of 1 replicas are in sync when shutting down.")
+    with replica.raw() as r:
+        assert r.call("GET", "last").raw == b"$1\r\n2\r\n"
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_shutdown_waits_for_a_lagging_replica(make_server, kind):
     """The last write reaches the replica before the master exits; meanwhile reads are served and the SHUTDOWN
@@ -58,10 +66,7 @@ def test_shutdown_waits_for_a_lagging_replica(make_server, kind):
             assert conn.call("GET", "last").raw == b"$1\r\n2\r\n"
             assert master.proc.poll() is None
         assert shutting.read_until_closed(timeout=20) == b""
-    assert exits(master) == 0
-    assert log_has(master, "1 of 1 replicas are in sync when shutting down.")
-    with replica.raw() as r:
-        assert r.call("GET", "last").raw == b"$1\r\n2\r\n"
+    exited_with_the_last_write(master, replica)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -137,10 +142,7 @@ def test_a_signal_waits_as_shutdown_does(make_server, kind, sig):
         wait_for(lambda: waiting(master), what="the master to wait")
         with master.raw() as conn:
             assert conn.call("GET", "last").raw == b"$1\r\n2\r\n"
-    assert exits(master) == 0
-    assert log_has(master, "1 of 1 replicas are in sync when shutting down.")
-    with replica.raw() as r:
-        assert r.call("GET", "last").raw == b"$1\r\n2\r\n"
+    exited_with_the_last_write(master, replica)
 
 
 @pytest.mark.parametrize("kind", KINDS)
