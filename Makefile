@@ -4,8 +4,8 @@
 BUILD_DIR      ?= build
 SANITIZE_DIR   ?= build-sanitize
 JOBS           ?= $(shell nproc)
-BUILD_PACKAGES := cmake g++ make pkg-config libjemalloc-dev libxxhash-dev liblz4-dev libgtest-dev \
-                  liblzf-dev libssl-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
+BUILD_PACKAGES := cmake gcc g++ make pkg-config libjemalloc-dev libxxhash-dev liblz4-dev libgtest-dev \
+                  liblzf-dev libssl-dev
 TEST_PACKAGES  := redis-server redis-sentinel redis-tools python3 python3-redis python3-pytest zstd libzstd-dev
 BENCH_PACKAGES := python3-matplotlib
 SUDO           := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -1,12 +1,9 @@
 // The Lua C API as the scripting layer uses it, and the libraries Goblin adds to Lua.
 #pragma once
 
-extern "C" {
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-}
+#include <lua.hpp>
 
+#include "scripting/lua_bit.h"
 #include "scripting/lua_cmsgpack.h"
 #include "scripting/lua_struct.h"
 

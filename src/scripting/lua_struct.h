@@ -8,7 +8,7 @@
 #ifndef GOBLIN_LUA_STRUCT_H_
 #define GOBLIN_LUA_STRUCT_H_
 
-#include <lua5.1/lua.hpp>
+#include <lua.hpp>
 
 extern "C" int luaopen_struct(lua_State* L);
 

@@ -11,10 +11,8 @@
 #include "scripting/lua_api.h"
 #include "scripting/sha1.h"
 
-extern "C" {
-#include <lua-bitop.h>
-#include <lua-cjson.h>
-}
+// lua-cjson (deps/lua-cjson) has no header of its own.
+extern "C" int luaopen_cjson(lua_State* lua);
 
 namespace goblin {
 namespace {
