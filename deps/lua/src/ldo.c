@@ -493,10 +493,12 @@ static void f_parser (lua_State *L, void *ud) {
   Proto *tf;
   Closure *cl;
   struct SParser *p = cast(struct SParser *, ud);
-  int c = luaZ_lookahead(p->z);
   luaC_checkGC(L);
-  tf = ((c == LUA_SIGNATURE[0]) ? luaU_undump : luaY_parser)(L, p->z,
-                                                             &p->buff, p->name);
+  /* Goblin: source text only. Lua 5.1 does not verify bytecode, so a chunk
+  ** starting with LUA_SIGNATURE is parsed as text (and refused) instead of
+  ** being undumped: crafted bytecode reads and writes arbitrary memory
+  ** (CVE-2015-4335). */
+  tf = luaY_parser(L, p->z, &p->buff, p->name);
   cl = luaF_newLclosure(L, tf->nups, hvalue(gt(L)));
   cl->l.p = tf;
   for (i = 0; i < tf->nups; i++)  /* initialize eventual upvalues */
