@@ -340,18 +340,22 @@ static int luaB_assert (lua_State *L) {
 
 
 static int luaB_unpack (lua_State *L) {
-  int i, e, n;
+  int i, e;
+  unsigned int n;
   luaL_checktype(L, 1, LUA_TTABLE);
   i = luaL_optint(L, 2, 1);
   e = luaL_opt(L, luaL_checkint, 3, luaL_getn(L, 1));
   if (i > e) return 0;  /* empty range */
-  n = e - i + 1;  /* number of elements */
-  if (n <= 0 || !lua_checkstack(L, n))  /* n <= 0 means arith. overflow */
+  /* Goblin: the count is computed without signed overflow. Lua's `e - i + 1`
+  ** overflows for wide ranges, and the compiler may drop the check that
+  ** relied on it, pushing billions of values past the stack (CVE-2025-46817). */
+  n = (unsigned int)e - (unsigned int)i;  /* number of elements minus 1 */
+  if (n >= INT_MAX || !lua_checkstack(L, (int)(n + 1)))
     return luaL_error(L, "too many results to unpack");
-  lua_rawgeti(L, 1, i);  /* push arg[i] (avoiding overflow problems) */
-  while (i++ < e)  /* push arg[i + 1...e] */
-    lua_rawgeti(L, 1, i);
-  return n;
+  lua_rawgeti(L, 1, i);  /* push arg[i] */
+  while (i < e)  /* push arg[i + 1...e]; i never passes e, so never overflows */
+    lua_rawgeti(L, 1, ++i);
+  return (int)(n + 1);
 }
 
 

@@ -434,7 +434,8 @@ static TValue *newkey (lua_State *L, Table *t, const TValue *key) {
 */
 const TValue *luaH_getnum (Table *t, int key) {
   /* (1 <= key && key <= t->sizearray) */
-  if (cast(unsigned int, key-1) < cast(unsigned int, t->sizearray))
+  /* Goblin: key - 1 in unsigned arithmetic; INT_MIN - 1 overflows an int. */
+  if (cast(unsigned int, key) - 1u < cast(unsigned int, t->sizearray))
     return &t->array[key-1];
   else {
     lua_Number nk = cast_num(key);
