@@ -141,6 +141,9 @@ void luaX_setinput (lua_State *L, LexState *ls, ZIO *z, TString *source) {
   ls->decpoint = '.';
   ls->L = L;
   ls->lookahead.token = TK_EOS;  /* no look-ahead token */
+  /* Goblin: an error before the first token (a chunk of 2^31 newlines) names
+  ** no token; Lua left it unset and printed whatever it indexed. */
+  ls->t.token = 0;
   ls->z = z;
   ls->fs = NULL;
   ls->linenumber = 1;
@@ -207,8 +210,15 @@ static void read_numeral (LexState *ls, SemInfo *seminfo) {
 }
 
 
-static int skip_sep (LexState *ls) {
-  int count = 0;
+/*
+** Goblin: the separator is counted in a size_t and reported as
+** count + 2 for a well-formed bracket, 1 for a lone bracket without '=',
+** 0 for an unfinished one. Lua counted '=' in an int and cut the string
+** out with 2*(2 + sep): with 2^30 '=' that overflowed and read far past the
+** buffer (CVE-2025-46819).
+*/
+static size_t skip_sep (LexState *ls) {
+  size_t count = 0;
   int s = ls->current;
   lua_assert(s == '[' || s == ']');
   save_and_next(ls);
@@ -216,11 +226,11 @@ static int skip_sep (LexState *ls) {
     save_and_next(ls);
     count++;
   }
-  return (ls->current == s) ? count : (-count) - 1;
+  return (ls->current == s) ? count + 2 : (count == 0) ? 1 : 0;
 }
 
 
-static void read_long_string (LexState *ls, SemInfo *seminfo, int sep) {
+static void read_long_string (LexState *ls, SemInfo *seminfo, size_t sep) {
   int cont = 0;
   (void)(cont);  /* avoid warnings when `cont' is not used */
   save_and_next(ls);  /* skip 2nd `[' */
@@ -238,7 +248,7 @@ static void read_long_string (LexState *ls, SemInfo *seminfo, int sep) {
           save_and_next(ls);  /* skip 2nd `[' */
           cont++;
 #if LUA_COMPAT_LSTR == 1
-          if (sep == 0)
+          if (sep == 2)  /* Goblin: [[ in the new encoding */
             luaX_lexerror(ls, "nesting of [[...]] is deprecated", '[');
 #endif
         }
@@ -250,7 +260,7 @@ static void read_long_string (LexState *ls, SemInfo *seminfo, int sep) {
           save_and_next(ls);  /* skip 2nd `]' */
 #if defined(LUA_COMPAT_LSTR) && LUA_COMPAT_LSTR == 2
           cont--;
-          if (sep == 0 && cont >= 0) break;
+          if (sep == 2 && cont >= 0) break;
 #endif
           goto endloop;
         }
@@ -270,8 +280,8 @@ static void read_long_string (LexState *ls, SemInfo *seminfo, int sep) {
     }
   } endloop:
   if (seminfo)
-    seminfo->ts = luaX_newstring(ls, luaZ_buffer(ls->buff) + (2 + sep),
-                                     luaZ_bufflen(ls->buff) - 2*(2 + sep));
+    seminfo->ts = luaX_newstring(ls, luaZ_buffer(ls->buff) + sep,
+                                     luaZ_bufflen(ls->buff) - 2*sep);
 }
 
 
@@ -346,9 +356,9 @@ static int llex (LexState *ls, SemInfo *seminfo) {
         /* else is a comment */
         next(ls);
         if (ls->current == '[') {
-          int sep = skip_sep(ls);
+          size_t sep = skip_sep(ls);
           luaZ_resetbuffer(ls->buff);  /* `skip_sep' may dirty the buffer */
-          if (sep >= 0) {
+          if (sep >= 2) {
             read_long_string(ls, NULL, sep);  /* long comment */
             luaZ_resetbuffer(ls->buff);
             continue;
@@ -360,12 +370,12 @@ static int llex (LexState *ls, SemInfo *seminfo) {
         continue;
       }
       case '[': {
-        int sep = skip_sep(ls);
-        if (sep >= 0) {
+        size_t sep = skip_sep(ls);
+        if (sep >= 2) {
           read_long_string(ls, seminfo, sep);
           return TK_STRING;
         }
-        else if (sep == -1) return '[';
+        else if (sep == 1) return '[';
         else luaX_lexerror(ls, "invalid long string delimiter", TK_STRING);
       }
       case '=': {
