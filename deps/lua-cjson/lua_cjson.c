@@ -145,7 +145,7 @@ typedef struct {
         double number;
         int boolean;
     } value;
-    int string_len;
+    size_t string_len;  /* Goblin: size_t, as the strbuf it comes from */
 } json_token_t;
 
 static const char *char2escape[256] = {
@@ -461,7 +461,7 @@ static void json_encode_exception(lua_State *l, json_config_t *cfg, strbuf_t *js
 static void json_append_string(lua_State *l, strbuf_t *json, int lindex)
 {
     const char *escstr;
-    int i;
+    size_t i;  /* Goblin: size_t, as len (an int wrapped past 2 GB) */
     const char *str;
     size_t len;
 
@@ -704,7 +704,7 @@ static int json_encode(lua_State *l)
     strbuf_t local_encode_buf;
     strbuf_t *encode_buf;
     char *json;
-    int len;
+    size_t len;
 
     luaL_argcheck(l, lua_gettop(l) == 1, 1, "expected 1 argument");
 

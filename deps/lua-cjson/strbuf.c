@@ -41,11 +41,11 @@ static void die(const char *fmt, ...)
     exit(-1);
 }
 
-void strbuf_init(strbuf_t *s, int len)
+void strbuf_init(strbuf_t *s, size_t len)
 {
-    int size;
+    size_t size;
 
-    if (len <= 0)
+    if (len == 0 || len >= SIZE_MAX / 2)
         size = STRBUF_DEFAULT_SIZE;
     else
         size = len + 1;         /* \0 terminator */
@@ -65,7 +65,7 @@ void strbuf_init(strbuf_t *s, int len)
     strbuf_ensure_null(s);
 }
 
-strbuf_t *strbuf_new(int len)
+strbuf_t *strbuf_new(size_t len)
 {
     strbuf_t *s;
 
@@ -94,7 +94,7 @@ void strbuf_set_increment(strbuf_t *s, int increment)
 static inline void debug_stats(strbuf_t *s)
 {
     if (s->debug) {
-        fprintf(stderr, "strbuf(%lx) reallocs: %d, length: %d, size: %d\n",
+        fprintf(stderr, "strbuf(%lx) reallocs: %d, length: %zu, size: %zu\n",
                 (long)s, s->reallocs, s->length, s->size);
     }
 }
@@ -113,7 +113,7 @@ void strbuf_free(strbuf_t *s)
         free(s);
 }
 
-char *strbuf_free_to_string(strbuf_t *s, int *len)
+char *strbuf_free_to_string(strbuf_t *s, size_t *len)
 {
     char *buf;
 
@@ -131,11 +131,16 @@ char *strbuf_free_to_string(strbuf_t *s, int *len)
     return buf;
 }
 
-static int calculate_new_size(strbuf_t *s, int len)
+void strbuf_too_large(void)
 {
-    int reqsize, newsize;
+    die("strbuf: length out of range");
+}
 
-    if (len <= 0)
+static size_t calculate_new_size(strbuf_t *s, size_t len)
+{
+    size_t reqsize, newsize;
+
+    if (len == 0 || len >= SIZE_MAX / 2)
         die("BUG: Invalid strbuf length requested");
 
     /* Ensure there is room for optional NULL termination */
@@ -148,8 +153,11 @@ static int calculate_new_size(strbuf_t *s, int len)
     newsize = s->size;
     if (s->increment < 0) {
         /* Exponential sizing */
-        while (newsize < reqsize)
+        while (newsize < reqsize) {
+            if (newsize > SIZE_MAX / 2 / (size_t)-s->increment)
+                return reqsize;  /* Goblin: growing would overflow */
             newsize *= -s->increment;
+        }
     } else {
         /* Linear sizing */
         newsize = ((newsize + s->increment - 1) / s->increment) * s->increment;
@@ -161,14 +169,14 @@ static int calculate_new_size(strbuf_t *s, int len)
 
 /* Ensure strbuf can handle a string length bytes long (ignoring NULL
  * optional termination). */
-void strbuf_resize(strbuf_t *s, int len)
+void strbuf_resize(strbuf_t *s, size_t len)
 {
-    int newsize;
+    size_t newsize;
 
     newsize = calculate_new_size(s, len);
 
     if (s->debug > 1) {
-        fprintf(stderr, "strbuf(%lx) resize: %d => %d\n",
+        fprintf(stderr, "strbuf(%lx) resize: %zu => %zu\n",
                 (long)s, s->size, newsize);
     }
 
@@ -181,7 +189,7 @@ void strbuf_resize(strbuf_t *s, int len)
 
 void strbuf_append_string(strbuf_t *s, const char *str)
 {
-    int space, i;
+    size_t space, i;
 
     space = strbuf_empty_length(s);
 
@@ -199,7 +207,7 @@ void strbuf_append_string(strbuf_t *s, const char *str)
 
 /* strbuf_append_fmt() should only be used when an upper bound
  * is known for the output string. */
-void strbuf_append_fmt(strbuf_t *s, int len, const char *fmt, ...)
+void strbuf_append_fmt(strbuf_t *s, size_t len, const char *fmt, ...)
 {
     va_list arg;
     int fmt_len;
@@ -213,7 +221,7 @@ void strbuf_append_fmt(strbuf_t *s, int len, const char *fmt, ...)
     if (fmt_len < 0)
         die("BUG: Unable to convert number");  /* This should never happen.. */
 
-    s->length += fmt_len;
+    s->length += (size_t)fmt_len;
 }
 
 /* strbuf_append_fmt_retry() can be used when the there is no known
@@ -222,7 +230,7 @@ void strbuf_append_fmt_retry(strbuf_t *s, const char *fmt, ...)
 {
     va_list arg;
     int fmt_len, try;
-    int empty_len;
+    size_t empty_len;
 
     /* If the first attempt to append fails, resize the buffer appropriately
      * and try again */
@@ -236,7 +244,9 @@ void strbuf_append_fmt_retry(strbuf_t *s, const char *fmt, ...)
         fmt_len = vsnprintf(s->buf + s->length, empty_len + 1, fmt, arg);
         va_end(arg);
 
-        if (fmt_len <= empty_len)
+        if (fmt_len < 0)
+            die("BUG: Unable to format string");
+        if ((size_t)fmt_len <= empty_len)
             break;  /* SUCCESS */
         if (try > 0)
             die("BUG: length of formatted string changed");
@@ -244,7 +254,7 @@ void strbuf_append_fmt_retry(strbuf_t *s, const char *fmt, ...)
         strbuf_resize(s, s->length + fmt_len);
     }
 
-    s->length += fmt_len;
+    s->length += (size_t)fmt_len;
 }
 
 /* vi:ai et sw=4 ts=4:
