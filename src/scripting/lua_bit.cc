@@ -102,11 +102,13 @@ int ToHex(lua_State* lua) {
 }
 
 const luaL_Reg kFunctions[] = {
-    {"tobit", ToBit},       {"bnot", Not},         {"band", And},
-    {"bor", Or},            {"bxor", Xor},         {"lshift", LeftShift},
+    {"tobit", ToBit},       {"bnot", Not},
+    {"band", And},          {"bor", Or},
+    {"bxor", Xor},          {"lshift", LeftShift},
     {"rshift", RightShift}, {"arshift", ArithmeticRightShift},
-    {"rol", RotateLeft},    {"ror", RotateRight},  {"bswap", ByteSwap},
-    {"tohex", ToHex},       {nullptr, nullptr},
+    {"rol", RotateLeft},    {"ror", RotateRight},
+    {"bswap", ByteSwap},    {"tohex", ToHex},
+    {nullptr, nullptr},
 };
 
 }  // namespace

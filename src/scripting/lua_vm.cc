@@ -291,7 +291,13 @@ LuaVm::LuaVm(Purpose purpose) : lua_(lua_newstate(&LuaVm::Allocate, this)), purp
   InstallGlobalsProxy();
 }
 
-LuaVm::~LuaVm() { lua_close(lua_); }
+LuaVm::~LuaVm() {
+  // A full collection first, while every object is still alive: closing a state whose
+  // collector a script left stopped or mid-cycle freed objects a later step still reached
+  // (Redis's fix for CVE-2024-46981, on SCRIPT FLUSH and FUNCTION FLUSH).
+  lua_gc(lua_, LUA_GCCOLLECT, 0);
+  lua_close(lua_);
+}
 
 void LuaVm::OpenLibraries() {
   struct Library {
@@ -396,6 +402,7 @@ void LuaVm::InstallGlobalsProxy() {
     ProtectTableOnTop();
     lua_setglobal(lua_, name);
   }
+  ProtectStringMetatable();
   lua_pushvalue(lua_, LUA_GLOBALSINDEX);
   globals_ref_ = luaL_ref(lua_, LUA_REGISTRYINDEX);
 
@@ -412,6 +419,22 @@ void LuaVm::InstallGlobalsProxy() {
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_GLOBALSINDEX, "_G");  // the backing table's _G names the proxy
   lua_replace(lua_, LUA_GLOBALSINDEX);
+}
+
+void LuaVm::ProtectStringMetatable() {
+  // Every string shares one metatable, {__index = string}, which no global reaches: left
+  // writable, one script could plant a function in it that a later script (another user's)
+  // runs on its first s:method() call (CVE-2025-46818). Its __index becomes the read-only
+  // string library, and getmetatable("") answers a read-only proxy of it. Strings are the
+  // only values of a basic type with a metatable (scripts have no debug.setmetatable).
+  lua_pushliteral(lua_, "");
+  lua_getmetatable(lua_, -1);
+  lua_getglobal(lua_, LUA_STRLIBNAME);
+  lua_setfield(lua_, -2, "__index");
+  lua_pushvalue(lua_, -1);
+  ProtectTableOnTop();
+  lua_setfield(lua_, -2, "__metatable");
+  lua_pop(lua_, 2);
 }
 
 int LuaVm::current_globals_slot() {

@@ -7,9 +7,12 @@
 //  2. Globals are read-only. The table scripts see as their globals is an empty proxy: reading
 //     a name looks it up in the backing table (an unknown name is an error), writing one is an
 //     error ("Attempt to modify a readonly table"). The library tables are proxies the same
-//     way. The backing table can be switched (FUNCTION LOAD runs library code against a
-//     table whose `redis` holds only register_function and the logging API).
-//  3. math.random and math.randomseed use rand48 and are reseeded with 0 before every call,
+//     way, and so is the metatable all strings share. The backing table can be switched
+//     (FUNCTION LOAD runs library code against a table whose `redis` holds only
+//     register_function and the logging API).
+//  3. Chunks are source text: the interpreter (deps/lua) never loads bytecode, and each EVAL
+//     body is compiled alone and kept in the registry, never in the globals.
+//  4. math.random and math.randomseed use rand48 and are reseeded with 0 before every call,
 //     so a script draws the same sequence every time it runs, as on Redis.
 //
 // Errors follow Redis's shape: an error is a table {err = "CODE message"} that may carry the
@@ -116,6 +119,7 @@ class LuaVm {
  private:
   void OpenLibraries();
   void InstallGlobalsProxy();
+  void ProtectStringMetatable();
   int current_globals_slot();
 
   static void* Allocate(void* self, void* block, size_t old_size, size_t new_size);

@@ -80,6 +80,9 @@ int GenericCall(lua_State* lua, bool raise) {
   }
   vm->call_reply.clear();
   vm->host()->Call(vm->call_argv, vm->resp(), &vm->call_reply);
+  // The arguments are done with: the reply gets the whole stack, however many there were
+  // (Redis pops them too since CVE-2021-32626; 7,999 arguments left no room for the reply).
+  lua_settop(lua, 0);
   if (PushRespAsLua(lua, vm->call_reply) == 0) {
     PushErrorTable(lua, "Unparsable reply from the server");
   }
