@@ -605,6 +605,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
                     kMutable);
   table.Int("busy-reply-threshold", &c.busy_reply_threshold, 0, kMaxLong, kMutable);
   table.Alias("lua-time-limit");
+  table.Memory("lua-memory-limit", &c.lua_memory_limit, 0, kMaxLong, kMutable);
   table.NotifyClasses("notify-keyspace-events", &c.notify_keyspace_events, kMutable);
   table.Memory("stream-node-max-bytes", &c.stream_node_max_bytes, 0, kMaxLong, kMutable);
   table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);

@@ -163,6 +163,10 @@ struct Config {
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Milliseconds a script runs before other clients get -BUSY (lua-time-limit); 0: at once.
   int64_t busy_reply_threshold = 5000;
+  // Bytes each Lua interpreter (one for EVAL, one for functions) may hold, cached scripts
+  // included; an allocation past it fails with Lua's "not enough memory". 0: no limit. Redis
+  // has no such bound; maxmemory is not one, since read-only scripts run on a full cache.
+  int64_t lua_memory_limit = 1024LL * 1024 * 1024;
   int64_t tracking_table_max_keys = 1000000;  // 0: no limit
   // notify-keyspace-events as NotifyClass bits (server/keyspace_notify.h); 0: none.
   uint32_t notify_keyspace_events = 0;

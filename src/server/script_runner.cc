@@ -93,8 +93,7 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   invocation.name = name_;
   invocation.host = this;
   invocation.reply = &ctx.reply;
-  // A script's own heap may grow to maxmemory at most (Redis does not bound it at all).
-  invocation.memory_limit = static_cast<size_t>(std::max<int64_t>(config.maxmemory, 0));
+  invocation.memory_limit = static_cast<size_t>(config.lua_memory_limit);
   script.vm->Run(invocation);
 
   caller.running_script = false;

@@ -507,12 +507,31 @@ def test_scripts_under_maxmemory(r):
 
 @pytest.mark.goblin
 def test_a_script_that_allocates_without_end_gets_an_error(r):
-    # The interpreter's heap may grow to maxmemory; past it allocations fail inside Lua.
-    r.config_set("maxmemory", 64 * 1024 * 1024)
+    # The interpreter's heap may grow to lua-memory-limit; past it allocations fail inside Lua.
+    assert r.config_get("lua-memory-limit") == {"lua-memory-limit": "1073741824"}
+    r.config_set("lua-memory-limit", 64 * 1024 * 1024)
     try:
         with pytest.raises(redis.exceptions.ResponseError, match="not enough memory"):
             r.eval("local t = {} for i = 1, 1e9 do t[i] = {i, i + 1, i + 2, i + 3} end", 0)
         assert r.eval("return #string.rep('y', 1000)", 0) == 1000   # and the next script runs
         assert r.info("memory")["used_memory_vm_eval"] < 64 * 1024 * 1024
+        with pytest.raises(redis.exceptions.ResponseError, match="not enough memory"):
+            r.eval("return #string.rep('x', 2^31 - 1)", 0)
+    finally:
+        r.config_set("lua-memory-limit", "1gb")
+    assert r.ping()
+
+
+def test_a_full_cache_still_runs_read_only_scripts(r):
+    # maxmemory bounds the data, not the interpreter: a cache kept full (here, at one byte) still
+    # runs scripts that read, and refuses only their writes, as Redis does.
+    r.set("k", "v")
+    r.config_set("maxmemory", 1)
+    r.config_set("maxmemory-policy", "noeviction")
+    try:
+        assert r.eval("local t = {} for i = 1, 10000 do t[i] = tostring(i) end "
+                      "return redis.call('GET', KEYS[1])", 1, "k") == b"v"
+        with pytest.raises(redis.exceptions.ResponseError, match="^OOM command not allowed"):
+            r.eval("return redis.call('SET', KEYS[1], 'w')", 1, "k")
     finally:
         r.config_set("maxmemory", 0)
