@@ -459,6 +459,10 @@ void ClientReplyCommand(CommandContext& ctx) {
 }
 
 void ClientUnblockCommand(CommandContext& ctx) {
+  if (ctx.argc() > 4) {
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "CLIENT"));
+    return;
+  }
   int64_t id;
   if (!ParseIntegerArg(ctx, ctx.arg(2), &id)) return;
   bool with_error = false;

@@ -284,6 +284,10 @@ void MemoryHelpCommand(CommandContext& ctx) {
 // --- SLOWLOG ------------------------------------------------------------------------------
 
 void SlowlogGetCommand(CommandContext& ctx) {
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "SLOWLOG"));
+    return;
+  }
   int64_t count = 10;
   if (ctx.argc() == 3) {
     if (!ParseInt64(ctx.arg(2), &count) || count < -1) {

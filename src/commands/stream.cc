@@ -91,8 +91,7 @@ void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry) {
   }
 }
 
-bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end,
-                            StreamId* id) {
+bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end, StreamId* id) {
   const bool exclusive = text.starts_with('(');
   if (exclusive) text.remove_prefix(1);
   // After "(" an id is strict: "(-" and "(+" are invalid.
@@ -327,14 +326,16 @@ void XaddCommand(CommandContext& ctx) {
 }
 
 void XtrimCommand(CommandContext& ctx) {
+  // The arguments are checked before the key, as Redis does: a malformed XTRIM of a missing
+  // key is a syntax error, not 0.
+  AddTrimArgs args;
+  if (ParseAddOrTrimArgs(ctx, false, &args) == 0) return;
   Stream* stream;
   if (!LookupStream(ctx, ctx.arg(1), &stream, false)) return;
   if (stream == nullptr) {
     ctx.reply.Integer(0);
     return;
   }
-  AddTrimArgs args;
-  if (ParseAddOrTrimArgs(ctx, false, &args) == 0) return;
   const size_t removed = ApplyTrim(*stream, args);
   if (removed > 0) {
     ctx.db().Touch(ctx.arg(1));
