@@ -20,6 +20,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "server/crash_report.h"
 #include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
@@ -269,6 +270,7 @@ bool Server::AdjustOpenFilesLimit() {
 int Server::Run() {
   UsedMemory();  // the gauge's first exact reading, on the serving thread
   if (!AdjustOpenFilesLimit()) return 1;
+  InstallCrashHandler(this);
   signal(SIGPIPE, SIG_IGN);
   struct sigaction action {};
   action.sa_handler = OnShutdownSignal;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/ascii.h"
+#include "server/crash_report.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -211,7 +212,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   command_touches_keys_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyTouching();
+  const CommandContext* outer = SetRunningCommand(&ctx);
   command->handler(ctx);
+  SetRunningCommand(outer);
   if (tracking.remembering()) tracking.RememberKeys(*command, argv);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {

@@ -79,9 +79,14 @@ struct CommandContext {
 };
 
 // Which arguments of a call carry passwords (AUTH's, HELLO ... AUTH's, MIGRATE ... AUTH and
-// AUTH2's): MONITOR and SLOWLOG show them as "(redacted)", as Redis does.
+// AUTH2's, CONFIG SET of masterauth, requirepass and Redis's other sensitive options): MONITOR,
+// SLOWLOG and the crash report show them as "(redacted)", as Redis does.
 std::vector<bool> SecretArguments(const Command& command,
                                   const std::vector<std::string_view>& argv);
+// The same without allocating (the crash report runs in a signal handler): sets secret[i] for
+// the secret arguments among the first count; leaves the others as they are.
+void MarkSecretArguments(const Command& command, const std::vector<std::string_view>& argv,
+                         bool* secret, size_t count);
 
 struct SlowlogEntry {
   uint64_t id;
