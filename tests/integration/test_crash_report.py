@@ -10,6 +10,7 @@ tests/unit/crash_report_test.cc, since no command that carries a password can be
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from pathlib import Path
@@ -105,6 +106,22 @@ def test_crash_inside_transaction_names_the_queued_command(make_server):
     report = report_of(Path(srv.dir, "stdout.log").read_text(errors="replace"))
     assert 'argv[2]: "in-exec"\n' in report
     assert "cmd=debug\n" in report
+
+
+def test_signal_from_outside_between_commands(make_server):
+    """A SIGSEGV sent by another process: the report names the sender, and no command was running."""
+    srv = make_server()
+    srv.client().ping()
+    srv.stop_requested = True
+    os.kill(srv.proc.pid, signal.SIGSEGV)
+    srv.proc.wait(timeout=30)
+    assert srv.proc.returncode == -signal.SIGSEGV
+    report = report_of(Path(srv.dir, "stdout.log").read_text(errors="replace"))
+    assert "crashed by signal: 11 (SIGSEGV)" in report
+    assert f"Killed by PID: {os.getpid()}, UID: {os.getuid()}\n" in report
+    assert "Accessing address" not in report
+    assert "------ CURRENT CLIENT INFO ------" not in report
+    assert "------ STACK TRACE ------" in report and "------ INFO OUTPUT ------" in report
 
 
 def test_debug_help_lists_the_crash_subcommands(make_server):
