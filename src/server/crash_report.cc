@@ -27,6 +27,7 @@ constexpr size_t kAlternateStackBytes = 256 * 1024;
 constexpr int kMaxFrames = 100;
 
 Server* g_server = nullptr;
+pthread_t g_serving_thread;  // the thread that installed the handler
 const CommandContext* g_running = nullptr;
 const char* g_assert_expression = nullptr;
 const char* g_assert_file = nullptr;
@@ -278,6 +279,13 @@ void OnFatalSignal(int signal_number, siginfo_t* info, void* context) {
   const int count = backtrace(frames, kMaxFrames);
   backtrace_symbols_fd(frames, count, fd);
 
+  // The client and INFO read the serving thread's structures, which go on changing while
+  // another thread (the AOF's fsync, jemalloc's) reports its own crash.
+  if (!pthread_equal(pthread_self(), g_serving_thread)) {
+    WriteAll("\n(The crash is not on the serving thread: no client or INFO.)\n");
+    WriteEndBanner();
+    DieBy(signal_number);
+  }
   const CommandContext* running = g_running;
   if (running != nullptr) {
     WriteAll("\n------ CURRENT CLIENT INFO ------\n");
@@ -336,6 +344,7 @@ size_t FormatCurrentClient(const Client& client, const Command& command,
 
 void InstallCrashHandler(Server* server) {
   g_server = server;
+  g_serving_thread = pthread_self();
   void* warm_up[1];
   backtrace(warm_up, 1);  // invariant 1
   // Invariant 4. The stack is never freed: the handler may run until the process ends.

@@ -27,6 +27,8 @@
 //    signal of the same kind fatal at once, and a guard turns any other into the end of the
 //    report and death by the first signal.
 // 4. The handler runs on its own stack (sigaltstack), so that a stack overflow reports too.
+// 5. Only a crash of the serving thread (the one that installed the handler) reports the
+//    client and INFO: another thread's would read structures the serving thread is changing.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +43,7 @@ struct Command;
 struct CommandContext;
 
 // Installs the handler for the fatal signals; server answers the report's INFO.
+// REQUIRES: called on the serving thread.
 void InstallCrashHandler(Server* server);
 
 // Dispatch names the command it is about to run (nullptr: none), so that the report can show

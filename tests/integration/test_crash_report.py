@@ -10,6 +10,7 @@ tests/unit/crash_report_test.cc, since no command that carries a password can be
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import signal
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from support.resp import ConnectionClosed
-from support.server import REFERENCE_BINARY
+from support.server import REFERENCE_BINARY, wait_for
 
 LONG_ARGUMENT = "a" * 300
 EXTRA_ARGUMENTS = [f"extra{i}" for i in range(40)]
@@ -122,6 +123,35 @@ def test_signal_from_outside_between_commands(make_server):
     assert "Accessing address" not in report
     assert "------ CURRENT CLIENT INFO ------" not in report
     assert "------ STACK TRACE ------" in report and "------ INFO OUTPUT ------" in report
+
+
+TGKILL = {"x86_64": 234, "aarch64": 131}
+
+
+@pytest.mark.skipif(os.uname().machine not in TGKILL, reason="tgkill's system call number")
+def test_crash_of_another_thread_leaves_out_client_and_info(make_server):
+    """The append-only file's fsync thread takes the signal: its report stops after the stack trace."""
+    srv = make_server(options={"appendonly": "yes", "appendfsync": "everysec"})
+    srv.client().set("k", "v")  # the first everysec write starts the thread
+    task_dir = f"/proc/{srv.proc.pid}/task"
+
+    def takes_sigsegv(tid: int) -> bool:  # jemalloc's background threads block every signal
+        status = Path(task_dir, str(tid), "status").read_text()
+        blocked = int(re.search(r"^SigBlk:\s+([0-9a-f]+)$", status, re.M).group(1), 16)
+        return not blocked & (1 << (signal.SIGSEGV - 1))
+
+    others = wait_for(lambda: [tid for tid in map(int, os.listdir(task_dir))
+                               if tid != srv.proc.pid and takes_sigsegv(tid)],
+                      what="a second thread that takes SIGSEGV")
+    srv.stop_requested = True
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.syscall(TGKILL[os.uname().machine], srv.proc.pid, others[0], signal.SIGSEGV) == 0
+    srv.proc.wait(timeout=30)
+    assert srv.proc.returncode == -signal.SIGSEGV
+    report = report_of(Path(srv.dir, "stdout.log").read_text(errors="replace"))
+    assert "------ STACK TRACE ------" in report
+    assert "(The crash is not on the serving thread: no client or INFO.)" in report
+    assert "------ INFO OUTPUT ------" not in report
 
 
 def test_debug_help_lists_the_crash_subcommands(make_server):
