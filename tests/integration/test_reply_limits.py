@@ -37,18 +37,16 @@ DRAWS = {
 }
 
 
-def closed_without_reply(srv, *command) -> None:
-    """Sends command on a fresh connection; the server must close it, with no reply, before DEADLINE."""
-    with srv.raw() as conn:
+def closed_while_others_are_served(srv, *command) -> None:
+    """Sends command on a fresh connection and PING on another right behind it: the PING must be
+    answered, and the first connection closed with no reply, each before DEADLINE."""
+    with srv.raw() as conn, srv.raw() as other:
         conn.send_command(*command)
+        other.send_command("PING")
+        assert other.read_reply(timeout=DEADLINE).value == b"PONG"
         with pytest.raises(ConnectionClosed):
             reply = conn.read_reply(timeout=DEADLINE)
             pytest.fail(f"{command[0]} got a reply: {reply!r:.200}")
-
-
-def answers_ping(srv) -> None:
-    with srv.raw() as conn:
-        assert conn.call("PING", timeout=DEADLINE).value == b"PONG"
 
 
 def disconnections(srv) -> int:
@@ -85,8 +83,7 @@ def limited(request, make_server):
 def assert_closes_at_once(limited, command):
     srv, count = limited
     before = count()
-    closed_without_reply(srv, *command)
-    answers_ping(srv)
+    closed_while_others_are_served(srv, *command)
     if before is not None:
         assert count() == before + 1
 
@@ -104,8 +101,7 @@ def test_long_walk_under_output_limit_closes_the_client(limited, command):
 
 def test_output_limit_close_is_logged(make_server):
     srv = limited_server(make_server)
-    closed_without_reply(srv, *DRAWS["ZRANDMEMBER"][1])
-    answers_ping(srv)
+    closed_while_others_are_served(srv, *DRAWS["ZRANDMEMBER"][1])
     log = Path(srv.dir, "stdout.log").read_text()
     assert re.search(r"Client id=\d+ scheduled to be closed ASAP for overcoming of output buffer limits\.", log)
 
@@ -129,8 +125,7 @@ def test_reply_past_the_reply_size_limit_closes_the_client(make_server, options)
     r = srv.client()
     assert r.config_get("client-output-buffer-limit")["client-output-buffer-limit"].startswith("normal 0 0 0")
     r.zadd("z", {f"member:{i}": i for i in range(100)})
-    closed_without_reply(srv, "ZRANDMEMBER", "z", -2147483648, "WITHSCORES")
-    answers_ping(srv)
+    closed_while_others_are_served(srv, "ZRANDMEMBER", "z", -2147483648, "WITHSCORES")
     assert disconnections(srv) == 1
     # The 64 MB reply may have been held twice over while its buffer grew; the whole one is 50 GB.
     assert peak_rss_bytes(srv) < 512 * 1024 * 1024
