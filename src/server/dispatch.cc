@@ -25,8 +25,7 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   if (!client.paused) {  // else not run yet: CLIENT PAUSE
     // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
     // (Unless the client was closed meanwhile, its output dropped.)
-    if (skip_reply && client.reply_mode != ReplyMode::kOn &&
-        client.output.size() > output_before) {
+    if (skip_reply && client.reply_mode != ReplyMode::kOn && client.output.size() > output_before) {
       client.output.resize(std::max(output_before, client.output_sent));
     }
     if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
@@ -227,7 +226,9 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const bool over_limit = limited && client.reply.over_limit();
   client.reply.set_limit(outer_limit);
   SetRunningCommand(outer);
-  if (over_limit) DropOverOutputLimit(client);
+  // The limits are read again there; should the command have raised them (CONFIG SET inside
+  // a transaction), the truncated reply must not leave all the same.
+  if (over_limit && !DropOverOutputLimit(client)) CloseClientSoon(client);
   if (tracking.remembering()) tracking.RememberKeys(*command, argv);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {
