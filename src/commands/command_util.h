@@ -15,6 +15,10 @@
 
 namespace goblin {
 
+// HRANDFIELD, SRANDMEMBER and ZRANDMEMBER with a negative count draw this many elements at a
+// time: a count may ask for billions, which neither the draws nor the reply may hold at once.
+inline constexpr size_t kRandomDrawSlice = 1024;
+
 // Parses a strict int64 argument; on failure replies kNotInteger and returns false.
 bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value);
 

@@ -279,8 +279,14 @@ void HrandfieldWithCount(CommandContext& ctx, int64_t requested, bool with_value
   uint64_t random_state = ctx.server.Random64();
   if (unique) {
     hash->RandomDistinct(replied, &random_state, emit);
-  } else {
-    hash->RandomWithRepetition(replied, &random_state, emit);
+    return;
+  }
+  // In slices: the draws held at once stay few, and a reply past the client's limit stops
+  // being drawn (reply_builder.h).
+  for (uint64_t left = replied; left > 0 && !reply.over_limit();) {
+    const size_t slice = std::min<uint64_t>(left, kRandomDrawSlice);
+    hash->RandomWithRepetition(slice, &random_state, emit);
+    left -= slice;
   }
 }
 

@@ -84,9 +84,16 @@ void KeysCommand(CommandContext& ctx) {
   std::string_view pattern = ctx.arg(1);
   bool all = pattern == "*";
   std::vector<std::string> keys;
+  // Names beyond what the client may still receive are not copied: the reply stops at its
+  // limit anyway, and the client is closed for it (reply_builder.h).
+  const size_t room = ctx.reply.room();
+  size_t bytes = 0;
   ctx.db().ForEach([&](const KeyEntry* entry) {
-    if (Database::Expired(entry, ctx.now_ms)) return;
-    if (all || GlobMatch(pattern, entry->key())) keys.emplace_back(entry->key());
+    if (bytes > room || Database::Expired(entry, ctx.now_ms)) return;
+    if (all || GlobMatch(pattern, entry->key())) {
+      keys.emplace_back(entry->key());
+      bytes += entry->key().size();
+    }
   });
   ctx.reply.Array(keys.size());
   for (const std::string& key : keys) ctx.reply.Bulk(key);

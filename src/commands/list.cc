@@ -322,7 +322,14 @@ void LrangeCommand(CommandContext& ctx) {
   }
   const auto [first, last] = Span(start, stop, list->size());
   ctx.reply.Array(last - first);
-  list->ForEach(first, last, [&](std::string_view element) { ctx.reply.Bulk(element); });
+  // Stops at the range's end, or once the reply is past the client's limit (reply_builder.h).
+  size_t left = last - first;
+  list->FindForward(first, [&](std::string_view element) {
+    if (left == 0 || ctx.reply.over_limit()) return true;
+    ctx.reply.Bulk(element);
+    --left;
+    return false;
+  });
 }
 
 void LtrimCommand(CommandContext& ctx) {

@@ -1,4 +1,5 @@
 // Server administration: CONFIG TIME LASTSAVE SHUTDOWN MEMORY SLOWLOG LATENCY DEBUG MODULE.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "core/string_number.h"
 #include "core/value_digest.h"
 #include "core/value_types.h"
+#include "server/crash_report.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/master_link.h"
@@ -625,6 +627,14 @@ void DebugCommand(CommandContext& ctx) {
     seconds = std::min(seconds, 1e9);
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6)));
     ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "segfault")) {
+    // As Redis does it: a write to a page mapped read-only, a real fault at a known address.
+    // Like Redis, it takes any further arguments and never replies.
+    auto* page = static_cast<volatile char*>(
+        mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    *page = 'x';
+  } else if (EqualsIgnoreCase(sub, "assert")) {
+    GOBLIN_ASSERT(1 == 2);
   } else if (EqualsIgnoreCase(sub, "reload")) {
     const std::string error = ctx.server.persistence->DebugReload();
     if (!error.empty()) {
@@ -748,7 +758,9 @@ void DebugCommand(CommandContext& ctx) {
           "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
     }
   } else if (EqualsIgnoreCase(sub, "help")) {
-    ReplyHelp(ctx, {"DIGEST",
+    ReplyHelp(ctx, {"ASSERT",
+                    "    Crash by assertion failed.",
+                    "DIGEST",
                     "    Output a hex signature representing the current DB content.",
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    Output a hex signature of the values of all the specified keys.",
@@ -770,6 +782,8 @@ void DebugCommand(CommandContext& ctx) {
                     "QUICKLIST-PACKED-THRESHOLD <size>",
                     "    Accepted for compatibility (1GB by default, 0 restores it); every list",
                     "    element is stored packed, whatever its size.",
+                    "SEGFAULT",
+                    "    Crash the server with sigsegv.",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Setting it to 0 disables expiring keys in background.",
                     "SLEEP <seconds>",

@@ -257,7 +257,13 @@ void SrandmemberCommand(CommandContext& ctx) {
     auto emit = [&](std::string_view member) { ctx.reply.Bulk(member); };
     if (count < 0) {
       ctx.reply.Array(static_cast<size_t>(-count));
-      set->RandomWithRepetition(static_cast<size_t>(-count), &random_state, emit);
+      // In slices: the draws held at once stay few, and a reply past the client's limit stops
+      // being drawn (reply_builder.h).
+      for (uint64_t left = static_cast<uint64_t>(-count); left > 0 && !ctx.reply.over_limit();) {
+        const size_t slice = std::min<uint64_t>(left, kRandomDrawSlice);
+        set->RandomWithRepetition(slice, &random_state, emit);
+        left -= slice;
+      }
     } else {
       const size_t replied = std::min<uint64_t>(static_cast<uint64_t>(count), set->size());
       ctx.reply.Array(replied);

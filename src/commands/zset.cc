@@ -877,7 +877,8 @@ void ZrandmemberWithCount(CommandContext& ctx, int64_t requested, bool with_scor
   // Repeats allowed (a negative count), or a single element: independent draws.
   if (!unique || count == 1) {
     ReplyZsetElementsHeader(reply, count, with_scores);
-    for (uint64_t i = 0; i < count; ++i) {
+    // A reply past the client's limit stops being drawn (reply_builder.h).
+    for (uint64_t i = 0; i < count && !reply.over_limit(); ++i) {
       const ZsetElement e = set->ElementAt(RandomBelow(ctx, size));
       ReplyZsetElement(reply, e.member, e.score, with_scores);
     }

@@ -5,6 +5,7 @@
 namespace goblin {
 
 void ReplyBuilder::Header(char type, int64_t count) {
+  if (over_limit()) return;
   char buf[kInt64TextMax + 3];
   buf[0] = type;
   size_t n = 1 + FormatInt64(count, buf + 1);
@@ -14,12 +15,14 @@ void ReplyBuilder::Header(char type, int64_t count) {
 }
 
 void ReplyBuilder::Simple(std::string_view text) {
+  if (over_limit()) return;
   out_->push_back('+');
   out_->append(text);
   out_->append("\r\n");
 }
 
 void ReplyBuilder::Error(std::string_view text) {
+  if (over_limit()) return;
   out_->push_back('-');
   size_t start = out_->size();
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
@@ -36,6 +39,7 @@ void ReplyBuilder::Error(std::string_view text) {
 void ReplyBuilder::Integer(int64_t value) { Header(':', value); }
 
 void ReplyBuilder::Bulk(std::string_view bytes) {
+  if (over_limit()) return;
   Header('$', static_cast<int64_t>(bytes.size()));
   out_->append(bytes);
   out_->append("\r\n");
@@ -57,6 +61,7 @@ void ReplyBuilder::Set(size_t count) { Header(resp3() ? '~' : '*', static_cast<i
 void ReplyBuilder::Push(size_t count) { Header(resp3() ? '>' : '*', static_cast<int64_t>(count)); }
 
 void ReplyBuilder::Double(double value) {
+  if (over_limit()) return;
   std::string text = FormatDouble(value);
   if (resp3()) {
     out_->push_back(',');
@@ -80,6 +85,7 @@ void ReplyBuilder::Verbatim(std::string_view text, std::string_view format) {
     Bulk(text);
     return;
   }
+  if (over_limit()) return;
   Header('=', static_cast<int64_t>(text.size() + format.size() + 1));
   out_->append(format);
   out_->push_back(':');
@@ -92,6 +98,7 @@ void ReplyBuilder::BigNumber(std::string_view digits) {
     Bulk(digits);
     return;
   }
+  if (over_limit()) return;
   out_->push_back('(');
   out_->append(digits);
   out_->append("\r\n");

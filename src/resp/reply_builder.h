@@ -4,9 +4,15 @@
 // caller then appends). Shapes that RESP2 lacks degrade the way Redis degrades them: maps
 // become flat arrays, sets become arrays, doubles become bulk strings, booleans integers,
 // verbatim strings bulk strings, and both nulls become `$-1` / `*-1`.
+//
+// A limit on the buffer's size stops a reply that has grown past what its client may hold
+// (the server sets it around each command from the client's output limits): from the byte
+// that reaches the limit on, every method appends nothing, since the client will be closed
+// unanswered, and loops that build long replies ask over_limit() to stop early.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -38,7 +44,17 @@ class ReplyBuilder {
   // INFO and friends: =len\r\ntxt:... in RESP3; format is three characters.
   void Verbatim(std::string_view text, std::string_view format = "txt");
   void BigNumber(std::string_view digits);  // (digits in RESP3, a bulk string in RESP2
-  void Raw(std::string_view bytes) { out_->append(bytes); }
+  void Raw(std::string_view bytes) {
+    if (!over_limit()) out_->append(bytes);
+  }
+
+  // The buffer size at which replies stop (the maximum: never).
+  size_t limit() const { return limit_; }
+  void set_limit(size_t bytes) { limit_ = bytes; }
+  // Whether the buffer has reached the limit: the reply being built will not be sent.
+  bool over_limit() const { return out_->size() >= limit_; }
+  // How many more bytes fit before the limit.
+  size_t room() const { return over_limit() ? 0 : limit_ - out_->size(); }
 
   std::string* buffer() { return out_; }
   // Replies go to out from now on (a replica's replies are set aside from its stream).
@@ -49,6 +65,7 @@ class ReplyBuilder {
 
   std::string* out_;
   int protocol_ = 2;
+  size_t limit_ = std::numeric_limits<size_t>::max();
 };
 
 }  // namespace goblin

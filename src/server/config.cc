@@ -537,6 +537,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
   table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);
   table.Memory("maxmemory", &c.maxmemory, 0, kMaxLong, kMutable);
+  table.Memory("client-reply-size-limit", &c.client_reply_size_limit, 0, kMaxLong, kMutable);
   table.Enum("maxmemory-policy", &c.maxmemory_policy, kEvictionPolicies, kMutable,
              ConfigHook::kAccessClock);
   table.Int("maxmemory-samples", &c.maxmemory_samples, 1, 64, kMutable);

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "server/crash_report.h"
 #include "server/failover.h"
 #include "server/log.h"
 #include "server/master_link.h"
@@ -269,6 +270,7 @@ bool Server::AdjustOpenFilesLimit() {
 int Server::Run() {
   UsedMemory();  // the gauge's first exact reading, on the serving thread
   if (!AdjustOpenFilesLimit()) return 1;
+  InstallCrashHandler(this);
   signal(SIGPIPE, SIG_IGN);
   struct sigaction action {};
   action.sa_handler = OnShutdownSignal;
@@ -602,26 +604,47 @@ void Server::Flush(Client& client) {
 
 bool Server::DropOverOutputLimit(Client& client) {
   if (!OverOutputLimit(client)) return false;
-  LogWarning("Client id=" + std::to_string(client.id) +
-             " scheduled to be closed ASAP for overcoming of output buffer limits.");
+  const OutputBufferLimit& limit = OutputLimitClass(client);
+  const uint64_t pending = client.pending_output();
+  const bool class_limit = (limit.hard > 0 && pending >= static_cast<uint64_t>(limit.hard)) ||
+                           (limit.soft > 0 && pending >= static_cast<uint64_t>(limit.soft));
+  LogWarning("Client id=" + std::to_string(client.id) + " scheduled to be closed ASAP for " +
+             (class_limit ? std::string("overcoming of output buffer limits.")
+                          : "overcoming the reply size limit of " +
+                                std::to_string(OutputHardLimit(client)) +
+                                " bytes (client-reply-size-limit)."));
   ++stats.client_output_buffer_limit_disconnections;
   CloseClientSoon(client);
   return true;
 }
 
 bool Server::OverOutputLimit(Client& client) {
-  const OutputBufferLimits& limits = config.client_output_buffer_limit;
-  const OutputBufferLimit& limit = client.is_replica()   ? limits.replica
-                                   : client.subscribed() ? limits.pubsub
-                                                         : limits.normal;
+  const OutputBufferLimit& limit = OutputLimitClass(client);
   const auto pending = static_cast<int64_t>(client.pending_output());
-  if (limit.hard > 0 && pending >= limit.hard) return true;
+  const uint64_t hard = OutputHardLimit(client);
+  if (hard > 0 && static_cast<uint64_t>(pending) >= hard) return true;
   if (limit.soft == 0 || pending < limit.soft) {
     client.over_soft_limit_since = 0;
     return false;
   }
   if (client.over_soft_limit_since == 0) client.over_soft_limit_since = now_ms_;
   return now_ms_ - client.over_soft_limit_since > limit.soft_seconds * 1000;
+}
+
+const OutputBufferLimit& Server::OutputLimitClass(const Client& client) const {
+  const OutputBufferLimits& limits = config.client_output_buffer_limit;
+  return client.is_replica() ? limits.replica : client.subscribed() ? limits.pubsub : limits.normal;
+}
+
+uint64_t Server::OutputHardLimit(const Client& client) const {
+  const OutputBufferLimit& limit = OutputLimitClass(client);
+  if (client.is_replica()) return static_cast<uint64_t>(limit.hard);
+  uint64_t bound = static_cast<uint64_t>(config.client_reply_size_limit);
+  if (bound == 0) {
+    bound = config.maxmemory > 0 ? static_cast<uint64_t>(config.maxmemory) : physical_memory_ / 8;
+  }
+  if (limit.hard > 0) bound = bound == 0 ? limit.hard : std::min<uint64_t>(bound, limit.hard);
+  return bound;
 }
 
 void Server::UpdateEpoll(Client& client) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/ascii.h"
+#include "server/crash_report.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -23,7 +24,8 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   Dispatch(client, argv);
   if (!client.paused) {  // else not run yet: CLIENT PAUSE
     // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
-    if (skip_reply && client.reply_mode != ReplyMode::kOn) {
+    // (Unless the client was closed meanwhile, its output dropped.)
+    if (skip_reply && client.reply_mode != ReplyMode::kOn && client.output.size() > output_before) {
       client.output.resize(std::max(output_before, client.output_sent));
     }
     if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
@@ -211,7 +213,22 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   command_touches_keys_ =
       !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
   UpdateKeyTouching();
+  const CommandContext* outer = SetRunningCommand(&ctx);
+  // A reply that grows past what the client may hold stops being built (reply_builder.h): the
+  // client is closed for it at once, as Redis closes one over its hard limit.
+  const size_t outer_limit = client.reply.limit();
+  const bool limited = client.is_connection() && !client.is_replica();
+  if (limited) {
+    const uint64_t hard = OutputHardLimit(client);
+    if (hard > 0) client.reply.set_limit(client.output_sent + hard);
+  }
   command->handler(ctx);
+  const bool over_limit = limited && client.reply.over_limit();
+  client.reply.set_limit(outer_limit);
+  SetRunningCommand(outer);
+  // The limits are read again there; should the command have raised them (CONFIG SET inside
+  // a transaction), the truncated reply must not leave all the same.
+  if (over_limit && !DropOverOutputLimit(client)) CloseClientSoon(client);
   if (tracking.remembering()) tracking.RememberKeys(*command, argv);
   if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {

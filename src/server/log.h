@@ -24,4 +24,11 @@ inline void LogVerbose(std::string_view message) { Log(LogLevel::kVerbose, messa
 inline void LogNotice(std::string_view message) { Log(LogLevel::kNotice, message); }
 inline void LogWarning(std::string_view message) { Log(LogLevel::kWarning, message); }
 
+// For the crash report (crash_report.h), which may neither lock nor allocate: the log's file
+// descriptor, and the start of a warning line ("pid:M 30 Nov 2026 02:10:00.123 # ") written
+// into out (at most size bytes, no terminator). Its time is in the UTC offset the process had
+// when the log was opened: reading the time zone again takes a lock.
+int LogFileDescriptor();
+size_t FormatSignalSafeLogPrefix(char* out, size_t size);
+
 }  // namespace goblin

@@ -2,36 +2,57 @@
 // passwords redacted.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "core/ascii.h"
 #include "server/server.h"
 
 namespace goblin {
 
-std::vector<bool> SecretArguments(const Command& command,
-                                  const std::vector<std::string_view>& argv) {
-  std::vector<bool> secret(argv.size(), false);
+void MarkSecretArguments(const Command& command, const std::vector<std::string_view>& argv,
+                         bool* secret, size_t count) {
+  auto mark = [&](size_t i) {
+    if (i < count) secret[i] = true;
+  };
   if (command.name == "auth") {
-    for (size_t i = 1; i < argv.size(); ++i) secret[i] = true;
+    for (size_t i = 1; i < argv.size(); ++i) mark(i);
   } else if (command.name == "hello") {
     for (size_t i = 2; i + 2 < argv.size(); ++i) {
-      if (EqualsIgnoreCase(argv[i], "auth")) secret[i + 1] = secret[i + 2] = true;
+      if (EqualsIgnoreCase(argv[i], "auth")) {
+        mark(i + 1);
+        mark(i + 2);
+      }
     }
   } else if (command.name == "migrate") {
     // As MIGRATE's parser walks its options: up to KEYS or the first word it does not know.
     for (size_t i = 6; i < argv.size(); ++i) {
       const size_t more = argv.size() - 1 - i;
       if (EqualsIgnoreCase(argv[i], "auth") && more >= 1) {
-        secret[++i] = true;
+        mark(++i);
       } else if (EqualsIgnoreCase(argv[i], "auth2") && more >= 2) {
-        secret[++i] = true;
-        secret[++i] = true;
+        mark(++i);
+        mark(++i);
       } else if (!EqualsIgnoreCase(argv[i], "copy") && !EqualsIgnoreCase(argv[i], "replace")) {
         break;
       }
     }
+  } else if (command.name == "config|set") {
+    // Redis's sensitive options: their values never reach a log.
+    static constexpr std::string_view kSensitive[] = {
+        "masterauth", "masteruser", "requirepass", "tls-key-file-pass", "tls-client-key-file-pass"};
+    for (size_t i = 2; i + 1 < argv.size(); i += 2) {
+      for (std::string_view name : kSensitive) {
+        if (EqualsIgnoreCase(argv[i], name)) mark(i + 1);
+      }
+    }
   }
-  return secret;
+}
+
+std::vector<bool> SecretArguments(const Command& command,
+                                  const std::vector<std::string_view>& argv) {
+  std::unique_ptr<bool[]> marks(new bool[argv.size()]());
+  MarkSecretArguments(command, argv, marks.get(), argv.size());
+  return std::vector<bool>(marks.get(), marks.get() + argv.size());
 }
 
 void Server::AddMonitor(Client& client) {

@@ -45,6 +45,11 @@ void CommandContext::PropagateOnlyRecorded() { server.effects.ReplaceWithNothing
 
 Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::random_device{}()) {
   config.hz = std::clamp<int64_t>(config.hz, kMinHz, kMaxHz);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    physical_memory_ = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  }
   dbs_.resize(static_cast<size_t>(config.databases));
   waiters_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {

@@ -79,9 +79,14 @@ struct CommandContext {
 };
 
 // Which arguments of a call carry passwords (AUTH's, HELLO ... AUTH's, MIGRATE ... AUTH and
-// AUTH2's): MONITOR and SLOWLOG show them as "(redacted)", as Redis does.
+// AUTH2's, CONFIG SET of masterauth, requirepass and Redis's other sensitive options): MONITOR,
+// SLOWLOG and the crash report show them as "(redacted)", as Redis does.
 std::vector<bool> SecretArguments(const Command& command,
                                   const std::vector<std::string_view>& argv);
+// The same without allocating (the crash report runs in a signal handler): sets secret[i] for
+// the secret arguments among the first count; leaves the others as they are.
+void MarkSecretArguments(const Command& command, const std::vector<std::string_view>& argv,
+                         bool* secret, size_t count);
 
 struct SlowlogEntry {
   uint64_t id;
@@ -331,8 +336,16 @@ class Server : private KeyspaceEvents {
   size_t PrefetchPipelinedKeys(const Client& client, std::string_view data);
   void Flush(Client& client);
   void FlushQueuedWrites();
-  // client-output-buffer-limit: whether client's unsent replies broke its class's limit.
+  // client-output-buffer-limit: whether client's unsent replies broke its class's limit, or
+  // OutputHardLimit.
   bool OverOutputLimit(Client& client);
+  // The most unsent output client may hold before it is closed: its class's hard limit and,
+  // for a client that is not a replica, the reply size limit (client-reply-size-limit; when 0,
+  // maxmemory, or an eighth of physical memory without one), which keeps a reply that cannot
+  // fit (ZRANDMEMBER key -2147483648 is 24 GB) from taking the machine. 0: none.
+  uint64_t OutputHardLimit(const Client& client) const;
+  // The client-output-buffer-limit class of client: replica, pubsub or normal.
+  const OutputBufferLimit& OutputLimitClass(const Client& client) const;
   // Closes client, logged, when OverOutputLimit says so; returns whether it did.
   bool DropOverOutputLimit(Client& client);
   // The timeout reply of a blocked client: a null array, or WAIT's count.
@@ -400,6 +413,7 @@ class Server : private KeyspaceEvents {
   bool shutdown_requested_ = false;
   int64_t next_tick_ms_ = 0;
   size_t peak_memory_ = 0;
+  uint64_t physical_memory_ = 0;  // read once at startup
   std::mt19937_64 rng_;
   std::vector<std::string_view> argv_scratch_;
   std::vector<epoll_event> events_ = std::vector<epoll_event>(256);

@@ -155,6 +155,34 @@ TEST_P(ReplyBuilderTest, RepliesAppendToWhatIsAlreadyThere) {
   EXPECT_EQ(Take(), "+QUEUED\r\n:7\r\n+raw\r\n");
 }
 
+TEST_P(ReplyBuilderTest, NothingIsAppendedOnceTheLimitIsReached) {
+  EXPECT_FALSE(builder_.over_limit());
+  out_ = "+QUEUED\r\n";  // 9 bytes already there count toward the limit
+  builder_.set_limit(20);
+  EXPECT_EQ(builder_.room(), 11u);
+  builder_.Array(2);
+  builder_.Bulk("value");  // reaches 24 bytes: appended whole, then the limit holds
+  EXPECT_TRUE(builder_.over_limit());
+  EXPECT_EQ(builder_.room(), 0u);
+  builder_.Bulk("more");
+  builder_.Integer(1);
+  builder_.Simple("OK");
+  builder_.Error("ERR no");
+  builder_.Double(1.5);
+  builder_.Bool(true);
+  builder_.Null();
+  builder_.Map(1);
+  builder_.Verbatim("text");
+  builder_.BigNumber("123");
+  builder_.Raw("+raw\r\n");
+  EXPECT_EQ(Take(), "+QUEUED\r\n*2\r\n$5\r\nvalue\r\n");
+  // Below the limit again (the buffer was written out): replies are appended.
+  builder_.Integer(7);
+  EXPECT_EQ(Take(), ":7\r\n");
+  builder_.set_limit(std::numeric_limits<size_t>::max());
+  EXPECT_FALSE(builder_.over_limit());
+}
+
 TEST(ReplyBuilderProtocolTest, DefaultsToResp2AndSwitches) {
   std::string out;
   ReplyBuilder builder(&out);
