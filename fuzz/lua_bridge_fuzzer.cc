@@ -40,8 +40,8 @@ constexpr std::array<std::string_view, 8> kScripts = {
     "local t = {struct.unpack(ARGV[1], ARGV[2])}\n"
     "local packed = struct.pack(ARGV[1], unpack(t, 1, #t - 1))\n"
     "return {packed, t, struct.size(ARGV[1])}",
-    // Debian's lua-bitop 1.0.2 negates a digit count of -2^31 and then writes and reads far
-    // outside its 8-byte buffer (CVE-2024-31449, fixed in LuaBitOp 1.0.3 and Redis 7.2.6):
+    // Debian's lua-bitop 1.0.2 negates a digit count of -2^31 and then writes far outside
+    // its 8-byte stack buffer (CVE-2024-31449, fixed in LuaBitOp 1.0.3 and Redis 7.2.6):
     // the target steps around that count, or it would stop at once; corpus/lua_bridge/
     // crash-bit-tohex-int-min is the input that found it.
     "local a, b = tonumber(ARGV[1]) or 0, tonumber(ARGV[2]) or 0\n"
