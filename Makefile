@@ -3,14 +3,21 @@
 
 BUILD_DIR      ?= build
 SANITIZE_DIR   ?= build-sanitize
+FUZZ_DIR       ?= build-fuzz
+# `make fuzz` runs each target this long; `make test` runs each for FUZZ_SMOKE_SECONDS.
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 4
 JOBS           ?= $(shell nproc)
 BUILD_PACKAGES := cmake gcc g++ make pkg-config libjemalloc-dev libxxhash-dev liblz4-dev libgtest-dev \
                   liblzf-dev libssl-dev
 TEST_PACKAGES  := redis-server redis-sentinel redis-tools python3 python3-redis python3-pytest zstd libzstd-dev
 BENCH_PACKAGES := python3-matplotlib
+# libFuzzer is compiler-rt's (libclang-rt-14-dev); llvm-14 has the symbolizer for its reports.
+FUZZ_PACKAGES  := clang libclang-rt-14-dev llvm-14
 SUDO           := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build server run test test-sanitize bench deps-build deps-test clean
+.PHONY: all build server run test test-sanitize bench fuzz fuzz-build deps-build deps-test deps-fuzz \
+        clean
 
 all: build
 
@@ -31,6 +38,9 @@ deps-build:
 deps-test: deps-build
 	$(call apt_install,$(TEST_PACKAGES))
 
+deps-fuzz: deps-build
+	$(call apt_install,$(FUZZ_PACKAGES))
+
 build: deps-build
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -44,7 +54,10 @@ run: server
 	mkdir -p data
 	$(BUILD_DIR)/goblin-server --port 6379 --bind 127.0.0.1 --dir ./data
 
-test: deps-test build
+# A few seconds of every fuzz target from its seed corpus come first: a parser that crashes on
+# its own seeds or their near neighbours fails the run at once.
+test: deps-test build fuzz-build
+	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS)
 	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 1200
 
 test-sanitize: deps-test
@@ -66,5 +79,15 @@ bench: deps-test build
 	bench/persistence.py --server $(BUILD_DIR)/goblin-server --crash-cycles 50
 	bench/replication.py failover --server $(BUILD_DIR)/goblin-server --kills 50
 
+# The libFuzzer targets (fuzz/README.md), built by clang with ASan and UBSan in their own
+# folder; only the libraries they drive are compiled.
+fuzz-build: deps-fuzz
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DGOBLIN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" >/dev/null
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzzers
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

@@ -9,8 +9,31 @@
 #include <limits>
 
 #include "core/hash.h"
+#include "core/varint.h"
 
 namespace goblin {
+
+namespace {
+
+// The key and member prefix of the first entry of a run AppendRun copied before anyone checked
+// it (its caller checks it meanwhile, and drops the tree if it is malformed). Every read stays
+// inside the run's bytes: a malformed run gives some key and prefix, never a read past the
+// leaf, nor a varint longer than ten bytes shifted past 64 bits.
+std::pair<uint64_t, uint64_t> FirstOfUncheckedRun(const uint8_t* run, uint32_t bytes) {
+  const uint8_t* end = run + bytes;
+  uint64_t key = 0;
+  uint64_t length = 0;
+  const uint8_t* after_key = GetVarintChecked(run, end, &key);
+  const uint8_t* member =
+      after_key == nullptr ? nullptr : GetVarintChecked(after_key, end, &length);
+  if (member == nullptr) return {key, 0};
+  const uint64_t prefix_bytes =
+      std::min<uint64_t>({length >> 1, 8, static_cast<uint64_t>(end - member)});
+  return {key, MemberPrefix(std::string_view(reinterpret_cast<const char*>(member),
+                                             static_cast<size_t>(prefix_bytes)))};
+}
+
+}  // namespace
 
 ZsetTree::ZsetTree() { root_ = NewLeaf(kLeafPayload); }
 
@@ -796,15 +819,10 @@ uint32_t ZsetTree::AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes)
   Header(block)->count = count;
   Header(block)->used = bytes;
   size_ += count;
-  // The run is checked by the caller, perhaps only meanwhile: its first entry is read from the
-  // copy, where even a malformed one stays inside the leaf (two varints and 8 member bytes
-  // never reach past kLeafPayload, and a jumbo leaf is larger still).
-  uint64_t first_key;
-  uint64_t first_length;
-  const uint8_t* member = GetVarint(GetVarint(Payload(block), &first_key), &first_length);
-  const ChildFirst first = {
-      first_key, MemberPrefix(std::string_view(reinterpret_cast<const char*>(member),
-                                               std::min<uint64_t>(first_length >> 1, 8)))};
+  // The run is checked by the caller, perhaps only meanwhile, so its first entry is read within
+  // its bytes.
+  const auto [first_key, first_prefix] = FirstOfUncheckedRun(Payload(block), bytes);
+  const ChildFirst first = {first_key, first_prefix};
   if (into_empty_root) return node;
   Path path;
   path.depth = height_;
@@ -817,11 +835,12 @@ uint32_t ZsetTree::AppendRun(const uint8_t* run, uint32_t count, uint32_t bytes)
   if (height_ == 0) {
     const uint32_t root = NewInner();
     InnerNode* r = inner(root);
-    ZsetEntry e;
-    DecodeZsetEntry(Payload(leaf(last)), 0, &e);
+    // The root leaf came from an earlier AppendRun, unchecked as this one.
+    const auto [last_key, last_prefix] =
+        FirstOfUncheckedRun(Payload(leaf(last)), Header(leaf(last))->used);
     r->child[0] = last;
     r->count[0] = Header(leaf(last))->count;
-    r->first[0] = {e.key, MemberPrefix(e.member)};
+    r->first[0] = {last_key, last_prefix};
     r->child[1] = node;
     r->count[1] = count;
     r->first[1] = first;

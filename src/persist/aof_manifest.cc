@@ -135,6 +135,13 @@ bool AofManifest::Parse(std::string_view text, AofManifest* out, std::string* er
     if (!have_name) return fail(kInvalid, "missing key \"file\"");
     if (!have_seq) return fail(kInvalid, "missing key \"seq\"");
     if (!have_type) return fail(kInvalid, "missing key \"type\"");
+    // The line must stay readable when the manifest is written again: a name of raw bytes is
+    // written quoted, each odd byte as \xHH, four times as long, and could pass the limit.
+    std::string rewritten;
+    AppendLine(&rewritten, file);
+    if (rewritten.size() - 1 > kMaxLineLength) {
+      return fail(kInvalid, "file name too long once quoted");
+    }
     if (result.Lists(file.name)) return fail("Found a file name listed twice", "");
 
     switch (file.type) {

@@ -69,7 +69,8 @@ struct AofFile {
 
 class AofManifest {
  public:
-  // Redis's MANIFEST_MAX_LINE: a longer line is rejected (Redis could not read it back).
+  // Redis's MANIFEST_MAX_LINE: a longer line is rejected (Redis could not read it back), as
+  // read and as Serialize would write it again.
   static constexpr size_t kMaxLineLength = 1023;
 
   explicit AofManifest(std::string filename = "appendonly.aof");

@@ -8,17 +8,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <span>
-#include <vector>
 
 #include "core/ascii.h"
-#include "core/string_number.h"
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
-#include "resp/request_parser.h"
+#include "resp/sync_transfer.h"
 #include "server/failover.h"
 #include "server/log.h"
 #include "server/persistence.h"
@@ -29,17 +26,9 @@ namespace goblin {
 
 namespace {
 
-// Redis's CONFIG_RUN_ID_SIZE: replication ids and the diskless end mark.
-constexpr size_t kIdLength = 40;
 constexpr size_t kReadChunk = 64 * 1024;
-// A handshake reply or transfer header longer than this is not Redis's protocol.
+// A handshake reply longer than this is not Redis's protocol.
 constexpr size_t kMaxLine = 64 * 1024;
-
-bool IsHex(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  });
-}
 
 // Pops one line (up to "\n", without "\r\n") from the front of buffer; false while incomplete.
 bool PopLine(std::string* buffer, std::string* line) {
@@ -211,11 +200,7 @@ void MasterLink::Abort(State next) {
   if (!temp_path_.empty()) unlink(temp_path_.c_str());
   temp_path_.clear();
   inbox_.clear();
-  tail_.clear();
-  transfer_size_ = -1;
-  transfer_read_ = 0;
-  transfer_header_read_ = false;
-  eof_mark_.clear();
+  transfer_ = SyncTransfer();
   state_ = next;
 }
 
@@ -372,21 +357,17 @@ bool MasterLink::HandlePsyncReply(const std::string& line) {
     server_.failover->PsyncAnswered(true);
   }
   if (line.starts_with("+FULLRESYNC")) {
-    std::vector<std::string> words;
-    int64_t offset = -1;
-    if (!SplitInlineArgs(line, &words) || words.size() != 3 || words[1].size() != kIdLength ||
-        !IsHex(words[1]) || !ParseInt64(words[2], &offset) || offset < 0) {
+    if (!ParseFullResync(line, &transfer_replid_, &transfer_offset_)) {
       LogWarning("Master replied with wrong +FULLRESYNC syntax: '" + line + "'");
       Abort();
       return false;
     }
-    LogNotice("Full resync from master: " + words[1] + ":" + words[2]);
-    transfer_replid_ = words[1];
-    transfer_offset_ = static_cast<uint64_t>(offset);
+    LogNotice("Full resync from master: " + transfer_replid_ + ":" +
+              std::to_string(transfer_offset_));
   } else if (line.starts_with("+CONTINUE")) {
     const std::string id = line.size() > 10 ? line.substr(10) : std::string();
     LogNotice("Successful partial resynchronization with master.");
-    if (id.size() == kIdLength && IsHex(id) && id != server_.replication_id) {
+    if (IsReplicationId(id) && id != server_.replication_id) {
       LogNotice("Master replication ID changed to " + id);
       server_.replication->ChangeMasterId(id);
     }
@@ -470,51 +451,20 @@ void MasterLink::ReadTransfer() {
 }
 
 bool MasterLink::ConsumeTransfer(std::string_view data, size_t* used) {
-  *used = 0;
-  if (!transfer_header_read_) {
-    // Newlines keep the link alive while the master writes the snapshot.
-    size_t start = 0;
-    while (start < data.size() && data[start] == '\n') ++start;
-    const size_t end = data.find('\n', start);
-    if (end == std::string_view::npos) {
-      if (data.size() - start > kMaxLine) {
-        LogWarning("Bad protocol from MASTER: a transfer header longer than " +
-                   std::to_string(kMaxLine) + " bytes");
-        Abort();
-        return false;
-      }
-      *used = start;
-      return true;
-    }
-    std::string header(data.substr(start, end - start));
-    if (!header.empty() && header.back() == '\r') header.pop_back();
-    if (!header.empty() && header[0] == '-') {
-      LogWarning("MASTER aborted replication with an error: " + header.substr(1));
-      Abort();
-      return false;
-    }
-    int64_t size = -1;
-    if (header.starts_with("$EOF:") && header.size() == 5 + kIdLength) {
-      eof_mark_ = header.substr(5);
-      LogNotice("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
-    } else if (!header.empty() && header[0] == '$' && ParseInt64(header.substr(1), &size) &&
-               size >= 0) {
-      transfer_size_ = size;
-      LogNotice("MASTER <-> REPLICA sync: receiving " + std::to_string(size) +
-                " bytes from master to disk");
-    } else {
-      LogWarning("Bad protocol from MASTER, the first byte is not '$' (we received '" +
-                 header.substr(0, 64) + "'), are you sure the host and port are right?");
-      Abort();
-      return false;
-    }
-    transfer_header_read_ = true;
-    data.remove_prefix(end + 1);
-    *used = end + 1;
+  const bool had_header = transfer_.header_read();
+  std::string_view payload;
+  std::string error;
+  const SyncTransfer::Status status = transfer_.Consume(data, &payload, used, &error);
+  if (status == SyncTransfer::Status::kError) {
+    LogWarning(error);
+    Abort();
+    return false;
   }
-  std::string_view payload = data;
-  if (transfer_size_ >= 0) {
-    payload = data.substr(0, static_cast<size_t>(transfer_size_) - transfer_read_);
+  if (!had_header && transfer_.header_read()) {
+    LogNotice(transfer_.diskless()
+                  ? "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk"
+                  : "MASTER <-> REPLICA sync: receiving " + std::to_string(transfer_.size()) +
+                        " bytes from master to disk");
   }
   std::string write_error;
   if (!payload.empty() && !WriteAll(temp_fd_, payload.data(), payload.size(), &write_error)) {
@@ -522,24 +472,15 @@ bool MasterLink::ConsumeTransfer(std::string_view data, size_t* used) {
     Abort();
     return false;
   }
-  transfer_read_ += payload.size();
-  *used += payload.size();
-  bool done = transfer_size_ >= 0 && transfer_read_ == static_cast<uint64_t>(transfer_size_);
-  if (!eof_mark_.empty()) {
-    tail_.append(payload);
-    if (tail_.size() > kIdLength) tail_.erase(0, tail_.size() - kIdLength);
-    done = tail_ == eof_mark_;
-  }
-  if (!done) return true;
-  std::string leftover(data.substr(payload.size()));
-  inbox_ = std::move(leftover);
+  if (status == SyncTransfer::Status::kMore) return true;
+  inbox_ = std::string(data.substr(*used));
   FinishTransfer();
   return false;
 }
 
 void MasterLink::FinishTransfer() {
-  if (!eof_mark_.empty() &&
-      ftruncate(temp_fd_, static_cast<off_t>(transfer_read_ - kIdLength)) != 0) {
+  if (transfer_.diskless() &&
+      ftruncate(temp_fd_, static_cast<off_t>(transfer_.snapshot_bytes())) != 0) {
     LogWarning("Error truncating the RDB file received from the master: " +
                std::string(std::strerror(errno)));
     Abort();
@@ -587,11 +528,7 @@ void MasterLink::BecomeConnected(std::string leftover) {
   const int fd = fd_;
   fd_ = -1;
   state_ = State::kConnected;
-  transfer_header_read_ = false;
-  transfer_size_ = -1;
-  transfer_read_ = 0;
-  eof_mark_.clear();
-  tail_.clear();
+  transfer_ = SyncTransfer();
   down_since_ms_ = 0;
   Client& client =
       server_.AdoptMasterConnection(fd, master_.host + ":" + std::to_string(master_.port));

@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 
+#include "resp/sync_transfer.h"
 #include "server/config.h"
 
 namespace goblin {
@@ -92,8 +93,8 @@ class MasterLink {
   int64_t down_since_seconds(int64_t now_ms) const;  // -1 when the link never came up
   bool sync_in_progress() const { return state_ == State::kTransfer; }
   // While kTransfer: the snapshot's size (-1 until known, and for a diskless one), bytes read.
-  int64_t transfer_size() const { return transfer_size_; }
-  uint64_t transfer_read() const { return transfer_read_; }
+  int64_t transfer_size() const { return transfer_.size(); }
+  uint64_t transfer_read() const { return transfer_.read(); }
   int64_t transfer_last_io_ms() const { return transfer_last_io_ms_; }
 
  private:
@@ -135,11 +136,7 @@ class MasterLink {
   // kTransfer.
   std::string transfer_replid_;
   uint64_t transfer_offset_ = 0;
-  bool transfer_header_read_ = false;
-  int64_t transfer_size_ = -1;
-  std::string eof_mark_;  // diskless: the 40 bytes that end the payload
-  std::string tail_;      // diskless: the last bytes written, where the mark may be
-  uint64_t transfer_read_ = 0;
+  SyncTransfer transfer_;  // the snapshot's framing: header, size or end mark, bytes read
   int64_t transfer_last_io_ms_ = 0;
   int temp_fd_ = -1;
   std::string temp_path_;

@@ -191,6 +191,10 @@ TEST(AofManifestTest, RejectsEveryMalformedManifest) {
       {"file 'a seq 1 type b\n", "at line 1 (unbalanced quotes)"},
       {"file a\0b seq 1 type b\n"s, "at line 1 (NUL byte in line)"},
       {"file " + long_name + " seq 1 type i\n", "at line 1 (line longer than 1023 bytes)"},
+      // Short as read, too long as written back (each byte quoted as \xff): found by the
+      // aof_manifest fuzz target, whose corpus keeps the input.
+      {"file \"" + std::string(300, '\xff') + "\" seq 1 type i\n",
+       "at line 1 (file name too long once quoted)"},
       // Comment lines count, as Redis counts them.
       {"# one\n# two\nfile a seq 1 type q\n", "Unknown AOF file type at line 3"},
   };

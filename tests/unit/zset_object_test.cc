@@ -1,6 +1,7 @@
 // ZsetObject: the Collection shell of a sorted-set key. Clone keeps members, scores and form;
 // the small form never stores -0 (Redis's listpack writes an integral score as an integer);
-// ConvertToLarge and MemoryUsage.
+// ConvertToLarge and MemoryUsage; a snapshot value whose runs are malformed is refused without
+// reading outside them.
 
 #include "core/zset_object.h"
 
@@ -11,6 +12,10 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "core/bytes.h"
+#include "core/value_types.h"
+#include "core/zset_tree.h"
 
 namespace goblin {
 namespace {
@@ -129,6 +134,35 @@ TEST(ZsetObjectTest, MemoryUsageGrowsWithTheSet) {
   }
   EXPECT_GT(object->MemoryUsage(), empty + 1000 * 8);
   EXPECT_EQ(object->MemoryUsage() - object->set().MemoryUsage(), shell);
+}
+
+// The large form copies each run into a leaf while another pass checks it, and the copy's
+// first entry used to be read with the varint reader for trusted bytes: a run of 0xff bytes
+// (found by the snapshot_loader fuzz target) made it shift past 64 bits and read past the
+// leaf. Under the sanitizer build that stopped the test; now the value is refused.
+TEST(ZsetObjectTest, SnapshotRunsOfContinuationBytesAreRefused) {
+  const std::string garbage(ZsetTree::kLeafPayload, '\xff');
+  std::string good_run;
+  AppendVar(&good_run, 0);  // one entry: key 0, member "m"
+  AppendVar(&good_run, uint64_t{1} << 1);
+  good_run += "m";
+  for (size_t runs : {1, 2}) {
+    std::string value;
+    AppendU8(&value, ZsetObject::kSnapshotLarge);
+    AppendVar(&value, runs);  // members
+    AppendVar(&value, 100);   // longest member: above 64 bytes, so the large form
+    AppendVar(&value, runs);
+    AppendVar(&value, 1);
+    AppendLengthPrefixed(&value, garbage);
+    if (runs == 2) {
+      // A second run makes the tree grow a root over the first leaf, read the same way.
+      AppendVar(&value, 1);
+      AppendLengthPrefixed(&value, good_run);
+    }
+    std::string what;
+    EXPECT_EQ(ZsetObject::DecodeSnapshot(value, EncodingLimits{}, &what), nullptr) << runs;
+    EXPECT_EQ(what, "sorted set run ends inside an entry") << runs;
+  }
 }
 
 }  // namespace
