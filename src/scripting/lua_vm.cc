@@ -592,7 +592,12 @@ bool ReadLine(std::string_view data, size_t* pos, char* type, std::string_view* 
   return true;
 }
 
-bool PushElement(lua_State* lua, std::string_view data, size_t* pos);
+// Replies nest at most this deep before they are refused as unparsable: every level is a C
+// frame, and the Lua stack alone (8,000 slots) would let the recursion outgrow a thread's stack.
+// No command's reply comes near it.
+constexpr int kMaxReplyDepth = 1000;
+
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth);
 
 bool PushBulkBody(std::string_view data, size_t* pos, int64_t length, std::string_view* body) {
   if (length < 0 || static_cast<size_t>(length) + 2 > data.size() - *pos) return false;
@@ -601,13 +606,14 @@ bool PushBulkBody(std::string_view data, size_t* pos, int64_t length, std::strin
   return true;
 }
 
-bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, int64_t count) {
+bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, int64_t count,
+                   int depth) {
   if (type == '%') {
     lua_createtable(lua, 0, 1);
     lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
     for (int64_t i = 0; i < count; ++i) {
-      if (!PushElement(lua, data, pos)) return false;
-      if (!PushElement(lua, data, pos)) return false;
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
       lua_settable(lua, -3);
     }
     lua_setfield(lua, -2, "map");
@@ -617,7 +623,7 @@ bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type
     lua_createtable(lua, 0, 1);
     lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
     for (int64_t i = 0; i < count; ++i) {
-      if (!PushElement(lua, data, pos)) return false;
+      if (!PushElement(lua, data, pos, depth + 1)) return false;
       lua_pushboolean(lua, 1);
       lua_settable(lua, -3);
     }
@@ -626,14 +632,14 @@ bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type
   }
   lua_createtable(lua, static_cast<int>(std::min<int64_t>(count, 1 << 20)), 0);
   for (int64_t i = 0; i < count; ++i) {
-    if (!PushElement(lua, data, pos)) return false;
+    if (!PushElement(lua, data, pos, depth + 1)) return false;
     lua_rawseti(lua, -2, static_cast<int>(i + 1));
   }
   return true;
 }
 
-bool PushElement(lua_State* lua, std::string_view data, size_t* pos) {
-  if (!lua_checkstack(lua, 4)) return false;
+bool PushElement(lua_State* lua, std::string_view data, size_t* pos, int depth) {
+  if (depth > kMaxReplyDepth || !lua_checkstack(lua, 4)) return false;
   char type;
   std::string_view line;
   if (!ReadLine(data, pos, &type, &line)) return false;
@@ -690,7 +696,7 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos) {
         lua_pushboolean(lua, 0);
         return true;
       }
-      return PushAggregate(lua, data, pos, type, count);
+      return PushAggregate(lua, data, pos, type, count, depth);
     case '_':
       lua_pushnil(lua);
       return true;
@@ -713,10 +719,10 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos) {
       // Attributes annotate the reply that follows; scripts see only that reply.
       if (!ParseInt64(line, &count)) return false;
       for (int64_t i = 0; i < 2 * count; ++i) {
-        if (!PushElement(lua, data, pos)) return false;
+        if (!PushElement(lua, data, pos, depth + 1)) return false;
         lua_pop(lua, 1);
       }
-      return PushElement(lua, data, pos);
+      return PushElement(lua, data, pos, depth + 1);
     default:
       return false;
   }
@@ -727,7 +733,7 @@ bool PushElement(lua_State* lua, std::string_view data, size_t* pos) {
 size_t PushRespAsLua(lua_State* lua, std::string_view resp) {
   int top = lua_gettop(lua);
   size_t pos = 0;
-  if (!PushElement(lua, resp, &pos)) {
+  if (!PushElement(lua, resp, &pos, 0)) {
     lua_settop(lua, top);
     return 0;
   }

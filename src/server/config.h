@@ -106,7 +106,7 @@ struct Config {
   int64_t lfu_decay_time = 1;  // minutes per step of an LFU counter's decay
   OutputBufferLimits client_output_buffer_limit;
   // Goblin's bound on one client's unsent replies, whatever its output-buffer class says
-  // (Server::OutputHardLimit): 0 means maxmemory, or an eighth of physical memory without it.
+  // (Server::OutputHardLimit): 0 means maxmemory (at least 64 MB), or an eighth of physical memory without it.
   int64_t client_reply_size_limit = 0;
   int64_t maxmemory_eviction_tenacity = 10;
   // Encoding thresholds.

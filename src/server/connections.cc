@@ -639,9 +639,13 @@ const OutputBufferLimit& Server::OutputLimitClass(const Client& client) const {
 uint64_t Server::OutputHardLimit(const Client& client) const {
   const OutputBufferLimit& limit = OutputLimitClass(client);
   if (client.is_replica()) return static_cast<uint64_t>(limit.hard);
+  // A tiny maxmemory (a test's `maxmemory 1`, a small cache) must not cut ordinary replies.
+  constexpr uint64_t kLeastDerivedBound = 64ULL << 20;
   uint64_t bound = static_cast<uint64_t>(config.client_reply_size_limit);
   if (bound == 0) {
-    bound = config.maxmemory > 0 ? static_cast<uint64_t>(config.maxmemory) : physical_memory_ / 8;
+    bound = config.maxmemory > 0
+                ? std::max(static_cast<uint64_t>(config.maxmemory), kLeastDerivedBound)
+                : physical_memory_ / 8;
   }
   if (limit.hard > 0) bound = bound == 0 ? limit.hard : std::min<uint64_t>(bound, limit.hard);
   return bound;

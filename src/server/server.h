@@ -341,8 +341,9 @@ class Server : private KeyspaceEvents {
   bool OverOutputLimit(Client& client);
   // The most unsent output client may hold before it is closed: its class's hard limit and,
   // for a client that is not a replica, the reply size limit (client-reply-size-limit; when 0,
-  // maxmemory, or an eighth of physical memory without one), which keeps a reply that cannot
-  // fit (ZRANDMEMBER key -2147483648 is 24 GB) from taking the machine. 0: none.
+  // maxmemory but at least 64 MB, or an eighth of physical memory without one), which keeps a
+  // reply that cannot fit (ZRANDMEMBER key -2147483648 is 24 GB) from taking the machine.
+  // 0: none.
   uint64_t OutputHardLimit(const Client& client) const;
   // The client-output-buffer-limit class of client: replica, pubsub or normal.
   const OutputBufferLimit& OutputLimitClass(const Client& client) const;
