@@ -43,6 +43,9 @@ def steps(make_server, kind: str) -> list:
     replica = start(make_server, kind, "replica", ["--replicaof", "127.0.0.1", str(master.port)])
     wait_for(lambda: replica.info("replication").get("master_link_status") == "up", what="the link")
     seen = [("master", roles_since(master, 0)), ("replica", roles_since(replica, 0))]
+    # The replica's full sync may still have its child running once the link is up.
+    wait_for(lambda: master.info("persistence").get("rdb_bgsave_in_progress") == "0",
+             what="the sync's child to end")
     with master.raw() as conn:
         assert conn.call("BGSAVE").raw == b"+Background saving started\r\n"
     wait_for(lambda: any("DB saved on disk" in m for _, _, m in lines(master)), what="the child's line")
