@@ -218,10 +218,11 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
   number("argv-mem", 0);
   number("multi-mem", 0);
-  number("rbs", static_cast<int64_t>(c.output.capacity()));
+  number("rbs", static_cast<int64_t>(c.output.allocated()));
   number("rbp", static_cast<int64_t>(c.output.size()));
   // Redis keeps a reply in a 16 KB buffer (obl) and then in a list of 16 KB blocks (oll,
-  // omem). Here it is one string: the same figures for its unsent part, cut the same way.
+  // omem). Here blocks may be larger (one per big reply): the figures are Redis's cut of the
+  // unsent bytes.
   constexpr int64_t kReplyChunk = 16 * 1024;
   const auto pending = static_cast<int64_t>(c.pending_output());
   const int64_t in_buffer = std::min(pending, kReplyChunk);
@@ -229,7 +230,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("oll", (pending - in_buffer + kReplyChunk - 1) / kReplyChunk);
   number("omem", pending - in_buffer);
   number("tot-mem",
-         static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.capacity()));
+         static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.allocated()));
   field("events", c.want_write ? "rw" : "r");
   field("cmd", c.last_command);
   field("user", c.kind == ClientKind::kMaster ? "(superuser)" : "default");

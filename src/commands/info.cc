@@ -207,7 +207,7 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("mem_clients_slaves", static_cast<uint64_t>(replica_buffers));
   size_t client_memory = 0;
   for (Client* c : s.ClientsById()) {
-    if (!c->is_replica()) client_memory += c->input.capacity() + c->output.capacity();
+    if (!c->is_replica()) client_memory += c->input.capacity() + c->output.allocated();
   }
   w.Field("mem_clients_normal", static_cast<uint64_t>(client_memory));
   w.Field("mem_cluster_links", "0");
@@ -315,8 +315,7 @@ void ReplicationSection(CommandContext& ctx, InfoWriter& w) {
       w.Field("master_sync_read_bytes", read);
       w.Field("master_sync_left_bytes", size - read);
       w.Field("master_sync_perc", perc);
-      w.Field("master_sync_last_io_seconds_ago",
-              (ctx.now_ms - link.transfer_last_io_ms()) / 1000);
+      w.Field("master_sync_last_io_seconds_ago", (ctx.now_ms - link.transfer_last_io_ms()) / 1000);
     }
     if (!link.connected()) {
       w.Field("master_link_down_since_seconds", link.down_since_seconds(ctx.now_ms));

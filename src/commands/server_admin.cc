@@ -214,7 +214,7 @@ void MemoryStatsCommand(CommandContext& ctx) {
   }
   size_t clients = 0;
   for (Client* c : s.ClientsById()) {
-    if (!c->is_replica()) clients += c->input.capacity() + c->output.capacity();
+    if (!c->is_replica()) clients += c->input.capacity() + c->output.allocated();
   }
   const size_t backlog = s.replication->BacklogBytes();
   const size_t replicas = s.replication->ReplicaBufferBytes();

@@ -24,15 +24,15 @@ void ReplyBuilder::Simple(std::string_view text) {
 void ReplyBuilder::Error(std::string_view text) {
   if (over_limit()) return;
   out_->push_back('-');
-  size_t start = out_->size();
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
-  out_->append(text);
   // Errors may quote user input; like Redis, drop trailing CR/LF and turn the others into
   // spaces so the reply stays one line.
-  for (size_t i = start; i < out_->size(); ++i) {
-    char& c = (*out_)[i];
-    if (c == '\r' || c == '\n') c = ' ';
+  for (size_t line_end; (line_end = text.find_first_of("\r\n")) != std::string_view::npos;) {
+    out_->append(text.substr(0, line_end));
+    out_->push_back(' ');
+    text.remove_prefix(line_end + 1);
   }
+  out_->append(text);
   out_->append("\r\n");
 }
 

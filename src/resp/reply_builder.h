@@ -16,11 +16,13 @@
 #include <string>
 #include <string_view>
 
+#include "resp/output_buffer.h"
+
 namespace goblin {
 
 class ReplyBuilder {
  public:
-  explicit ReplyBuilder(std::string* out) : out_(out) {}
+  explicit ReplyBuilder(OutputBuffer* out) : out_(out) {}
 
   int protocol() const { return protocol_; }
   void set_protocol(int version) { protocol_ = version; }
@@ -56,14 +58,14 @@ class ReplyBuilder {
   // How many more bytes fit before the limit.
   size_t room() const { return over_limit() ? 0 : limit_ - out_->size(); }
 
-  std::string* buffer() { return out_; }
+  OutputBuffer* buffer() { return out_; }
   // Replies go to out from now on (a replica's replies are set aside from its stream).
-  void set_buffer(std::string* out) { out_ = out; }
+  void set_buffer(OutputBuffer* out) { out_ = out; }
 
  private:
   void Header(char type, int64_t count);
 
-  std::string* out_;
+  OutputBuffer* out_;
   int protocol_ = 2;
   size_t limit_ = std::numeric_limits<size_t>::max();
 };

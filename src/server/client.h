@@ -118,9 +118,8 @@ struct Client {
   InputBuffer input;
   RequestParser parser;
 
-  // Output: replies not yet written start at output_sent.
-  std::string output;
-  size_t output_sent = 0;
+  // Replies not yet written (resp/output_buffer.h).
+  OutputBuffer output;
   ReplyBuilder reply;
   bool want_write = false;  // registered for EPOLLOUT
 
@@ -170,13 +169,13 @@ struct Client {
   bool paused = false;                // CLIENT PAUSE: its next command waits in the input
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
-  size_t pending_output() const { return output.size() - output_sent; }
+  size_t pending_output() const { return output.size(); }
 
   // Replication (server/replication.h). A replica's output is the replication stream; replies
   // to its own commands go to discarded_replies instead (a replica that gets one is dropped).
   ReplicaLink replica;
   bool is_replica() const { return replica.state != ReplicaState::kNone; }
-  std::string discarded_replies;
+  OutputBuffer discarded_replies;
   // master_repl_offset right after this client's last command that fed the stream (WAIT).
   uint64_t write_offset = 0;
 

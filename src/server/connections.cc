@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -101,7 +102,6 @@ void Server::KillClient(Client& victim, const Client& caller) {
   victim.close_after_reply = true;
   if (&victim == &caller) return;
   victim.output.clear();
-  victim.output_sent = 0;
   clients_to_close_.push_back(&victim);
 }
 
@@ -109,7 +109,6 @@ void Server::CloseClientSoon(Client& client) {
   if (client.close_after_reply && client.output.empty()) return;
   client.close_after_reply = true;
   client.output.clear();
-  client.output_sent = 0;
   clients_to_close_.push_back(&client);
 }
 
@@ -480,7 +479,6 @@ void Server::HandleReadable(Client& client) {
     clients_to_close_.push_back(&client);
     client.close_after_reply = true;
     client.output.clear();
-    client.output_sent = 0;
     return;
   }
   client.input.CommitWrite(static_cast<size_t>(n));
@@ -494,7 +492,6 @@ void Server::HandleReadable(Client& client) {
     ++stats.client_query_buffer_limit_disconnections;
     client.close_after_reply = true;
     client.output.clear();
-    client.output_sent = 0;
     clients_to_close_.push_back(&client);
     return;
   }
@@ -566,38 +563,34 @@ void Server::Flush(Client& client) {
     return;
   }
   uint64_t& written = client.is_replica() ? stats.net_repl_output_bytes : stats.net_output_bytes;
+  // A few blocks at a time: writev stops at the socket's room anyway, and a slow reader's long
+  // list is not walked whole for each write.
+  constexpr size_t kWriteVectors = 16;
+  std::array<iovec, kWriteVectors> vectors;
   while (client.pending_output() > 0) {
-    ssize_t n =
-        write(client.fd, client.output.data() + client.output_sent, client.pending_output());
+    const size_t count = client.output.Gather(vectors.data(), vectors.size());
+    ssize_t n = writev(client.fd, vectors.data(), static_cast<int>(count));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
       client.output.clear();
-      client.output_sent = 0;
       client.close_after_reply = true;
       break;
     }
     ++stats.total_writes_processed;
     written += static_cast<uint64_t>(n);
-    client.output_sent += static_cast<size_t>(n);
+    // Written blocks are freed as they go (output_buffer.h), so a client that drains slowly
+    // gives its memory back, and one that drains completely keeps one small block.
+    client.output.Consume(static_cast<size_t>(n));
   }
   if (client.pending_output() == 0) {
-    client.output.clear();
-    client.output_sent = 0;
     client.over_soft_limit_since = 0;
-    if (client.output.capacity() > 4 * kReadChunk) client.output.shrink_to_fit();
     if (client.close_after_reply) {
       clients_to_close_.push_back(&client);
       return;
     }
-  } else {
-    // A client that never drains completely (a replica under a steady stream) would keep
-    // every byte it was ever sent: the sent part goes once it outweighs what is left.
-    if (client.output_sent >= 4 * kReadChunk && client.output_sent >= client.pending_output()) {
-      client.output.erase(0, client.output_sent);
-      client.output_sent = 0;
-    }
-    if (DropOverOutputLimit(client)) return;
+  } else if (DropOverOutputLimit(client)) {
+    return;
   }
   UpdateEpoll(client);
 }

@@ -199,7 +199,8 @@ void WriteInfo() {
   info->handler(ctx);
   alarm(0);
   // A RESP2 bulk string: "$<length>\r\n<text>\r\n", the text's lines ending in CRLF.
-  std::string_view reply = scratch.output;
+  const std::string whole = scratch.output.ToString();
+  std::string_view reply = whole;
   const size_t start = reply.find("\r\n");
   if (reply.empty() || reply[0] != '$' || start == std::string_view::npos) return;
   reply = reply.substr(start + 2);

@@ -18,15 +18,16 @@
 namespace goblin {
 
 void Server::Execute(Client& client, const std::vector<std::string_view>& argv) {
-  size_t output_before = client.output.size();
+  const uint64_t output_before = client.output.end_position();
   bool skip_reply = client.reply_mode != ReplyMode::kOn;
   const Tracking::Frame tracking_frame = tracking.Enter(client);
   Dispatch(client, argv);
   if (!client.paused) {  // else not run yet: CLIENT PAUSE
     // CLIENT REPLY OFF|SKIP: the command ran, its reply is dropped.
     // (Unless the client was closed meanwhile, its output dropped.)
-    if (skip_reply && client.reply_mode != ReplyMode::kOn && client.output.size() > output_before) {
-      client.output.resize(std::max(output_before, client.output_sent));
+    if (skip_reply && client.reply_mode != ReplyMode::kOn &&
+        client.output.end_position() > output_before) {
+      client.output.Truncate(output_before - std::min(output_before, client.output.consumed()));
     }
     if (client.reply_mode == ReplyMode::kSkipThis) client.reply_mode = ReplyMode::kOn;
     if (client.reply_mode == ReplyMode::kSkipNext) client.reply_mode = ReplyMode::kSkipThis;
@@ -38,8 +39,7 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
     client.discarded_replies.clear();  // the master reads no replies
   } else if (client.is_replica() && !client.discarded_replies.empty()) {
     LogWarning("Replica generated a reply to command '" + client.last_command +
-               "', disconnecting it: id=" + std::to_string(client.id) +
-               " addr=" + client.address);
+               "', disconnecting it: id=" + std::to_string(client.id) + " addr=" + client.address);
     client.discarded_replies.clear();
     CloseClientSoon(client);
     return;
@@ -152,11 +152,11 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   }
   // Writes, and EXEC of a transaction holding one, need min-replicas-to-write good replicas;
   // a read-only replica takes none but its master's.
-  const bool writes =
-      client.is_connection() && !client.in_exec &&
-      ((command->flags & kCmdWrite) ||
-       (command->name == "exec" &&
-        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdWrite) != 0; })));
+  const bool writes = client.is_connection() && !client.in_exec &&
+                      ((command->flags & kCmdWrite) ||
+                       (command->name == "exec" && QueuedAny(client, [](const Command& q) {
+                          return (q.flags & kCmdWrite) != 0;
+                        })));
   if (writes && !replication->EnoughGoodReplicas(now_ms_)) {
     reject(errors::kNoReplicas, command);
     return;
@@ -200,7 +200,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   client.last_command = command->name;
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
-  size_t output_before = client.output.size();
+  const uint64_t output_before = client.output.end_position();
   const uint64_t dirty_before = dirty;
   const uint64_t changes_before = stats.keyspace.modifications;
   const uint64_t repl_offset_before = replication->offset();
@@ -220,7 +220,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const bool limited = client.is_connection() && !client.is_replica();
   if (limited) {
     const uint64_t hard = OutputHardLimit(client);
-    if (hard > 0) client.reply.set_limit(client.output_sent + hard);
+    if (hard > 0) client.reply.set_limit(hard);
   }
   command->handler(ctx);
   const bool over_limit = limited && client.reply.over_limit();
@@ -244,11 +244,12 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t elapsed = CycleClock::Now() - start;
   int64_t duration = CycleClock::ToMicros(elapsed);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
-  if (client.output.size() > output_before && client.output[output_before] == '-') {
+  if (client.output.end_position() > output_before && output_before >= client.output.consumed() &&
+      client.output.at(output_before - client.output.consumed()) == '-') {
     if (stats.total_error_replies == errors_before) {
-      size_t end = client.output.find('\r', output_before);
-      CountError(
-          std::string_view(client.output).substr(output_before + 1, end - output_before - 1));
+      const size_t start = output_before - client.output.consumed();
+      const size_t end = client.output.find('\r', start);
+      CountError(client.output.substr(start + 1, end - start - 1));
     }
     ++command->stats.failed_calls;
   }

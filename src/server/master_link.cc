@@ -554,11 +554,13 @@ void MasterLink::SendAck() {
   const std::string fsynced_text = std::to_string(fsynced);
   const std::string_view with_fack[] = {"REPLCONF", "ACK", offset, "FACK", fsynced_text};
   const std::string_view argv[] = {"REPLCONF", "ACK", offset};
+  std::string ack;
   if (fsynced >= 0) {
-    AppendRespCommand(&client->output, with_fack);
+    AppendRespCommand(&ack, with_fack);
   } else {
-    AppendRespCommand(&client->output, argv);
+    AppendRespCommand(&ack, argv);
   }
+  client->output.append(ack);
   server_.QueueWrite(*client);
 }
 

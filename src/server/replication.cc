@@ -60,13 +60,13 @@ std::vector<Client*> Replication::Replicas() const {
 
 size_t Replication::ReplicaBufferBytes() const {
   size_t bytes = 0;
-  for (Client* client : Replicas()) bytes += client->input.capacity() + client->output.capacity();
+  for (Client* client : Replicas()) bytes += client->input.capacity() + client->output.allocated();
   return bytes;
 }
 
 size_t Replication::ReplicaOutputBytes() const {
   size_t bytes = 0;
-  for (Client* client : Replicas()) bytes += client->output.capacity();
+  for (Client* client : Replicas()) bytes += client->output.allocated();
   return bytes;
 }
 
@@ -271,8 +271,8 @@ void Replication::Sync(Client& client, bool psync, std::string_view replid, int6
           other->replica.filtered || (snapshot_goblin_ && !client.replica.goblin_snapshot)) {
         continue;
       }
-      client.output = other->output.substr(other->output_sent);
-      client.output_sent = 0;
+      client.output.clear();
+      client.output.append(other->output);
       if (SetupFullResync(client, other->replica.initial_offset)) {
         LogNotice("Waiting for end of BGSAVE for SYNC");
       }
@@ -330,10 +330,17 @@ bool Replication::TryPartialResync(Client& client, std::string_view replid, int6
   link.state = ReplicaState::kOnline;
   link.ack_time_ms = server_.NowMs();
   replicas_.push_back(client.id);
-  client.output += link.psync2 ? "+CONTINUE " + id + "\r\n" : std::string("+CONTINUE\r\n");
-  const size_t sent =
-      backlog_->CopyFrom(static_cast<uint64_t>(offset),
-                         backlog_->end_offset() - static_cast<uint64_t>(offset), &client.output);
+  client.output.append(link.psync2 ? "+CONTINUE " + id + "\r\n" : std::string("+CONTINUE\r\n"));
+  // In slices, so that a large backlog is not held twice.
+  constexpr size_t kSlice = 1 << 20;
+  size_t sent = 0;
+  std::string slice;
+  for (uint64_t at = static_cast<uint64_t>(offset); at < backlog_->end_offset();
+       at += slice.size()) {
+    slice.clear();
+    sent += backlog_->CopyFrom(at, kSlice, &slice);
+    client.output.append(slice);
+  }
   server_.QueueWrite(client);
   LogNotice("Partial resynchronization request from " + Name(client) + " accepted. Sending " +
             std::to_string(sent) + " bytes of backlog starting from offset " +

@@ -137,7 +137,9 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
 void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::string* reply) {
   const Command* command = nullptr;
   if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
-    ReplyBuilder(reply).Error(refusal);
+    OutputBuffer error;
+    ReplyBuilder(&error).Error(refusal);
+    *reply = error.ToString();
     return;
   }
   if (command->flags & kCmdWrite) wrote_ = true;
@@ -148,7 +150,7 @@ void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::s
   // replicas).
   server_.effects.set_targets(static_cast<uint8_t>(replication_ & kToAll));
   server_.Dispatch(client_, argv_);
-  reply->swap(client_.output);
+  *reply = client_.output.ToString();
   client_.output.clear();
 }
 

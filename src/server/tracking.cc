@@ -222,7 +222,7 @@ void Tracking::Leave(const Frame& outer, const std::vector<std::string_view>& ar
       if (!pending.raw) Send(client, pending.data);
     }
     for (const Pending& pending : mine) {
-      if (pending.raw) client.output += pending.data;
+      if (pending.raw) client.output.append(pending.push);
     }
     server_.QueueWrite(client);
   }
@@ -278,7 +278,7 @@ void Tracking::Invalidate(std::string_view key) {
     if (target == nullptr || !target->tracking.on || target->tracking.bcast) continue;
     if (target == current_ && target->tracking.noloop) continue;
     if (target == current_ && executing_) {
-      pending_.push_back({false, KeyPayload(key)});
+      pending_.push_back({false, KeyPayload(key), OutputBuffer()});
     } else {
       Send(*target, KeyPayload(key));
     }
@@ -292,7 +292,7 @@ void Tracking::InvalidateAll() {
       if (!client->tracking.on) continue;
       std::string null = client->reply.resp3() ? "_\r\n" : "$-1\r\n";
       if (client == current_ && executing_) {
-        pending_.push_back({false, std::move(null)});
+        pending_.push_back({false, std::move(null), OutputBuffer()});
       } else {
         Send(*client, null);
       }
@@ -364,13 +364,13 @@ std::string Tracking::BroadcastPayload(const std::map<std::string, uint64_t>& ch
   return payload;
 }
 
-std::string* Tracking::OutputOf(Client& target) {
+OutputBuffer* Tracking::OutputOf(Client& target) {
   if (&target != current_ || !executing_) return &target.output;
-  pending_.push_back({true, ""});
-  return &pending_.back().data;
+  pending_.push_back({true, "", OutputBuffer()});
+  return &pending_.back().push;
 }
 
-void Tracking::Delivered(Client& target, const std::string* out) {
+void Tracking::Delivered(Client& target, const OutputBuffer* out) {
   if (out == &target.output) server_.QueueWrite(target);
 }
 
@@ -383,7 +383,7 @@ void Tracking::Send(Client& tracker, std::string_view payload) {
       // The target has gone: the tracker learns it (RESP3 only) and shows the R flag.
       tracker.tracking.broken_redirect = true;
       if (!tracker.reply.resp3()) return;
-      std::string* out = OutputOf(tracker);
+      OutputBuffer* out = OutputOf(tracker);
       ReplyBuilder reply(out);
       reply.set_protocol(3);
       reply.Push(2);
@@ -396,7 +396,7 @@ void Tracking::Send(Client& tracker, std::string_view payload) {
   // RESP2 has no pushes: only a redirect target in the subscribed context can be told, by a
   // message on __redis__:invalidate.
   if (!target->reply.resp3() && !(redirected && target->subscribed())) return;
-  std::string* out = OutputOf(*target);
+  OutputBuffer* out = OutputOf(*target);
   ReplyBuilder reply(out);
   reply.set_protocol(target->reply.protocol());
   if (target->reply.resp3()) {

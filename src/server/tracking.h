@@ -182,8 +182,9 @@ class Tracking final : private KeyChangeListener {
     std::map<std::string, uint64_t> changed;  // key -> id of the client that changed it last
   };
   struct Pending {
-    bool raw;          // data is a push for the current client, else a payload to Send
-    std::string data;  // key invalidation payload, null or bytes
+    bool raw;           // push holds bytes for the current client, else data is to Send
+    std::string data;   // key invalidation payload, or null
+    OutputBuffer push;  // raw: the push held back
   };
 
   void KeyChanged(std::string_view key, bool expired) override;
@@ -192,8 +193,8 @@ class Tracking final : private KeyChangeListener {
   // its REDIRECT target, as Redis's sendTrackingMessage.
   void Send(Client& tracker, std::string_view payload);
   // Where bytes for target go: its output, or the push held back for the running command.
-  std::string* OutputOf(Client& target);
-  void Delivered(Client& target, const std::string* out);
+  OutputBuffer* OutputOf(Client& target);
+  void Delivered(Client& target, const OutputBuffer* out);
   void AddPrefix(Client& client, std::string_view prefix);
   void UpdateListening();
   static std::string KeyPayload(std::string_view key);

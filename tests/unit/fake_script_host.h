@@ -58,7 +58,7 @@ inline std::string Eval(LuaVm& vm, MapHost& host, std::string_view body, int pro
   int handle = 0;
   std::string error;
   if (!vm.Compile(body, &error, &handle)) return "compile error: " + error;
-  std::string out;
+  OutputBuffer out;
   ReplyBuilder reply(&out);
   reply.set_protocol(protocol);
   LuaVm::Invocation invocation;
@@ -70,7 +70,7 @@ inline std::string Eval(LuaVm& vm, MapHost& host, std::string_view body, int pro
   invocation.reply = &reply;
   vm.Run(invocation);
   vm.Release(handle);
-  return out;
+  return out.ToString();
 }
 
 }  // namespace goblin

@@ -22,12 +22,12 @@ class ReplyBuilderTest : public testing::TestWithParam<int> {
   bool resp3() const { return GetParam() == 3; }
   // The bytes written since the last call.
   std::string Take() {
-    std::string bytes = out_;
+    std::string bytes = out_.ToString();
     out_.clear();
     return bytes;
   }
 
-  std::string out_;
+  OutputBuffer out_;
   ReplyBuilder builder_;
 };
 
@@ -149,7 +149,7 @@ TEST_P(ReplyBuilderTest, Verbatim) {
 }
 
 TEST_P(ReplyBuilderTest, RepliesAppendToWhatIsAlreadyThere) {
-  out_ = "+QUEUED\r\n";
+  out_.append("+QUEUED\r\n");
   builder_.Integer(7);
   builder_.Raw("+raw\r\n");
   EXPECT_EQ(Take(), "+QUEUED\r\n:7\r\n+raw\r\n");
@@ -157,7 +157,7 @@ TEST_P(ReplyBuilderTest, RepliesAppendToWhatIsAlreadyThere) {
 
 TEST_P(ReplyBuilderTest, NothingIsAppendedOnceTheLimitIsReached) {
   EXPECT_FALSE(builder_.over_limit());
-  out_ = "+QUEUED\r\n";  // 9 bytes already there count toward the limit
+  out_.append("+QUEUED\r\n");  // 9 bytes already there count toward the limit
   builder_.set_limit(20);
   EXPECT_EQ(builder_.room(), 11u);
   builder_.Array(2);
@@ -184,7 +184,7 @@ TEST_P(ReplyBuilderTest, NothingIsAppendedOnceTheLimitIsReached) {
 }
 
 TEST(ReplyBuilderProtocolTest, DefaultsToResp2AndSwitches) {
-  std::string out;
+  OutputBuffer out;
   ReplyBuilder builder(&out);
   EXPECT_EQ(builder.protocol(), 2);
   EXPECT_FALSE(builder.resp3());
@@ -194,7 +194,7 @@ TEST(ReplyBuilderProtocolTest, DefaultsToResp2AndSwitches) {
   builder.Null();
   builder.set_protocol(2);
   builder.Null();
-  EXPECT_EQ(out, "$-1\r\n_\r\n$-1\r\n");
+  EXPECT_EQ(out.ToString(), "$-1\r\n_\r\n$-1\r\n");
 }
 
 }  // namespace

@@ -1,0 +1,97 @@
+"""Clients that pipeline large replies and read slowly (resp/output_buffer.h).
+
+Ten clients each pipeline 64 GETs of a 1 MB value and read nothing, so the server holds 64 MB of unsent
+replies for each. Their replies must cost the server about what they hold, not the doubled capacity of a
+growing string (whose copies and page faults kept every other client waiting for seconds); a reader that
+drains part of its replies must give the part it read back at once; another client is answered meanwhile;
+and once they go the server's memory returns near where it started.
+
+No assertion is on timing but the deadline that tells a stuck server from a busy one.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from support.resp import encode_command
+from support.server import wait_for
+
+DEADLINE = 10.0
+VALUE_SIZE = 1 << 20
+GETS = 64
+READERS = 10
+# One GET's reply: "$1048576\r\n", the value, "\r\n".
+REPLY_SIZE = VALUE_SIZE + len(b"$1048576\r\n") + 2
+MB = 1 << 20
+
+
+def parse_client_list(text: bytes) -> dict[str, dict]:
+    clients = {}
+    for line in text.decode().splitlines():
+        fields = dict(item.partition("=")[::2] for item in line.split(" "))
+        clients[fields["name"]] = fields
+    return clients
+
+
+def unsent(fields: dict) -> int:
+    return int(fields["obl"]) + int(fields["omem"])
+
+
+def slow_reader(srv, name: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=DEADLINE)
+    sock.sendall(encode_command("CLIENT", "SETNAME", name) + encode_command("GET", "big") * GETS)
+    return sock
+
+
+def used_memory(srv) -> int:
+    return int(srv.info("memory")["used_memory"])
+
+
+def test_slow_readers_cost_what_they_hold_and_give_back_what_they_read(make_server):
+    srv = make_server()
+    with srv.raw(timeout=DEADLINE) as control:
+        control.call("CLIENT", "SETNAME", "control")
+        control.call("SET", "big", "x" * VALUE_SIZE)
+        baseline = used_memory(srv)
+        readers = [slow_reader(srv, f"slow{i}") for i in range(READERS)]
+        try:
+            # A fresh client is answered while the readers' replies pile up.
+            with srv.raw(timeout=DEADLINE) as fresh:
+                assert fresh.call("PING", timeout=DEADLINE).value == b"PONG"
+
+            # Every GET has run once each reader's input is consumed and its last command was GET.
+            def all_built():
+                clients = parse_client_list(control.call("CLIENT", "LIST", timeout=DEADLINE).value)
+                slow = [clients.get(f"slow{i}") for i in range(READERS)]
+                done = all(c is not None and c["cmd"] == "get" and c["qbuf"] == "0" for c in slow)
+                return slow if done else None
+
+            slow = wait_for(all_built, timeout=DEADLINE, what="every reader's GETs to run")
+            # The kernel's socket buffers hold what was written; the rest stays in the server.
+            pending = [unsent(c) for c in slow]
+            assert min(pending) > GETS * REPLY_SIZE - 16 * MB, pending
+            # Held in blocks filled in turn: the allocation is about what is unsent, where a string
+            # doubled to 128 MB for each reader.
+            held = int(srv.info("memory")["mem_clients_normal"])
+            assert held < sum(pending) * 1.05 + READERS * MB, (held, sum(pending))
+
+            # The first reader takes 48 MB of its replies: the server keeps little more than the rest.
+            first = readers[0]
+            first.settimeout(DEADLINE)
+            received = 0
+            while received < 48 * MB:
+                chunk = first.recv(1 << 20)
+                assert chunk, "the server closed a reader"
+                received += len(chunk)
+            fields = parse_client_list(control.call("CLIENT", "LIST", timeout=DEADLINE).value)["slow0"]
+            assert unsent(fields) < 20 * MB, fields
+            assert int(fields["tot-mem"]) < unsent(fields) + 4 * MB, fields
+        finally:
+            for sock in readers:
+                sock.close()
+
+        # The readers' replies are freed with them.
+        wait_for(lambda: len(parse_client_list(control.call("CLIENT", "LIST").value)) == 1,
+                 timeout=DEADLINE, what="the readers to be closed")
+        after = used_memory(srv)
+        assert after < baseline + 8 * MB, (baseline, after)
