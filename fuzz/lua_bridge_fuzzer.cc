@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     default:
       args.push_back(input.Rest());
   }
-  std::string out;
+  goblin::OutputBuffer out;
   goblin::ReplyBuilder reply(&out);
   reply.set_protocol(mode == 1 ? 3 : 2);
   LuaVm::Invocation invocation;
