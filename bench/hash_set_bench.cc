@@ -20,7 +20,7 @@
 //
 // Build (jemalloc, as the server links it), in one line:
 //   g++ -std=c++20 -O2 -DNDEBUG -Wall -Wextra -Isrc src/core/hash.cc src/core/string_number.cc
-//       src/core/slot_index.cc src/core/entry_pages.cc src/core/paged_table.cc
+//       src/core/entry_index.cc src/core/entry_pages.cc src/core/paged_table.cc
 //       src/core/int_set.cc src/core/packed_hash.cc src/core/packed_set.cc
 //       bench/hash_set_bench.cc -lxxhash -ljemalloc -o /tmp/hashset/bench
 // Run: /tmp/hashset/bench [memory|speed|latency|all] [latency N, default 10000000] [runs, 3]

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "commands/families.h"
-#include "core/hash.h"
+#include "core/hashing.h"
 #include "core/version.h"
 #include "keyspace/database.h"
 #include "persist/rdb_loader.h"
@@ -127,9 +127,10 @@ int CheckSnapshot(int argc, char** argv) {
 }
 
 // goblin-server --export-rdb SNAPSHOT OUT.rdb [config-file] [--option value ...]: converts a
-// Goblin snapshot (or an RDB file of any version) into Redis's RDB version 10 offline. The options are the server's (databases, the encoding
-// limits, rdbcompression, rdbchecksum, stream-node-max-*): values take the forms they give.
-// Every key is kept, expired or not (a loading Redis drops those whose deadline has passed).
+// Goblin snapshot (or an RDB file of any version) into Redis's RDB version 10 offline. The options
+// are the server's (databases, the encoding limits, rdbcompression, rdbchecksum,
+// stream-node-max-*): values take the forms they give. Every key is kept, expired or not (a loading
+// Redis drops those whose deadline has passed).
 int ExportRdb(int argc, char** argv) {
   using namespace goblin;
   if (argc < 4 || std::strncmp(argv[2], "--", 2) == 0 || std::strncmp(argv[3], "--", 2) == 0) {

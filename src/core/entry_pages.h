@@ -7,7 +7,7 @@
 //
 // Entries are split over kChainCount chains by their key hash bits 0..3, so that a 32-bit
 // EntryRef = [chain 4][offset 28] can address 16 x 256 MB while the index stores only the 28
-// offset bits (slot_index.h). Within a chain an offset is [page 15][byte in page 13]:
+// offset bits (entry_index.h). Within a chain an offset is [page 15][byte in page 13]:
 //
 //   chain: page table (vector of Page), free page numbers, the page being appended to
 //   page:  one malloc of at most kPageBytes (8 KB, a size class), entries back to back:
@@ -48,8 +48,8 @@
 #include <string>
 #include <vector>
 
+#include "core/entry_index.h"
 #include "core/packed_cell.h"
-#include "core/slot_index.h"
 
 namespace goblin {
 

@@ -87,7 +87,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/hash.h"
+#include "core/hashing.h"
 
 namespace goblin {
 
@@ -578,10 +578,10 @@ class KeyTable {
     for (int attempt = 0; attempt < 64; ++attempt) {
       uint64_t r = SplitMix64(&state);
       Segment seg = SegmentAt(DirIndex(r));
-      uint32_t slot_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
-      uint8_t* bucket = seg.Bucket(slot_index / kSlotsPerBucket);
-      if (LoadSlot(bucket, slot_index % kSlotsPerBucket) != 0) {
-        return Slot(bucket, slot_index % kSlotsPerBucket, seg.depth);
+      uint32_t entry_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
+      uint8_t* bucket = seg.Bucket(entry_index / kSlotsPerBucket);
+      if (LoadSlot(bucket, entry_index % kSlotsPerBucket) != 0) {
+        return Slot(bucket, entry_index % kSlotsPerBucket, seg.depth);
       }
     }
     // Very sparse table: walk from a random directory entry to the first entry.
@@ -612,21 +612,21 @@ class KeyTable {
     size_t index = DirIndex(r);
     Segment seg = SegmentAt(index);
     index = Canonical(index, seg.depth);
-    uint32_t slot_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
+    uint32_t entry_index = static_cast<uint32_t>(((r & 0xffffffffu) * seg.Capacity()) >> 32);
     for (size_t found = 0; found < n;) {
-      if (slot_index == seg.Capacity()) {  // on to the next segment, wrapping around
+      if (entry_index == seg.Capacity()) {  // on to the next segment, wrapping around
         index = (index + RangeSize(seg.depth)) & (dir_.size() - 1);
         seg = SegmentAt(index);
-        slot_index = 0;
+        entry_index = 0;
         continue;
       }
-      uint8_t* bucket = seg.Bucket(slot_index / kSlotsPerBucket);
-      const uint32_t i = slot_index % kSlotsPerBucket;
+      uint8_t* bucket = seg.Bucket(entry_index / kSlotsPerBucket);
+      const uint32_t i = entry_index % kSlotsPerBucket;
       if (LoadSlot(bucket, i) != 0) {
         fn(Slot(bucket, i, seg.depth));
         ++found;
       }
-      ++slot_index;
+      ++entry_index;
     }
   }
 

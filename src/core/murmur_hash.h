@@ -3,7 +3,7 @@
 // registers are the same wherever it was built; that is what lets a HyperLogLog string move
 // between Goblin and Redis byte for byte (core/hyperloglog.h).
 //
-// Not for tables: it has no per-process seed (core/hash.h has the one tables use).
+// Not for tables: it has no per-process seed (core/hashing.h has the one tables use).
 #pragma once
 
 #include <cstddef>

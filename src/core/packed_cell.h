@@ -33,7 +33,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "core/hash.h"
+#include "core/hashing.h"
 #include "core/string_number.h"
 #include "core/varint.h"
 

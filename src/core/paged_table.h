@@ -1,6 +1,6 @@
 // PagedTable: the large form of a hash (entries [field cell][value cell]) or a set (entries
 // [member cell]): packed entries in pages (entry_pages.h) found through a compact index of
-// 5-byte slots (slot_index.h). OBJECT ENCODING calls it "hashtable"; GOBLIN.STATS "paged-table".
+// 5-byte slots (entry_index.h). OBJECT ENCODING calls it "hashtable"; GOBLIN.STATS "paged-table".
 //
 // Where the bytes go, per element at N = 1M, through jemalloc (bench/hash_set_bench.cc; the
 // same within 0.15 B at 0.5M, 1.1M and 2M):
@@ -13,10 +13,10 @@
 //
 //   entry: the cells (packed_cell.h); page slack: the unused end of each 8 KB page (< one
 //   entry), 16 partly filled append pages, page tables; index: a 5-byte slot at 98.7% of the
-//   segments' capacity, plus segment headers and table (slot_index.h).
+//   segments' capacity, plus segment headers and table (entry_index.h).
 //
 //   +--------------------------+        +---------------------------------------------+
-//   | SlotIndex                |        | EntryPages: 16 chains of 8 KB pages         |
+//   | EntryIndex                |        | EntryPages: 16 chains of 8 KB pages         |
 //   |  segment: tags | words --+-ref--->|  [field][value][field][value][dead][...]    |
 //   +--------------------------+        +---------------------------------------------+
 //
@@ -46,9 +46,9 @@
 #include <vector>
 
 #include "core/collection.h"
+#include "core/entry_index.h"
 #include "core/entry_pages.h"
 #include "core/packed_cell.h"
-#include "core/slot_index.h"
 
 namespace goblin {
 
@@ -75,7 +75,7 @@ void AppendPackedStatFields(const PackedStats& stats, StatFields* fields);
 // The first k entries of a random permutation of 0..n-1 (partial Fisher-Yates).
 void SampleDistinctIndices(size_t n, size_t k, uint64_t* random_state, std::vector<uint32_t>* out);
 
-class PagedTable final : private SlotIndexOwner, private EntryRelocator {
+class PagedTable final : private EntryIndexOwner, private EntryRelocator {
  public:
   // with_values: entries are [key][value] (hashes), else [key] (sets).
   explicit PagedTable(bool with_values);
@@ -101,7 +101,7 @@ class PagedTable final : private SlotIndexOwner, private EntryRelocator {
 
   // REQUIRES: size() > 0.
   EntryRef RandomRef(uint64_t* random_state) const { return index_.Random(random_state); }
-  // See SlotIndex::Scan.
+  // See EntryIndex::Scan.
   uint64_t Scan(uint64_t cursor, size_t count, std::vector<EntryRef>* out) const {
     return index_.Scan(cursor, count, out);
   }
@@ -143,7 +143,7 @@ class PagedTable final : private SlotIndexOwner, private EntryRelocator {
 
   bool with_values_;
   EntryPages pages_;
-  SlotIndex index_;
+  EntryIndex index_;
   std::vector<std::pair<uint64_t, EntryRef>> pending_;
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/bytes.h"
-#include "core/hash.h"
+#include "core/hashing.h"
 #include "core/zset_member_index.h"
 #include "core/zset_object.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/hash.h"
+#include "core/hashing.h"
 #include "core/varint.h"
 
 namespace goblin {

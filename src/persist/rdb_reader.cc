@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/bytes.h"
-#include "core/hash.h"
 #include "core/hash_object.h"
+#include "core/hashing.h"
 #include "core/list_object.h"
 #include "core/set_object.h"
 #include "core/stream_object.h"

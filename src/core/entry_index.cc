@@ -1,4 +1,4 @@
-#include "core/slot_index.h"
+#include "core/entry_index.h"
 
 #include <algorithm>
 #include <cassert>
@@ -25,22 +25,22 @@ uint32_t GrowthNeed(uint32_t count) { return count + 1 + count / 64; }
 
 }  // namespace
 
-SlotIndex::SlotIndex(const SlotIndexOwner* owner) : owner_(owner) {
+EntryIndex::EntryIndex(const EntryIndexOwner* owner) : owner_(owner) {
   table_.push_back(Allocate(kMinCapacity));
 }
 
-SlotIndex::~SlotIndex() {
+EntryIndex::~EntryIndex() {
   for (size_t s = 0; s < table_.size(); ++s) Free(table_[s]);
 }
 
-uint32_t SlotIndex::CapacityIn(size_t bytes, size_t header) {
+uint32_t EntryIndex::CapacityIn(size_t bytes, size_t header) {
   if (bytes <= header) return 0;
   size_t c = (bytes - header) / 5;
   while (c > 0 && header + TagBytes(c) + 4 * c > bytes) --c;
   return static_cast<uint32_t>(std::min<size_t>(c, kMaxCapacity));
 }
 
-SlotIndex::Segment SlotIndex::Allocate(uint32_t need) {
+EntryIndex::Segment EntryIndex::Allocate(uint32_t need) {
   need = std::max(need, kMinCapacity);
   Segment seg;
   size_t main_bytes = MainBytes(need);
@@ -70,7 +70,7 @@ SlotIndex::Segment SlotIndex::Allocate(uint32_t need) {
   return seg;
 }
 
-void SlotIndex::Free(const Segment& seg) {
+void EntryIndex::Free(const Segment& seg) {
   const Header* h = HeaderOf(seg.main);
   slot_capacity_ -= h->main_capacity + h->tail_capacity;
   segment_bytes_ -= AllocatedSize(seg.main) + AllocatedSize(seg.tail);
@@ -78,7 +78,7 @@ void SlotIndex::Free(const Segment& seg) {
   std::free(seg.tail);
 }
 
-SlotIndex::Segment SlotIndex::Reallocate(const Segment& from, uint32_t need) {
+EntryIndex::Segment EntryIndex::Reallocate(const Segment& from, uint32_t need) {
   const View old = ViewOf(from);
   Segment seg = Allocate(std::max(need, old.count));
   const View v = ViewOf(seg);
@@ -91,7 +91,7 @@ SlotIndex::Segment SlotIndex::Reallocate(const Segment& from, uint32_t need) {
   return seg;
 }
 
-int SlotIndex::FindSlot(const View& v, uint32_t tag, EntryRef ref) const {
+int EntryIndex::FindSlot(const View& v, uint32_t tag, EntryRef ref) const {
   const uint8_t tag_byte = static_cast<uint8_t>(tag);
   const uint32_t word = Word(tag, ref);
   const uint32_t in_main = std::min(v.count, v.main_capacity);
@@ -112,7 +112,7 @@ int SlotIndex::FindSlot(const View& v, uint32_t tag, EntryRef ref) const {
   return -1;
 }
 
-void SlotIndex::Grow(uint64_t s) {
+void EntryIndex::Grow(uint64_t s) {
   Segment seg = table_[s];
   const View v = ViewOf(seg);
   const uint32_t need = GrowthNeed(v.count);
@@ -143,7 +143,7 @@ void SlotIndex::Grow(uint64_t s) {
   table_[s] = Reallocate(seg, need);
 }
 
-void SlotIndex::Insert(uint64_t hash, EntryRef ref) {
+void EntryIndex::Insert(uint64_t hash, EntryRef ref) {
   assert(ChainOfRef(ref) == ChainOfHash(hash));
   const uint64_t s = Address(hash);
   View v = ViewOf(table_[s]);
@@ -162,7 +162,7 @@ void SlotIndex::Insert(uint64_t hash, EntryRef ref) {
   if (size_ > size_t{kTargetPerSegment} * table_.size()) SplitNext();
 }
 
-void SlotIndex::Erase(uint64_t hash, EntryRef ref) {
+void EntryIndex::Erase(uint64_t hash, EntryRef ref) {
   const uint64_t s = Address(hash);
   Segment seg = table_[s];
   const View v = ViewOf(seg);
@@ -188,7 +188,7 @@ void SlotIndex::Erase(uint64_t hash, EntryRef ref) {
   if (table_.size() > 1 && size_ < size_t{kTargetPerSegment} * table_.size() / 2) MergeLast();
 }
 
-void SlotIndex::Replace(uint64_t hash, EntryRef old_ref, EntryRef new_ref) {
+void EntryIndex::Replace(uint64_t hash, EntryRef old_ref, EntryRef new_ref) {
   assert(ChainOfRef(old_ref) == ChainOfRef(new_ref));
   const uint64_t s = Address(hash);
   const View v = ViewOf(table_[s]);
@@ -198,7 +198,7 @@ void SlotIndex::Replace(uint64_t hash, EntryRef old_ref, EntryRef new_ref) {
   v.word(static_cast<uint32_t>(i)) = Word(tag, new_ref);
 }
 
-void SlotIndex::SplitNext() {
+void EntryIndex::SplitNext() {
   const uint64_t s = split_;
   const uint32_t depth = level_;
   const Segment seg = table_[s];
@@ -244,7 +244,7 @@ void SlotIndex::SplitNext() {
   }
 }
 
-void SlotIndex::MergeLast() {
+void EntryIndex::MergeLast() {
   if (split_ == 0) {
     --level_;
     split_ = uint64_t{1} << level_;
@@ -275,7 +275,7 @@ void SlotIndex::MergeLast() {
   --split_;
 }
 
-uint64_t SlotIndex::Scan(uint64_t cursor, size_t count, std::vector<EntryRef>* out) const {
+uint64_t EntryIndex::Scan(uint64_t cursor, size_t count, std::vector<EntryRef>* out) const {
   if (size_ == 0) return 0;
   count = std::max<size_t>(count, 1);
   size_t reported = 0;
@@ -321,7 +321,7 @@ uint64_t SlotIndex::Scan(uint64_t cursor, size_t count, std::vector<EntryRef>* o
   }
 }
 
-EntryRef SlotIndex::Random(uint64_t* random_state) const {
+EntryRef EntryIndex::Random(uint64_t* random_state) const {
   assert(size_ > 0);
   for (int attempt = 0; attempt < 64; ++attempt) {
     const uint64_t s = Address(NextRandom(random_state));
@@ -343,7 +343,7 @@ EntryRef SlotIndex::Random(uint64_t* random_state) const {
   std::abort();  // size_ > 0 but no slot: invariant 1 is broken.
 }
 
-void SlotIndex::BulkLoad(const std::vector<std::pair<uint64_t, EntryRef>>& entries) {
+void EntryIndex::BulkLoad(const std::vector<std::pair<uint64_t, EntryRef>>& entries) {
   assert(size_ == 0);
   const size_t n = entries.size();
   if (n == 0) return;
@@ -374,9 +374,9 @@ void SlotIndex::BulkLoad(const std::vector<std::pair<uint64_t, EntryRef>>& entri
   size_ = n;
 }
 
-size_t SlotIndex::MemoryUsage() const { return segment_bytes_ + table_.MemoryUsage(); }
+size_t EntryIndex::MemoryUsage() const { return segment_bytes_ + table_.MemoryUsage(); }
 
-std::string SlotIndex::Validate() const {
+std::string EntryIndex::Validate() const {
   size_t total = 0;
   size_t capacity = 0;
   size_t bytes = 0;

@@ -1,4 +1,4 @@
-// SlotIndex: the key -> entry index of a large hash or set (paged_table.h). It holds no key
+// EntryIndex: the key -> entry index of a large hash or set (paged_table.h). It holds no key
 // bytes: a slot is 12 hash bits and the entry's 32-bit reference, in 5 bytes.
 //
 // Where the bytes go (per element, any N >= 0.5M): a 5-byte slot in segments filled to 98.7%
@@ -91,24 +91,24 @@ inline EntryRef MakeEntryRef(uint32_t chain, uint32_t offset) {
 }
 
 // Reads entries for the index when it needs more hash bits than the slots hold.
-class SlotIndexOwner {
+class EntryIndexOwner {
  public:
-  virtual ~SlotIndexOwner() = default;
+  virtual ~EntryIndexOwner() = default;
   // The hash of the key of the entry at ref.
   virtual uint64_t HashAt(EntryRef ref) const = 0;
   // Starts loading that entry (a split reads a few hundred in a row).
   virtual void PrefetchAt(EntryRef ref) const = 0;
 };
 
-class SlotIndex {
+class EntryIndex {
  public:
   // Average elements per segment before the next split.
   static constexpr uint32_t kTargetPerSegment = 256;
 
-  explicit SlotIndex(const SlotIndexOwner* owner);
-  ~SlotIndex();
-  SlotIndex(const SlotIndex&) = delete;
-  SlotIndex& operator=(const SlotIndex&) = delete;
+  explicit EntryIndex(const EntryIndexOwner* owner);
+  ~EntryIndex();
+  EntryIndex(const EntryIndex&) = delete;
+  EntryIndex& operator=(const EntryIndex&) = delete;
 
   size_t size() const { return size_; }
   size_t segment_count() const { return table_.size(); }
@@ -258,7 +258,7 @@ class SlotIndex {
   void SplitNext();
   void MergeLast();
 
-  const SlotIndexOwner* owner_;
+  const EntryIndexOwner* owner_;
   SegmentTable table_;
   uint32_t level_ = 0;
   uint64_t split_ = 0;
@@ -267,7 +267,7 @@ class SlotIndex {
   size_t segment_bytes_ = 0;
 };
 
-inline uint32_t SlotIndex::MatchMask(const uint8_t* tags, uint8_t tag) {
+inline uint32_t EntryIndex::MatchMask(const uint8_t* tags, uint8_t tag) {
 #if defined(__SSE2__)
   const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags));
   return static_cast<uint32_t>(
@@ -279,7 +279,7 @@ inline uint32_t SlotIndex::MatchMask(const uint8_t* tags, uint8_t tag) {
 #endif
 }
 
-inline SlotIndex::View SlotIndex::ViewOf(const Segment& seg) {
+inline EntryIndex::View EntryIndex::ViewOf(const Segment& seg) {
   const Header* h = HeaderOf(seg.main);
   View v;
   v.count = h->count;
@@ -295,7 +295,7 @@ inline SlotIndex::View SlotIndex::ViewOf(const Segment& seg) {
 }
 
 template <typename Probe>
-bool SlotIndex::Find(uint64_t hash, Probe&& probe) const {
+bool EntryIndex::Find(uint64_t hash, Probe&& probe) const {
   const uint64_t s = Address(hash);
   const View v = ViewOf(table_[s]);
   const uint32_t tag = TagOf(hash, Depth(s));
@@ -321,7 +321,7 @@ bool SlotIndex::Find(uint64_t hash, Probe&& probe) const {
 }
 
 template <typename Fn>
-void SlotIndex::ForEach(Fn&& fn) const {
+void EntryIndex::ForEach(Fn&& fn) const {
   for (size_t s = 0; s < table_.size(); ++s) {
     const View v = ViewOf(table_[s]);
     const uint32_t depth = Depth(s);

@@ -1,4 +1,4 @@
-#include "core/hash.h"
+#include "core/hashing.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
