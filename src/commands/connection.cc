@@ -162,9 +162,7 @@ void ResetCommand(CommandContext& ctx) {
   client.no_evict = false;
   client.no_touch = false;
   client.authenticated = ctx.server.config.requirepass.empty();
-  client.in_multi = false;
-  client.multi_failed = false;
-  client.queued.clear();
+  client.DiscardTransaction();
   ctx.server.UnwatchAll(client);
   ctx.server.pubsub.RemoveClient(client);
   ctx.server.RemoveMonitor(client);

@@ -6,9 +6,7 @@ namespace goblin {
 namespace {
 
 void ResetTransaction(CommandContext& ctx) {
-  ctx.client.in_multi = false;
-  ctx.client.multi_failed = false;
-  ctx.client.queued.clear();
+  ctx.client.DiscardTransaction();
   ctx.server.UnwatchAll(ctx.client);
 }
 
@@ -44,7 +42,7 @@ void ExecCommand(CommandContext& ctx) {
   client.in_exec = true;
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
-    ctx.server.Dispatch(client, argv);
+    ctx.server.RunQueued(client, argv);
   }
   client.in_exec = false;
 }

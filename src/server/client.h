@@ -138,6 +138,21 @@ struct Client {
   bool in_multi = false;
   bool multi_failed = false;  // a command was rejected while queueing: EXEC aborts
   std::vector<std::vector<std::string>> queued;
+  // The queued commands' flags (server/command_table.h), kept as they are queued for EXEC's
+  // admission: a flag some command has, and a flag some command lacks.
+  uint32_t queued_flags = 0;
+  uint32_t queued_lacking_flags = 0;
+  void Queue(const std::vector<std::string_view>& argv, uint32_t flags) {
+    queued.emplace_back(argv.begin(), argv.end());
+    queued_flags |= flags;
+    queued_lacking_flags |= ~flags;
+  }
+  // Leaves MULTI: the queue and its flags go (the watched keys stay: Server::UnwatchAll).
+  void DiscardTransaction() {
+    in_multi = multi_failed = false;
+    queued.clear();
+    queued_flags = queued_lacking_flags = 0;
+  }
   bool watch_dirty = false;
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
 

@@ -28,14 +28,11 @@ void Server::SetWritePause(WritePause reason, bool on) {
   if (before != 0 && write_pauses_ == 0) resume_paused_ = true;
 }
 
-// A WRITE pause holds what would change data or reach replicas: writes, PUBLISH, and EXEC of a
-// transaction holding either.
-bool Server::PausesCommand(const Client& client, const Command& command) const {
-  if (pause_all_) return true;
-  // Writes and what may replicate (PUBLISH, PFCOUNT writing its cache), as Redis pauses them.
-  auto writes = [](const Command& c) { return (c.flags & (kCmdWrite | kCmdMayReplicate)) != 0; };
-  if (writes(command)) return true;
-  return command.name == "exec" && QueuedAny(client, writes);
+// A WRITE pause holds what would change data or reach replicas: writes and what may replicate
+// (PUBLISH, PFCOUNT writing its cache), and EXEC of a transaction holding either, as Redis
+// pauses them.
+bool Server::PausesCommand(uint32_t any_flags) const {
+  return pause_all_ || (any_flags & (kCmdWrite | kCmdMayReplicate)) != 0;
 }
 
 void Server::ResumePausedClients() {

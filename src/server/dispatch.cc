@@ -1,7 +1,13 @@
-// Running one command: lookup, the checks Redis makes before a command may run (arity, AUTH,
-// maxmemory, loading, MISCONF, the subscribed context, CLIENT PAUSE, MULTI queueing), the
-// handler, its effects, and the statistics after it (commandstats, the latency histograms,
-// errorstats, SLOWLOG, LATENCY, MONITOR).
+// Running one command, in the two steps Redis's processCommand and call() take:
+//
+//   admission  the command is looked up, then the checks that may refuse it run in Redis's
+//              order (AdmissionRefusal); an admitted command may still wait (CLIENT PAUSE) or
+//              be queued (MULTI)
+//   execution  the handler, its effects, and the statistics after it: commandstats, the
+//              latency histograms, errorstats, SLOWLOG, LATENCY, MONITOR (Call)
+//
+// The commands EXEC runs were admitted when they were queued, and EXEC itself was admitted with
+// the flags of its whole queue: they go straight to execution (RunQueued), as in Redis.
 #include <algorithm>
 
 #include "core/ascii.h"
@@ -16,6 +22,22 @@
 #include "server/server.h"
 
 namespace goblin {
+
+namespace {
+
+// Redis formats an unknown name with %s, so it stops at its first NUL byte, and a reply line
+// cannot hold CR or LF.
+std::string PrintableName(std::string_view arg, size_t limit) {
+  return std::string(arg.substr(0, std::min(limit, arg.find('\0'))));
+}
+
+std::string OneLine(std::string text) {
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+}  // namespace
 
 void Server::Execute(Client& client, const std::vector<std::string_view>& argv) {
   const uint64_t output_before = client.output.end_position();
@@ -48,6 +70,148 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   if (any_ready_) HandleReadyKeys();
 }
 
+void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
+  std::string error;
+  const Command* command = LookUpCommand(argv, &error);
+  if (command == nullptr) {
+    Refuse(client, error, nullptr);
+    return;
+  }
+  const AdmissionFlags flags = FlagsForAdmission(client, *command);
+  if (std::string refusal = AdmissionRefusal(client, *command, flags, argv.size());
+      !refusal.empty()) {
+    Refuse(client, refusal, command);
+    return;
+  }
+  if (paused() && client.is_connection() && !client.is_replica() && !client.retrying_block &&
+      PausesCommand(flags.any)) {
+    client.paused = true;  // the command stays in the input until the pause ends
+    paused_clients_.push_back(client.id);
+    return;
+  }
+  if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
+    client.Queue(argv, command->flags);
+    client.reply.Simple("QUEUED");
+    return;
+  }
+  Call(client, *command, argv);
+}
+
+void Server::RunQueued(Client& client, const std::vector<std::string_view>& argv) {
+  std::string error;
+  // Found when it was queued; the table does not change at run time.
+  const Command* command = LookUpCommand(argv, &error);
+  Call(client, *command, argv);
+}
+
+const Command* Server::LookUpCommand(const std::vector<std::string_view>& argv,
+                                     std::string* error) const {
+  const Command* command = commands.Find(argv[0]);
+  if (command == nullptr) {
+    std::string args;
+    for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+      args += "'" + PrintableName(argv[i], 128 - args.size()) + "' ";
+    }
+    *error = OneLine("ERR unknown command '" + PrintableName(argv[0], 128) +
+                     "', with args beginning with: " + args);
+    return nullptr;
+  }
+  if (!command->HasSubcommands() || argv.size() < 2) return command;
+  const Command* sub = command->FindSubcommand(argv[1]);
+  if (sub == nullptr) {
+    *error =
+        OneLine(errors::UnknownSubcommand(PrintableName(argv[1], 128), AsciiUpper(command->name)));
+  }
+  return sub;
+}
+
+Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Command& command) {
+  AdmissionFlags flags{command.flags, ~command.flags};
+  if (client.in_multi && command.name == "exec") {
+    flags.any |= client.queued_flags;
+    flags.lacking |= client.queued_lacking_flags;
+  }
+  return flags;
+}
+
+// The checks of Redis's processCommand, in its order: when several refusals apply, the first
+// of this list is the one the client gets.
+//    1. arity
+//    2. authentication
+//    3. a command MULTI may not hold, inside MULTI
+//       (the ACL check and the cluster redirection belong here, in this order)
+//    4. maxmemory, once the policy has evicted what it may
+//    5. MISCONF: the last background save or an AOF write failed
+//    6. min-replicas-to-write
+//    7. a write to a read-only replica
+//    8. the RESP2 subscribed context
+//    9. replica-serve-stale-data no, while the link to the master is down
+//   10. loading
+//   11. a script running past busy-reply-threshold
+//   12. a replica or a monitor (Redis's monitors are replicas underneath) touching the keyspace
+// Then, in Dispatch: CLIENT PAUSE holds the command, MULTI queues it.
+// A connection goes through every check; the other clients (the append-only file's replay,
+// the master's stream, a script's calls: server/client.h) only through the first three.
+std::string Server::AdmissionRefusal(Client& client, const Command& command,
+                                     const AdmissionFlags& flags, size_t argc) {
+  if (!command.ArityOk(argc)) return errors::WrongArity(command.name);
+  if (!client.authenticated && !(command.flags & kCmdNoAuth)) {
+    if (!config.requirepass.empty()) return std::string(errors::kNoAuth);
+    client.authenticated = true;
+  }
+  if (client.in_multi && (command.flags & kCmdNoMulti)) {
+    return "ERR Command not allowed inside a transaction";
+  }
+  if (!client.is_connection()) return "";
+  // While a script is busy nothing is evicted: the script's view of the data must hold.
+  if (config.maxmemory > 0 && !scripts->busy() && !client.retrying_block &&
+      evictor.Perform() == Evictor::Result::kFail &&
+      RefusedWhenOutOfMemory(client, command, flags.any)) {
+    return std::string(errors::kOutOfMemory);
+  }
+  const bool writes = flags.any & kCmdWrite;
+  // PING too, so that a health check sees the failure.
+  if (writes || command.name == "ping") {
+    if (std::string refusal = persistence->RefuseWrites(); !refusal.empty()) return refusal;
+  }
+  if (writes && !replication->EnoughGoodReplicas(now_ms_)) {
+    return std::string(errors::kNoReplicas);
+  }
+  const bool replica = master_link->is_replica();
+  if (writes && replica && config.replica_read_only) {
+    return std::string(errors::kReadOnlyReplica);
+  }
+  if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(command)) {
+    return "ERR Can't execute '" + command.name +
+           "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+           "context";
+  }
+  if (replica && !config.replica_serve_stale_data && !master_link->connected() &&
+      (flags.lacking & kCmdStale)) {
+    return std::string(errors::kMasterDown);
+  }
+  if (loading() && (flags.lacking & kCmdLoading)) return std::string(errors::kLoading);
+  if (scripts->busy() && !client.running_script && !(command.flags & kCmdAllowBusy)) {
+    return std::string(scripts->BusyError());
+  }
+  if ((client.monitor || client.is_replica()) &&
+      (flags.any & (kCmdWrite | kCmdReadonly | kCmdMayReplicate))) {
+    return "ERR Replica can't interact with the keyspace";
+  }
+  return "";
+}
+
+// Over maxmemory with nothing left to evict, Redis refuses commands that may grow memory
+// (denyoom), EXEC of a transaction holding one, and inside MULTI anything but the commands
+// that end it (queuing itself takes memory).
+bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command,
+                                    uint32_t any_flags) const {
+  if (any_flags & kCmdDenyOom) return true;
+  const std::string& name = command.name;
+  return client.in_multi && name != "exec" && name != "discard" && name != "quit" &&
+         name != "reset";
+}
+
 // What a RESP2 client in the subscribed context may still run.
 bool Server::AllowedWhileSubscribed(const Command& command) {
   static constexpr std::string_view kAllowed[] = {"subscribe",   "ssubscribe",   "psubscribe",
@@ -56,148 +220,23 @@ bool Server::AllowedWhileSubscribed(const Command& command) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), command.name) != std::end(kAllowed);
 }
 
-// Over maxmemory with nothing left to evict, Redis refuses commands that may grow memory
-// (denyoom), EXEC of a transaction holding one, and inside MULTI anything but the commands
-// that end it (queuing itself takes memory).
-bool Server::RefusedWhenOutOfMemory(const Client& client, const Command& command) const {
-  if (command.flags & kCmdDenyOom) return true;
-  const std::string& name = command.name;
-  if (name == "exec") {
-    return QueuedAny(client, [](const Command& q) { return (q.flags & kCmdDenyOom) != 0; });
+void Server::Refuse(Client& client, std::string_view error, const Command* counted) {
+  if (counted != nullptr && counted->name == "exec" && client.in_multi) {
+    // A refused EXEC ends its transaction (Redis's execCommandAbort).
+    client.DiscardTransaction();
+    UnwatchAll(client);
+    client.reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
+  } else {
+    client.reply.Error(error);
   }
-  return client.in_multi && name != "discard" && name != "quit" && name != "reset";
+  CountError(error);
+  if (counted != nullptr) ++counted->stats.rejected_calls;
+  if (client.in_multi) client.multi_failed = true;
 }
 
-void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
-  const Command* command = commands.Find(argv[0]);
-  auto reject = [&](std::string_view error, const Command* counted) {
-    if (counted != nullptr && counted->name == "exec" && client.in_multi) {
-      // A refused EXEC ends its transaction (Redis's execCommandAbort).
-      client.in_multi = client.multi_failed = false;
-      client.queued.clear();
-      UnwatchAll(client);
-      client.reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
-    } else {
-      client.reply.Error(error);
-    }
-    CountError(error);
-    if (counted != nullptr) ++counted->stats.rejected_calls;
-    if (client.in_multi) client.multi_failed = true;
-  };
-  if (command == nullptr) {
-    // Redis formats these with %s, so each argument stops at its first NUL byte.
-    auto c_string = [](std::string_view arg, size_t limit) {
-      return std::string(arg.substr(0, std::min(limit, arg.find('\0'))));
-    };
-    std::string args;
-    for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
-      args += "'" + c_string(argv[i], 128 - args.size()) + "' ";
-    }
-    std::string error =
-        "ERR unknown command '" + c_string(argv[0], 128) + "', with args beginning with: " + args;
-    std::replace(error.begin(), error.end(), '\r', ' ');
-    std::replace(error.begin(), error.end(), '\n', ' ');
-    reject(error, nullptr);
-    return;
-  }
-  if (command->HasSubcommands() && argv.size() >= 2) {
-    const Command* sub = command->FindSubcommand(argv[1]);
-    if (sub == nullptr) {
-      std::string upper = AsciiUpper(command->name);
-      std::string_view name = argv[1].substr(0, std::min<size_t>(128, argv[1].find('\0')));
-      std::string error = errors::UnknownSubcommand(name, upper);
-      std::replace(error.begin(), error.end(), '\r', ' ');
-      std::replace(error.begin(), error.end(), '\n', ' ');
-      reject(error, nullptr);
-      return;
-    }
-    command = sub;
-  }
-  if (!command->ArityOk(argv.size())) {
-    reject(errors::WrongArity(command->name), command);
-    return;
-  }
-  if (scripts->busy() && client.is_connection() && !client.running_script &&
-      !(command->flags & kCmdAllowBusy)) {
-    reject(scripts->BusyError(), command);
-    return;
-  }
-  if (!client.authenticated && !(command->flags & kCmdNoAuth)) {
-    if (config.requirepass.empty()) {
-      client.authenticated = true;
-    } else {
-      reject(errors::kNoAuth, command);
-      return;
-    }
-  }
-  if (config.maxmemory > 0 && client.is_connection() && !client.in_exec && !client.retrying_block &&
-      evictor.Perform() == Evictor::Result::kFail && RefusedWhenOutOfMemory(client, *command)) {
-    reject(errors::kOutOfMemory, command);
-    return;
-  }
-  // Redis's monitors are replicas underneath, which may not touch keys.
-  if (client.monitor && (command->flags & (kCmdWrite | kCmdReadonly))) {
-    reject("ERR Replica can't interact with the keyspace", command);
-    return;
-  }
-  if (client.is_connection() && loading() && !(command->flags & kCmdLoading)) {
-    reject(errors::kLoading, command);
-    return;
-  }
-  if ((command->flags & kCmdWrite) && client.is_connection()) {
-    if (std::string refusal = persistence->RefuseWrites(); !refusal.empty()) {
-      reject(refusal, command);
-      return;
-    }
-  }
-  // Writes, and EXEC of a transaction holding one, need min-replicas-to-write good replicas;
-  // a read-only replica takes none but its master's.
-  const bool writes = client.is_connection() && !client.in_exec &&
-                      ((command->flags & kCmdWrite) ||
-                       (command->name == "exec" && QueuedAny(client, [](const Command& q) {
-                          return (q.flags & kCmdWrite) != 0;
-                        })));
-  if (writes && !replication->EnoughGoodReplicas(now_ms_)) {
-    reject(errors::kNoReplicas, command);
-    return;
-  }
-  const bool replica = master_link->is_replica();
-  if (writes && replica && config.replica_read_only) {
-    reject(errors::kReadOnlyReplica, command);
-    return;
-  }
-  if (client.subscribed() && !client.reply.resp3() && !AllowedWhileSubscribed(*command)) {
-    reject("ERR Can't execute '" + command->name +
-               "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in "
-               "this context",
-           command);
-    return;
-  }
-  // replica-serve-stale-data no: while the link is down only the stale-allowed commands run.
-  if (replica && !config.replica_serve_stale_data && !master_link->connected() &&
-      client.is_connection() && !client.in_exec &&
-      (!(command->flags & kCmdStale) ||
-       (command->name == "exec" &&
-        QueuedAny(client, [](const Command& q) { return (q.flags & kCmdStale) == 0; })))) {
-    reject(errors::kMasterDown, command);
-    return;
-  }
-  if (paused() && client.is_connection() && !client.in_exec && !client.retrying_block &&
-      PausesCommand(client, *command)) {
-    client.paused = true;  // the command stays in the input until the pause ends
-    paused_clients_.push_back(client.id);
-    return;
-  }
-  if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
-    if (command->flags & kCmdNoMulti) {
-      reject("ERR Command not allowed inside a transaction", command);
-      return;
-    }
-    client.queued.emplace_back(argv.begin(), argv.end());
-    client.reply.Simple("QUEUED");
-    return;
-  }
-  client.last_command = command->name;
+void Server::Call(Client& client, const Command& command,
+                  const std::vector<std::string_view>& argv) {
+  client.last_command = command.name;
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
   const uint64_t output_before = client.output.end_position();
@@ -205,13 +244,14 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
   const uint64_t changes_before = stats.keyspace.modifications;
   const uint64_t repl_offset_before = replication->offset();
   effects.BeginCommand();
-  CommandContext ctx{*this, client, argv, *command, client.reply, now_ms_};
+  CommandContext ctx{*this, client, argv, command, client.reply, now_ms_};
   // A replica expires nothing itself: its master's commands see expired keys, the others not.
   // Nor does a paused server (CLIENT PAUSE, FAILOVER): the replicas' offset must stay put.
+  const bool replica = master_link->is_replica();
   expiry_rules_.keep = replica && client.kind == ClientKind::kMaster;
   expiry_rules_.hide = (replica || paused()) && !expiry_rules_.keep;
   command_touches_keys_ =
-      !(command->flags & kCmdNoTouch) && (!client.no_touch || command->name == "touch");
+      !(command.flags & kCmdNoTouch) && (!client.no_touch || command.name == "touch");
   UpdateKeyTouching();
   const CommandContext* outer = SetRunningCommand(&ctx);
   // A reply that grows past what the client may hold stops being built (reply_builder.h): the
@@ -222,22 +262,22 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     const uint64_t hard = OutputHardLimit(client);
     if (hard > 0) client.reply.set_limit(hard);
   }
-  command->handler(ctx);
+  command.handler(ctx);
   const bool over_limit = limited && client.reply.over_limit();
   client.reply.set_limit(outer_limit);
   SetRunningCommand(outer);
   // The limits are read again there; should the command have raised them (CONFIG SET inside
   // a transaction), the truncated reply must not leave all the same.
   if (over_limit && !DropOverOutputLimit(client)) CloseClientSoon(client);
-  if (tracking.remembering()) tracking.RememberKeys(*command, argv);
-  if (!monitors_.empty() && !(command->flags & (kCmdSkipMonitor | kCmdAdmin)) &&
+  if (tracking.remembering()) tracking.RememberKeys(command, argv);
+  if (!monitors_.empty() && !(command.flags & (kCmdSkipMonitor | kCmdAdmin)) &&
       !client.retrying_block && client.kind != ClientKind::kAofReplay) {
-    FeedMonitors(client, *command, argv);
+    FeedMonitors(client, command, argv);
   }
   // A may-replicate command that changed data (PFCOUNT writing its cache) is logged too, as
   // Redis propagates whatever made the server dirty.
   effects.EndCommand(client.db, argv,
-                     (command->flags & (kCmdWrite | kCmdMayReplicate)) &&
+                     (command.flags & (kCmdWrite | kCmdMayReplicate)) &&
                          (dirty != dirty_before || stats.keyspace.modifications != changes_before));
   // WAIT counts the replicas that acknowledged the client's last write.
   if (replication->offset() != repl_offset_before) client.write_offset = replication->offset();
@@ -251,29 +291,21 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
       const size_t end = client.output.find('\r', start);
       CountError(client.output.substr(start + 1, end - start - 1));
     }
-    ++command->stats.failed_calls;
+    ++command.stats.failed_calls;
   }
-  ++command->stats.calls;
-  command->stats.usec += static_cast<uint64_t>(duration);
+  ++command.stats.calls;
+  command.stats.usec += static_cast<uint64_t>(duration);
   if (config.latency_tracking) {
-    std::unique_ptr<LatencyHistogram>& histogram = command->stats.latency;
+    std::unique_ptr<LatencyHistogram>& histogram = command.stats.latency;
     if (histogram == nullptr) histogram = std::make_unique<LatencyHistogram>();
     histogram->Record(CycleClock::ToNanos(elapsed));
   }
   ++client.commands_processed;
   ++stats.total_commands_processed;
-  if (!(command->flags & kCmdSkipSlowlog)) RecordSlowlog(client, *command, argv, duration);
+  if (!(command.flags & kCmdSkipSlowlog)) RecordSlowlog(client, command, argv, duration);
   if (config.latency_monitor_threshold > 0 && duration / 1000 >= config.latency_monitor_threshold) {
-    RecordLatency(command->flags & kCmdFast ? "fast-command" : "command", duration / 1000);
+    RecordLatency(command.flags & kCmdFast ? "fast-command" : "command", duration / 1000);
   }
-}
-
-bool Server::QueuedAny(const Client& client,
-                       const std::function<bool(const Command&)>& predicate) const {
-  return std::any_of(client.queued.begin(), client.queued.end(), [&](const auto& queued) {
-    const Command* q = commands.Find(queued[0]);
-    return q != nullptr && predicate(*q);
-  });
 }
 
 }  // namespace goblin

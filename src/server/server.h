@@ -142,8 +142,12 @@ class Server : private KeyspaceEvents {
 
   // Executes one request for client (argv[0] is the command name) and appends its reply.
   void Execute(Client& client, const std::vector<std::string_view>& argv);
-  // Runs one command without the reply-mode handling of Execute (EXEC runs its queue with it).
+  // Admits and runs one command (dispatch.cc), without the reply-mode handling of Execute: a
+  // refusal is the reply; an admitted command may wait (CLIENT PAUSE), be queued (MULTI) or
+  // run.
   void Dispatch(Client& client, const std::vector<std::string_view>& argv);
+  // Runs a command EXEC took from client's queue: it was admitted when it was queued.
+  void RunQueued(Client& client, const std::vector<std::string_view>& argv);
 
   // Blocking commands. A handler with nothing to serve calls BlockClient (and replies
   // nothing); the command is run again when one of keys changes, and the client gets a null
@@ -361,7 +365,27 @@ class Server : private KeyspaceEvents {
   void ResumeClient(Client& client);
   void HandleReadyKeys();
   void HandleBlockTimeouts();
-  bool RefusedWhenOutOfMemory(const Client& client, const Command& command) const;
+  // The flags admission judges a call by: the command's, and for EXEC those of its queue too,
+  // as Redis's mstate.cmd_flags and cmd_inv_flags make them. any: a flag some command has;
+  // lacking: a flag some command lacks.
+  struct AdmissionFlags {
+    uint32_t any;
+    uint32_t lacking;
+  };
+  static AdmissionFlags FlagsForAdmission(const Client& client, const Command& command);
+  // The command argv[0] (and argv[1] for a container) names, or null with error set to Redis's
+  // reply for an unknown command or subcommand.
+  const Command* LookUpCommand(const std::vector<std::string_view>& argv, std::string* error) const;
+  // Why client may not run command with argc arguments now, in Redis's order (dispatch.cc); ""
+  // when it may. Evicts first when over maxmemory, as Redis does.
+  std::string AdmissionRefusal(Client& client, const Command& command, const AdmissionFlags& flags,
+                               size_t argc);
+  bool RefusedWhenOutOfMemory(const Client& client, const Command& command,
+                              uint32_t any_flags) const;
+  // Replies error to a refused call and counts it (counted: the command refused, when known).
+  void Refuse(Client& client, std::string_view error, const Command* counted);
+  // Runs an admitted command: the handler, then its effects and the statistics.
+  void Call(Client& client, const Command& command, const std::vector<std::string_view>& argv);
   // KeyspaceEvents: an expired key reaches the effects stream as a DEL and subscribers as
   // `expired`; a read miss is `keymiss`, a key created `new`.
   void KeyExpired(int db, std::string_view key) override;
@@ -376,9 +400,8 @@ class Server : private KeyspaceEvents {
   // The access clock's policy and parameters from the config.
   void UpdateAccessClock();
   static bool AllowedWhileSubscribed(const Command& command);
-  bool PausesCommand(const Client& client, const Command& command) const;
-  // Whether a command client queued in its transaction satisfies predicate (EXEC's checks).
-  bool QueuedAny(const Client& client, const std::function<bool(const Command&)>& predicate) const;
+  // Whether a call with these flags (AdmissionFlags::any) waits while clients are paused.
+  bool PausesCommand(uint32_t any_flags) const;
   void ResumePausedClients();
 
   // Declared before dbs_ so that it outlives them (members are destroyed in reverse order).
