@@ -44,11 +44,10 @@ bool ParsePosition(CommandContext& ctx, std::string_view longitude_text,
   }
   if (!GeoPositionValid(*longitude, *latitude)) {
     // printf's %f, as Redis formats it: every integer digit, six decimals, "inf".
-    const int length = std::snprintf(nullptr, 0, "ERR invalid longitude,latitude pair %f,%f",
-                                     *longitude, *latitude);
+    constexpr const char* kFormat = "ERR invalid longitude,latitude pair %f,%f";
+    const int length = std::snprintf(nullptr, 0, kFormat, *longitude, *latitude);
     std::string text(static_cast<size_t>(length), '\0');
-    std::snprintf(text.data(), text.size() + 1, "ERR invalid longitude,latitude pair %f,%f",
-                  *longitude, *latitude);
+    std::snprintf(text.data(), text.size() + 1, kFormat, *longitude, *latitude);
     ctx.reply.Error(text);
     return false;
   }
@@ -266,7 +265,7 @@ bool ParseSearchOptions(CommandContext& ctx, size_t first, uint32_t flags, const
     } else if (WordIs(arg, "count") && after >= 1) {
       if (!ParseIntegerArg(ctx, ctx.arg(i + 1), &request->count)) return false;
       if (request->count <= 0) {
-        ctx.reply.Error("ERR COUNT must be > 0");
+        ctx.reply.Error(errors::kCountMustBePositive);
         return false;
       }
       ++i;

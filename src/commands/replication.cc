@@ -87,7 +87,7 @@ void ReplconfCommand(CommandContext& ctx) {
         return;
       }
       if (rdb_only < 0 || rdb_only > 1) {
-        ctx.reply.Error("ERR value is out of range, value must between 0 and 1");
+        ctx.reply.Error(errors::kNotZeroOrOne);
         return;
       }
       link.rdb_only = rdb_only == 1;
@@ -198,7 +198,7 @@ void WaitaofCommand(CommandContext& ctx) {
     return;
   }
   if (local < 0 || local > 1) {
-    ctx.reply.Error("ERR value is out of range, value must between 0 and 1");
+    ctx.reply.Error(errors::kNotZeroOrOne);
     return;
   }
   int64_t replicas;

@@ -27,7 +27,7 @@ bool ParseNumKeys(CommandContext& ctx, std::string_view not_integer,
     return false;
   }
   if (numkeys > static_cast<int64_t>(ctx.argc()) - 3) {
-    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    ctx.reply.Error(errors::kTooManyKeys);
     return false;
   }
   if (numkeys < 0) {

@@ -176,7 +176,7 @@ void ShutdownCommand(CommandContext& ctx) {
     case Shutdown::Outcome::kWaiting:
       return;  // blocked until the server exits, or the shutdown is cancelled
     case Shutdown::Outcome::kFailed:
-      ctx.reply.Error("ERR Errors trying to SHUTDOWN. Check logs.");
+      ctx.reply.Error(errors::kShutdownFailed);
       return;
   }
 }

@@ -288,16 +288,14 @@ void XaddCommand(CommandContext& ctx) {
     id = now > last.ms ? StreamId{now, 0} : last.Next();
   } else if (args.seq_auto) {
     if (args.id.ms < last.ms || (args.id.ms == last.ms && last.seq == UINT64_MAX)) {
-      ctx.reply.Error(
-          "ERR The ID specified in XADD is equal or smaller than the target stream top item");
+      ctx.reply.Error(errors::kStreamIdTooSmall);
       return;
     }
     id = args.id.ms == last.ms ? StreamId{last.ms, last.seq + 1} : StreamId{args.id.ms, 0};
   } else {
     id = args.id;
     if (id <= last) {
-      ctx.reply.Error(
-          "ERR The ID specified in XADD is equal or smaller than the target stream top item");
+      ctx.reply.Error(errors::kStreamIdTooSmall);
       return;
     }
   }

@@ -419,7 +419,7 @@ void XautoclaimCommand(CommandContext& ctx) {
   for (size_t i = 6; i < ctx.argc(); ++i) {
     if (EqualsIgnoreCase(ctx.arg(i), "count") && i + 1 < ctx.argc()) {
       if (!ParseInt64(ctx.arg(i + 1), &count) || count < 1 || count > kMaxCount) {
-        ctx.reply.Error("ERR COUNT must be > 0");
+        ctx.reply.Error(errors::kCountMustBePositive);
         return;
       }
       ++i;

@@ -81,6 +81,11 @@ inline constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be g
 inline constexpr std::string_view kTooManyKeys =
     "ERR Number of keys can't be greater than number of args";
 inline constexpr std::string_view kCountNotPositive = "ERR count should be greater than 0";
+// GEOSEARCH's and XAUTOCLAIM's COUNT.
+inline constexpr std::string_view kCountMustBePositive = "ERR COUNT must be > 0";
+// REPLCONF rdb-only's and WAITAOF's numlocal.
+inline constexpr std::string_view kNotZeroOrOne =
+    "ERR value is out of range, value must between 0 and 1";
 inline constexpr std::string_view kNegativeLimit = "ERR LIMIT can't be negative";
 
 // command_name as in WrongArity.
@@ -108,6 +113,10 @@ inline constexpr std::string_view kWaitAofOnReplica =
 // --- Everything else ----------------------------------------------------------------------
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
+// SHUTDOWN's reply, and that of every client waiting for a shutdown that is cancelled.
+inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
+inline constexpr std::string_view kStreamIdTooSmall =
+    "ERR The ID specified in XADD is equal or smaller than the target stream top item";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kBusyKey = "BUSYKEY Target key name already exists.";
 inline constexpr std::string_view kBadPayload = "ERR DUMP payload version or checksum are wrong";

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "server/errors.h"
 #include "server/log.h"
 #include "server/persistence.h"
 #include "server/replication.h"
@@ -76,7 +77,7 @@ void Shutdown::Cancel() {
   for (uint64_t id : waiting) {
     Client* client = server_.FindClient(id);
     if (client == nullptr || !client->blocked || !client->block.waits_for_shutdown) continue;
-    server_.ReleaseShutdownWait(*client, "ERR Errors trying to SHUTDOWN. Check logs.");
+    server_.ReleaseShutdownWait(*client, errors::kShutdownFailed);
   }
 }
 
