@@ -20,7 +20,7 @@ const std::string kNotInTransaction = ErrorReply("ERR Command not allowed inside
 const std::string kOutOfMemory = ErrorReply(errors::kOutOfMemory);
 
 Config WithPassword() {
-  Config config;
+  Config config = InProcessServer::Defaults();
   config.requirepass = "secret";
   return config;
 }

@@ -21,14 +21,25 @@
 #include "commands/families.h"
 #include "resp/request_parser.h"
 #include "server/effects.h"
+#include "server/log.h"
 #include "server/server.h"
 
 namespace goblin {
 
 class InProcessServer {
  public:
-  explicit InProcessServer(Config config = Config()) : server_(std::move(config)) {
+  explicit InProcessServer(Config config = Defaults()) : server_(std::move(config)) {
     RegisterAllCommands(&server_.commands);
+  }
+
+  // Redis's defaults, but no save points (FLUSHALL would write dump.rdb into the working
+  // directory) and only warnings in the log.
+  static Config Defaults() {
+    Config config;
+    config.save.clear();
+    config.loglevel = "warning";
+    SetLogLevel(config.loglevel);
+    return config;
   }
   InProcessServer(const InProcessServer&) = delete;
   InProcessServer& operator=(const InProcessServer&) = delete;
