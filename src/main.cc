@@ -268,6 +268,13 @@ int main(int argc, char** argv) {
   }
   LogNotice(std::string("Goblin Core ") + kGoblinVersion + " (Redis " + kRedisVersion +
             " compatible), pid=" + std::to_string(getpid()));
+  if (!registry.InertOptionsSet().empty()) {
+    std::string names;
+    for (const std::string& name : registry.InertOptionsSet()) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    LogNotice("Accepted for compatibility, with no effect in Goblin: " + names);
+  }
   int code = server.Run();
   if (!server.config.pidfile.empty()) unlink(server.config.pidfile.c_str());
   return code;

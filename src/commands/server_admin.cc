@@ -51,6 +51,13 @@ void ConfigGetCommand(CommandContext& ctx) {
   }
 }
 
+// A Unix socket or a loopback peer: where enable-debug-command, enable-module-command and
+// enable-protected-configs "local" allow what they guard.
+bool IsLocalClient(const Client& client) {
+  const std::string& addr = client.address;
+  return client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0;
+}
+
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
     ctx.reply.Error(errors::kSyntax);
@@ -60,7 +67,10 @@ void ConfigSetCommand(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argc(); i += 2) pairs.emplace_back(ctx.arg(i), ctx.arg(i + 1));
   std::vector<ConfigChange> changed;
   Config before = ctx.server.config;
-  std::string error = ctx.server.config_registry.SetAtRuntime(pairs, &changed);
+  const std::string& protection = ctx.server.config.enable_protected_configs;
+  const bool allow_protected =
+      protection == "yes" || (protection == "local" && IsLocalClient(ctx.client));
+  std::string error = ctx.server.config_registry.SetAtRuntime(pairs, allow_protected, &changed);
   if (error.empty()) {
     error = ctx.server.ApplyConfigChanges(changed);
     if (!error.empty()) {
@@ -578,11 +588,6 @@ void LatencyHelpCommand(CommandContext& ctx) {
 }
 
 // --- DEBUG --------------------------------------------------------------------------------
-
-bool IsLocalClient(const Client& client) {
-  const std::string& addr = client.address;
-  return client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0;
-}
 
 bool DebugAllowed(CommandContext& ctx) {
   const std::string& mode = ctx.server.config.enable_debug_command;

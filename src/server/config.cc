@@ -9,6 +9,7 @@
 #include <iterator>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "core/ascii.h"
 #include "core/glob.h"
@@ -93,6 +94,79 @@ std::optional<uint32_t> ParseShutdownFlags(const std::vector<std::string>& value
   return flags;
 }
 
+// oom-score-adj-values: three scores in [-2000, 2000], in one value or three words.
+std::string NormalizeOomScores(std::string* value) {
+  std::istringstream in(*value);
+  std::vector<int64_t> scores;
+  for (std::string word; in >> word;) {
+    int64_t score;
+    if (!ParseInt64(word, &score)) return kNotInteger;
+    scores.push_back(score);
+  }
+  if (scores.size() != 3) return kWrongArgumentCount;
+  for (int64_t score : scores) {
+    if (score < -2000 || score > 2000) {
+      return "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+    }
+  }
+  *value =
+      Int64ToString(scores[0]) + " " + Int64ToString(scores[1]) + " " + Int64ToString(scores[2]);
+  return "";
+}
+
+// maxmemory-clients: a byte count with Redis's units, or a percentage of maxmemory ("10%").
+std::string NormalizeMemoryOrPercent(std::string* value) {
+  int64_t number;
+  if (!value->empty() && value->back() == '%') {
+    if (ParseInt64(std::string_view(*value).substr(0, value->size() - 1), &number) && number >= 0) {
+      *value = Int64ToString(number) + "%";
+      return "";
+    }
+  } else if (ParseMemory(*value, &number) && number >= 0) {
+    *value = Int64ToString(number);
+    return "";
+  }
+  return "argument must be a memory or percent value";
+}
+
+// A value as one word of a config line: quoted, with Redis's escapes, when it holds a space,
+// a quote or a byte that is not printable.
+std::string QuoteIfNeeded(const std::string& value) {
+  const bool plain = std::all_of(value.begin(), value.end(), [](unsigned char c) {
+    return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\';
+  });
+  if (plain) return value;
+  std::string out = "\"";
+  for (unsigned char c : value) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c >= ' ' && c < 0x7f) {
+          out += static_cast<char>(c);
+        } else {
+          char hex[5];
+          std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+          out += hex;
+        }
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace
 
 struct ConfigRegistry::Option {
@@ -122,9 +196,24 @@ struct ConfigRegistry::Option {
   int64_t max = INT64_MAX;
   std::vector<std::string> choices;  // kEnum
   ConfigHook hook = ConfigHook::kNone;
+  // kString: checks a value, and writes it as CONFIG GET shows it, before it is stored;
+  // returns "" or the reason.
+  std::string (*validate)(std::string* value) = nullptr;
+  // Stored and reported, with no effect in Goblin (Config::Inert).
+  bool inert = false;
+  // Left out of CONFIG GET's pattern matches (answered when named), as Redis hides its
+  // testing knobs.
+  bool hidden = false;
+  // A feature Goblin lacks: any value but this one (as Format writes it) is refused.
+  std::optional<std::string> only_value;
+  std::string only_value_reason;
 
   std::string Format() const;
+  // Stores values, or returns why not ("" on success), OnlyValue's refusal included.
   std::string Set(const std::vector<std::string>& values) const;
+
+ private:
+  std::string Parse(const std::vector<std::string>& values) const;
 };
 
 // Adds the rows of the option table, one call an option. Each kind takes a field of its own
@@ -192,8 +281,22 @@ class ConfigRegistry::OptionTable {
   void Percentiles(const char* name, std::vector<double>* field, Mutability mutability) {
     Add(name, Kind::kPercentiles, field, mutability, kNone);
   }
+  // A string checked by validate before it is stored.
+  void Validated(const char* name, std::string* field, Mutability mutability,
+                 std::string (*validate)(std::string*)) {
+    Add(name, Kind::kString, field, mutability, kNone).validate = validate;
+  }
   // Another name for the option added last, answered by CONFIG GET and accepted everywhere.
   void Alias(const char* name) { rows_->back().aliases.push_back(name); }
+  // The option added last has no effect in Goblin (Config::Inert).
+  void Inert() { rows_->back().inert = true; }
+  // The option added last is not listed by CONFIG GET's patterns.
+  void Hidden() { rows_->back().hidden = true; }
+  // The option added last names a feature Goblin lacks: only value is accepted, else reason.
+  void OnlyValue(const char* value, const char* reason) {
+    rows_->back().only_value = value;
+    rows_->back().only_value_reason = reason;
+  }
 
  private:
   Option& Add(const char* name, Kind kind, void* field, Mutability mutability, ConfigHook hook,
@@ -206,7 +309,12 @@ class ConfigRegistry::OptionTable {
                                       .min = min,
                                       .max = max,
                                       .choices = {},
-                                      .hook = hook});
+                                      .hook = hook,
+                                      .validate = nullptr,
+                                      .inert = false,
+                                      .hidden = false,
+                                      .only_value = std::nullopt,
+                                      .only_value_reason = {}});
   }
 
   std::vector<Option>* rows_;
@@ -289,6 +397,17 @@ std::string ConfigRegistry::Option::Format() const {
 
 // Returns "" on success or Redis's reason text.
 std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) const {
+  if (!only_value) return Parse(values);
+  const std::string before = Format();
+  std::string error = Parse(values);
+  if (error.empty() && Format() != *only_value) {
+    Parse({before});
+    error = only_value_reason;
+  }
+  return error;
+}
+
+std::string ConfigRegistry::Option::Parse(const std::vector<std::string>& values) const {
   bool single = values.size() == 1;
   switch (kind) {
     case Kind::kBool: {
@@ -326,6 +445,15 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       return "";
     }
     case Kind::kString:
+      if (validate != nullptr) {
+        // A list option (oom-score-adj-values) comes as words from a file, one value from
+        // CONFIG SET.
+        std::string value;
+        for (const std::string& word : values) value += (value.empty() ? "" : " ") + word;
+        if (std::string reason = validate(&value); !reason.empty()) return reason;
+        *static_cast<std::string*>(field) = std::move(value);
+        return "";
+      }
       if (!single) return kWrongArgumentCount;
       *static_cast<std::string*>(field) = values[0];
       return "";
@@ -405,12 +533,14 @@ std::string ConfigRegistry::Option::Set(const std::vector<std::string>& values) 
       return "";
     }
     case Kind::kOutputLimits: {
-      // "<class> <hard> <soft> <soft seconds>" groups, in one value or several.
+      // "<class> <hard> <soft> <soft seconds>" groups, in one value or several; a directive
+      // with none changes nothing, as in Redis.
       std::vector<std::string> words;
       for (const std::string& value : values) {
         std::istringstream in(value);
         for (std::string word; in >> word;) words.push_back(word);
       }
+      if (values.empty()) return "";
       if (words.empty() || words.size() % 4 != 0) {
         return "Wrong number of arguments in buffer limit configuration.";
       }
@@ -534,6 +664,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Bool("rdb-del-sync-files", &c.rdb_del_sync_files, kMutable);
   table.Enum("sanitize-dump-payload", &c.sanitize_dump_payload, {"no", "yes", "clients"}, kMutable);
   table.Int("key-load-delay", &c.key_load_delay, kMinInt, kMaxInt, kMutable);
+  table.Hidden();
   table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
   table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);
   table.Memory("maxmemory", &c.maxmemory, 0, kMaxLong, kMutable);
@@ -612,6 +743,150 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("stream-node-max-entries", &c.stream_node_max_entries, 0, kMaxLong, kMutable);
   table.Int("tracking-table-max-keys", &c.tracking_table_max_keys, 0, kMaxLong, kMutable);
   table.Memory("hll-sparse-max-bytes", &c.hll_sparse_max_bytes, 0, kMaxLong, kMutable);
+  table.Enum("enable-protected-configs", &c.enable_protected_configs, kNoYesLocal, kImmutable);
+
+  // Features still to come: stored, and refused where a value would ask for them.
+  constexpr char kNoTls[] = "TLS is not supported by this server yet";
+  Config::Tls& tls = c.tls;
+  table.Int("tls-port", &tls.port, 0, 65535, kMutable);
+  table.OnlyValue("0", kNoTls);
+  for (auto [name, field] : {std::pair{"tls-cert-file", &tls.cert_file},
+                             {"tls-key-file", &tls.key_file},
+                             {"tls-key-file-pass", &tls.key_file_pass},
+                             {"tls-client-cert-file", &tls.client_cert_file},
+                             {"tls-client-key-file", &tls.client_key_file},
+                             {"tls-client-key-file-pass", &tls.client_key_file_pass},
+                             {"tls-ca-cert-file", &tls.ca_cert_file},
+                             {"tls-ca-cert-dir", &tls.ca_cert_dir},
+                             {"tls-dh-params-file", &tls.dh_params_file},
+                             {"tls-ciphers", &tls.ciphers},
+                             {"tls-ciphersuites", &tls.ciphersuites},
+                             {"tls-protocols", &tls.protocols}}) {
+    table.String(name, field, kMutable);
+  }
+  table.Enum("tls-auth-clients", &tls.auth_clients, {"no", "yes", "optional"}, kMutable);
+  table.Bool("tls-prefer-server-ciphers", &tls.prefer_server_ciphers, kMutable);
+  table.Bool("tls-session-caching", &tls.session_caching, kMutable);
+  table.Int("tls-session-cache-size", &tls.session_cache_size, 0, kMaxInt, kMutable);
+  table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable);
+  table.Bool("tls-replication", &tls.replication, kMutable);
+  table.OnlyValue("no", kNoTls);
+  table.Bool("tls-cluster", &tls.cluster, kMutable);
+  table.OnlyValue("no", kNoTls);
+
+  Config::Cluster& cluster = c.cluster;
+  table.Bool("cluster-enabled", &cluster.enabled, kImmutable);
+  table.OnlyValue("no", "cluster mode is not supported by this server yet");
+  table.String("cluster-config-file", &cluster.config_file, kImmutable);
+  table.Int("cluster-node-timeout", &cluster.node_timeout, 0, kMaxLong, kMutable);
+  table.Int("cluster-port", &cluster.port, 0, 65535, kImmutable);
+  table.String("cluster-announce-ip", &cluster.announce_ip, kMutable);
+  table.String("cluster-announce-hostname", &cluster.announce_hostname, kMutable);
+  table.String("cluster-announce-human-nodename", &cluster.announce_human_nodename, kMutable);
+  table.Int("cluster-announce-port", &cluster.announce_port, 0, 65535, kMutable);
+  table.Int("cluster-announce-tls-port", &cluster.announce_tls_port, 0, 65535, kMutable);
+  table.Int("cluster-announce-bus-port", &cluster.announce_bus_port, 0, 65535, kMutable);
+  table.Enum("cluster-preferred-endpoint-type", &cluster.preferred_endpoint_type,
+             {"ip", "hostname", "unknown-endpoint"}, kMutable);
+  table.Bool("cluster-require-full-coverage", &cluster.require_full_coverage, kMutable);
+  table.Bool("cluster-allow-reads-when-down", &cluster.allow_reads_when_down, kMutable);
+  table.Bool("cluster-allow-pubsubshard-when-down", &cluster.allow_pubsubshard_when_down, kMutable);
+  table.Int("cluster-replica-validity-factor", &cluster.replica_validity_factor, 0, kMaxInt,
+            kMutable);
+  table.Alias("cluster-slave-validity-factor");
+  table.Int("cluster-migration-barrier", &cluster.migration_barrier, 0, kMaxInt, kMutable);
+  table.Bool("cluster-allow-replica-migration", &cluster.allow_replica_migration, kMutable);
+  table.Bool("cluster-replica-no-failover", &cluster.replica_no_failover, kMutable);
+  table.Alias("cluster-slave-no-failover");
+  table.Memory("cluster-link-sendbuf-limit", &cluster.link_sendbuf_limit, 0, kMaxLong, kMutable);
+
+  table.String("aclfile", &c.acl.file, kImmutable);
+  table.OnlyValue("", "ACL users are not supported by this server yet");
+  table.Int("acllog-max-len", &c.acl.log_max_len, 0, kMaxLong, kMutable);
+  table.Enum("acl-pubsub-default", &c.acl.pubsub_default, {"allchannels", "resetchannels"},
+             kMutable);
+
+  // No effect in Goblin (Config::Inert).
+  Config::Inert& inert = c.inert;
+  for (auto [name, field, mutability] :
+       {std::tuple{"activerehashing", &inert.activerehashing, kMutable},
+        {"dynamic-hz", &inert.dynamic_hz, kMutable},
+        {"lazyfree-lazy-eviction", &inert.lazyfree_lazy_eviction, kMutable},
+        {"lazyfree-lazy-expire", &inert.lazyfree_lazy_expire, kMutable},
+        {"lazyfree-lazy-server-del", &inert.lazyfree_lazy_server_del, kMutable},
+        {"lazyfree-lazy-user-del", &inert.lazyfree_lazy_user_del, kMutable},
+        {"lazyfree-lazy-user-flush", &inert.lazyfree_lazy_user_flush, kMutable},
+        {"io-threads-do-reads", &inert.io_threads_do_reads, kImmutable},
+        {"always-show-logo", &inert.always_show_logo, kImmutable},
+        {"set-proc-title", &inert.set_proc_title, kImmutable},
+        {"syslog-enabled", &inert.syslog_enabled, kImmutable},
+        {"disable-thp", &inert.disable_thp, kImmutable},
+        {"jemalloc-bg-thread", &inert.jemalloc_bg_thread, kMutable},
+        {"crash-log-enabled", &inert.crash_log_enabled, kMutable},
+        {"crash-memcheck-enabled", &inert.crash_memcheck_enabled, kMutable},
+        {"replica-ignore-disk-write-errors", &inert.replica_ignore_disk_write_errors, kMutable},
+        {"aof-rewrite-incremental-fsync", &inert.aof_rewrite_incremental_fsync, kMutable},
+        {"rdb-save-incremental-fsync", &inert.rdb_save_incremental_fsync, kMutable},
+        {"aof-disable-auto-gc", &inert.aof_disable_auto_gc, kMutable}}) {
+    table.Bool(name, field, mutability);
+    table.Inert();
+  }
+  table.Bool("activedefrag", &inert.activedefrag, kMutable);
+  table.OnlyValue("no",
+                  "Active defragmentation cannot be enabled: Goblin compacts its structures "
+                  "with GOBLIN.OPTIMIZE instead");
+  for (auto [name, field, min, max, mutability] :
+       {std::tuple{"active-defrag-threshold-lower", &inert.active_defrag_threshold_lower,
+                   int64_t{0}, int64_t{1000}, kMutable},
+        {"active-defrag-threshold-upper", &inert.active_defrag_threshold_upper, 0, 1000, kMutable},
+        {"active-defrag-cycle-min", &inert.active_defrag_cycle_min, 1, 99, kMutable},
+        {"active-defrag-cycle-max", &inert.active_defrag_cycle_max, 1, 99, kMutable},
+        {"active-defrag-max-scan-fields", &inert.active_defrag_max_scan_fields, 1, kMaxLong,
+         kMutable},
+        {"active-expire-effort", &inert.active_expire_effort, 1, 10, kMutable},
+        {"io-threads", &inert.io_threads, 1, 128, kImmutable},
+        {"socket-mark-id", &inert.socket_mark_id, 0, int64_t{UINT32_MAX}, kImmutable}}) {
+    table.Int(name, field, min, max, mutability);
+    table.Inert();
+  }
+  table.Memory("active-defrag-ignore-bytes", &inert.active_defrag_ignore_bytes, 1, kMaxLong,
+               kMutable);
+  table.Inert();
+  for (auto [name, field, mutability] :
+       {std::tuple{"server_cpulist", &inert.server_cpulist, kImmutable},
+        {"bio_cpulist", &inert.bio_cpulist, kImmutable},
+        {"aof_rewrite_cpulist", &inert.aof_rewrite_cpulist, kImmutable},
+        {"bgsave_cpulist", &inert.bgsave_cpulist, kImmutable},
+        {"proc-title-template", &inert.proc_title_template, kMutable},
+        {"syslog-ident", &inert.syslog_ident, kImmutable},
+        {"bind-source-addr", &inert.bind_source_addr, kMutable},
+        {"ignore-warnings", &inert.ignore_warnings, kMutable},
+        {"locale-collate", &inert.locale_collate, kMutable}}) {
+    table.String(name, field, mutability);
+    table.Inert();
+  }
+  table.Enum("supervised", &inert.supervised, {"upstart", "systemd", "auto", "no"}, kImmutable);
+  table.Inert();
+  table.Enum(
+      "syslog-facility", &inert.syslog_facility,
+      {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
+      kImmutable);
+  table.Inert();
+  table.Enum("oom-score-adj", &inert.oom_score_adj, {"no", "yes", "relative", "absolute"},
+             kMutable);
+  table.Inert();
+  table.Validated("oom-score-adj-values", &inert.oom_score_adj_values, kMutable,
+                  NormalizeOomScores);
+  table.Inert();
+  table.Validated("maxmemory-clients", &inert.maxmemory_clients, kMutable,
+                  NormalizeMemoryOrPercent);
+  table.Inert();
+  table.Enum("propagation-error-behavior", &inert.propagation_error_behavior,
+             {"ignore", "panic", "panic-on-replicas"}, kMutable);
+  table.Inert();
+  table.Int("rdb-key-save-delay", &inert.rdb_key_save_delay, kMinInt, kMaxInt, kMutable);
+  table.Inert();
+  table.Hidden();
 }
 
 ConfigRegistry::~ConfigRegistry() = default;
@@ -632,11 +907,16 @@ bool ConfigRegistry::IsKnown(std::string_view name) const { return Find(name) !=
 std::string ConfigRegistry::Apply(std::string_view name, const std::vector<std::string>& values) {
   const Option* option = Find(name);
   if (option == nullptr) return kBadDirective;
-  return option->Set(values);
+  std::string error = option->Set(values);
+  if (error.empty() && option->inert &&
+      std::find(inert_set_.begin(), inert_set_.end(), option->name) == inert_set_.end()) {
+    inert_set_.push_back(option->name);
+  }
+  return error;
 }
 
 std::string ConfigRegistry::SetAtRuntime(
-    const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+    const std::vector<std::pair<std::string_view, std::string_view>>& pairs, bool allow_protected,
     std::vector<ConfigChange>* changed) {
   std::vector<const Option*> options;
   std::string unknown, error, error_name;
@@ -647,7 +927,8 @@ std::string ConfigRegistry::SetAtRuntime(
       continue;
     }
     if (!error.empty() || !unknown.empty()) continue;
-    if (option->mutability != Option::kMutable) {
+    if (option->mutability == Option::kImmutable ||
+        (option->mutability == Option::kProtected && !allow_protected)) {
       error = option->mutability == Option::kImmutable ? "can't set immutable config"
                                                        : "can't set protected config";
       error_name = errors::Quote(name);
@@ -705,8 +986,9 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
       if (!error.empty()) return error;
       continue;
     }
+    // A directive with no value is what Redis's own test harness writes for `save ""`: the
+    // options that take a list take an empty one, the others refuse it.
     std::vector<std::string> values(words.begin() + 1, words.end());
-    if (values.empty()) return fail(kBadDirective);
     std::string error = Apply(words[0], values);
     if (!error.empty()) return fail(error);
   }
@@ -754,6 +1036,7 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
     return out;
   }
   for (const Option& option : options_) {
+    if (option.hidden) continue;
     if (GlobMatch(pattern, option.name, /*nocase=*/true)) {
       out.emplace_back(option.name, option.Format());
     }
@@ -773,7 +1056,12 @@ std::string ConfigRegistry::Rewrite() const {
   for (const Option& option : options_) {
     std::string value = option.Format();
     if (option.kind == Option::Kind::kReplicaOf && value.empty()) continue;  // a master
-    if (value.empty()) value = "\"\"";  // an empty save, string or event class list
+    if (value.empty()) {
+      value = "\"\"";  // an empty save, string or event class list
+    } else if ((option.kind == Option::Kind::kString && option.validate == nullptr) ||
+               option.kind == Option::Kind::kDir) {
+      value = QuoteIfNeeded(value);  // one value, spaces and all ("{title} {listen-addr}")
+    }
     text += option.name + " " + value + "\n";
   }
   std::string tmp = config_->config_file + ".tmp";

@@ -106,7 +106,8 @@ struct Config {
   int64_t lfu_decay_time = 1;  // minutes per step of an LFU counter's decay
   OutputBufferLimits client_output_buffer_limit;
   // Goblin's bound on one client's unsent replies, whatever its output-buffer class says
-  // (Server::OutputHardLimit): 0 means maxmemory (at least 64 MB), or an eighth of physical memory without it.
+  // (Server::OutputHardLimit): 0 means maxmemory (at least 64 MB), or an eighth of physical memory
+  // without it.
   int64_t client_reply_size_limit = 0;
   int64_t maxmemory_eviction_tenacity = 10;
   // Encoding thresholds.
@@ -173,6 +174,99 @@ struct Config {
   int64_t tracking_table_max_keys = 1000000;  // 0: no limit
   // notify-keyspace-events as NotifyClass bits (server/keyspace_notify.h); 0: none.
   uint32_t notify_keyspace_events = 0;
+  // Redis's protected configs (dir, dbfilename) may be changed by CONFIG SET only when this is
+  // yes, or local for a local client.
+  std::string enable_protected_configs = "no";
+
+  // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
+  // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
+  // for the missing feature (tls-port, cluster-enabled, aclfile) is refused rather than
+  // ignored, since ignoring it would leave traffic unencrypted or access open.
+  struct Tls {
+    int64_t port = 0;
+    std::string cert_file, key_file, key_file_pass, client_cert_file, client_key_file,
+        client_key_file_pass, ca_cert_file, ca_cert_dir, dh_params_file, ciphers, ciphersuites,
+        protocols;
+    std::string auth_clients = "yes";
+    bool prefer_server_ciphers = false;
+    bool session_caching = true;
+    int64_t session_cache_size = 20480;
+    int64_t session_cache_timeout = 300;
+    bool replication = false;
+    bool cluster = false;
+  } tls;
+  struct Cluster {
+    bool enabled = false;
+    std::string config_file = "nodes.conf";
+    int64_t node_timeout = 15000;
+    int64_t port = 0;
+    std::string announce_ip, announce_hostname, announce_human_nodename;
+    int64_t announce_port = 0;
+    int64_t announce_tls_port = 0;
+    int64_t announce_bus_port = 0;
+    std::string preferred_endpoint_type = "ip";
+    bool require_full_coverage = true;
+    bool allow_reads_when_down = false;
+    bool allow_pubsubshard_when_down = true;
+    int64_t replica_validity_factor = 10;
+    int64_t migration_barrier = 1;
+    bool allow_replica_migration = true;
+    bool replica_no_failover = false;
+    int64_t link_sendbuf_limit = 0;
+  } cluster;
+  struct Acl {
+    std::string file;
+    int64_t log_max_len = 128;
+    std::string pubsub_default = "resetchannels";
+  } acl;
+  // Accepted for compatibility with no effect in Goblin (ConfigRegistry::InertOptionsSet lists
+  // those a configuration set, and the server logs them once at startup): Goblin frees memory
+  // at once, has no I/O threads, no active defragmentation (GOBLIN.OPTIMIZE compacts), no
+  // syslog, and its snapshots and AOF rewrites are written by their own code paths.
+  struct Inert {
+    bool activerehashing = true;
+    bool activedefrag = false;
+    int64_t active_defrag_ignore_bytes = 100LL * 1024 * 1024;
+    int64_t active_defrag_threshold_lower = 10;
+    int64_t active_defrag_threshold_upper = 100;
+    int64_t active_defrag_cycle_min = 1;
+    int64_t active_defrag_cycle_max = 25;
+    int64_t active_defrag_max_scan_fields = 1000;
+    int64_t active_expire_effort = 1;
+    bool dynamic_hz = true;
+    bool lazyfree_lazy_eviction = false;
+    bool lazyfree_lazy_expire = false;
+    bool lazyfree_lazy_server_del = false;
+    bool lazyfree_lazy_user_del = false;
+    bool lazyfree_lazy_user_flush = false;
+    int64_t io_threads = 1;
+    bool io_threads_do_reads = false;
+    std::string server_cpulist, bio_cpulist, aof_rewrite_cpulist, bgsave_cpulist;
+    bool always_show_logo = false;
+    bool set_proc_title = true;
+    std::string proc_title_template = "{title} {listen-addr} {server-mode}";
+    std::string supervised = "no";
+    bool syslog_enabled = false;
+    std::string syslog_ident = "redis";
+    std::string syslog_facility = "local0";
+    bool disable_thp = true;
+    bool jemalloc_bg_thread = true;
+    bool crash_log_enabled = true;
+    bool crash_memcheck_enabled = true;
+    std::string oom_score_adj = "no";
+    std::string oom_score_adj_values = "0 200 800";
+    std::string maxmemory_clients = "0";
+    std::string bind_source_addr;
+    std::string propagation_error_behavior = "ignore";
+    bool replica_ignore_disk_write_errors = false;
+    bool aof_rewrite_incremental_fsync = true;
+    bool rdb_save_incremental_fsync = true;
+    bool aof_disable_auto_gc = false;
+    int64_t socket_mark_id = 0;
+    std::string ignore_warnings;
+    std::string locale_collate;
+    int64_t rdb_key_save_delay = 0;
+  } inert;
 
   // Where CONFIG REWRITE writes; empty when started without a config file.
   std::string config_file;
@@ -210,10 +304,12 @@ class ConfigRegistry {
   std::string Apply(std::string_view name, const std::vector<std::string>& values);
 
   // CONFIG SET name value [name value ...]: all or nothing, with Redis's checks in Redis's
-  // order (unknown names, immutable or protected options, duplicates, then values). Returns
-  // "" on success or the full error reply text. `changed` receives the options set, in order.
+  // order (unknown names, immutable or protected options, duplicates, then values). Protected
+  // options (dir, dbfilename) are set only with allow_protected (enable-protected-configs).
+  // Returns "" on success or the full error reply text. `changed` receives the options set, in
+  // order.
   std::string SetAtRuntime(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-                           std::vector<ConfigChange>* changed);
+                           bool allow_protected, std::vector<ConfigChange>* changed);
 
   // Loads a redis.conf-style file; on error returns "<file>:<line>: <reason> >>> '<text>'".
   std::string LoadFile(const std::string& path);
@@ -226,6 +322,9 @@ class ConfigRegistry {
   std::string Rewrite() const;
 
   bool IsKnown(std::string_view name) const;
+  // The options with no effect in Goblin (Config::Inert) that Apply set, in order: the server
+  // names them once at startup.
+  const std::vector<std::string>& InertOptionsSet() const { return inert_set_; }
 
  private:
   struct Option;
@@ -233,6 +332,7 @@ class ConfigRegistry {
   const Option* Find(std::string_view name) const;
   std::vector<Option> options_;
   Config* config_;
+  std::vector<std::string> inert_set_;
 };
 
 // A percentile as Redis prints it in CONFIG GET and INFO latencystats: "%f" without trailing

@@ -1,0 +1,169 @@
+"""Configuration files written for redis-server start goblin-server unchanged: Debian's own
+/etc/redis/redis.conf, the kind of file Redis's test harness writes, every directive of Redis's
+table. Options of features Goblin lacks are stored and reported; a value that would ask for the
+missing feature (TLS, cluster mode, an ACL file) stops startup instead of being ignored."""
+
+import os
+import re
+
+import pytest
+
+from support.server import goblin_binary, run_until_exit, free_port
+
+DEBIAN_CONF = "/etc/redis/redis.conf"
+
+# What Redis's test suite starts its servers with (its tests/assets/default.conf, written
+# here from its directives), followed by the overrides its harness appends: a `save` line with
+# no value when a test wants no save points.
+HARNESS_CONF = """# Redis configuration for testing.
+always-show-logo yes
+notify-keyspace-events KEA
+daemonize no
+timeout 0
+loglevel verbose
+logfile ''
+databases 16
+latency-monitor-threshold 1
+repl-diskless-sync-delay 0
+save 900 1
+rdbcompression yes
+dbfilename dump.rdb
+slave-serve-stale-data yes
+appendonly no
+appendfsync everysec
+no-appendfsync-on-rewrite no
+activerehashing yes
+enable-protected-configs yes
+enable-debug-command yes
+enable-module-command yes
+propagation-error-behavior panic
+shutdown-on-sigterm force
+save
+"""
+
+
+def config_value(conn, name):
+    reply = conn.call("CONFIG", "GET", name).py()
+    assert len(reply) == 2, reply
+    return reply[1]
+
+
+def directives(text):
+    """name -> value words of each directive line of a redis.conf."""
+    found = {}
+    for line in text.splitlines():
+        words = line.split()
+        if words and not words[0].startswith("#"):
+            found[words[0].lower()] = words[1:]
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists(DEBIAN_CONF), reason="Debian's redis-server package installs it")
+def test_debians_redis_conf_starts_goblin(make_server):
+    text = open(DEBIAN_CONF).read()
+    srv = make_server(config_text=text, options={"daemonize": "no", "logfile": "", "pidfile": None,
+                                                 "supervised": "no"})
+    with srv.raw() as conn:
+        assert conn.call("PING").raw == b"+PONG\r\n"
+        given = directives(text)
+        for name in ("maxmemory-policy", "hz", "lazyfree-lazy-eviction", "oom-score-adj",
+                     "activerehashing", "jemalloc-bg-thread", "repl-diskless-sync-max-replicas",
+                     "acllog-max-len", "proc-title-template"):
+            expected = " ".join(w.strip('"') for w in given[name]) if name in given else None
+            if expected is not None:
+                assert config_value(conn, name).decode() == expected, name
+    # The options it sets that change nothing in Goblin are named once in the log.
+    inert = re.findall(r"Accepted for compatibility, with no effect in Goblin: (.*)", srv.logs())
+    assert len(inert) == 1 and "lazyfree-lazy-eviction" in inert[0], srv.logs()
+
+
+def test_a_test_harness_config_starts_goblin(make_server):
+    srv = make_server(config_text=HARNESS_CONF, options={"save": None})
+    with srv.raw() as conn:
+        assert config_value(conn, "save") == b"", "the last `save` line, with no value, clears it"
+        assert config_value(conn, "notify-keyspace-events") == b"AKE"
+        assert config_value(conn, "propagation-error-behavior") == b"panic"
+        assert config_value(conn, "enable-protected-configs") == b"yes"
+        assert config_value(conn, "shutdown-on-sigterm") == b"force"
+        assert config_value(conn, "always-show-logo") == b"yes"
+
+
+def test_protected_configs_follow_enable_protected_configs(make_server, tmp_path):
+    closed = make_server()
+    with closed.raw() as conn:
+        assert conn.call("CONFIG", "SET", "dir", str(tmp_path)).raw == (
+            b"-ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected "
+            b"config\r\n")
+    opened = make_server(options={"enable-protected-configs": "yes"})
+    with opened.raw() as conn:
+        assert conn.call("CONFIG", "SET", "dir", str(tmp_path)).raw == b"+OK\r\n"
+        assert config_value(conn, "dir") == str(tmp_path).encode()
+
+
+def test_a_directive_without_its_value_is_refused(tmp_path):
+    path = tmp_path / "no-value.conf"
+    path.write_text(f"port {free_port()}\nhz\n")
+    status, output = run_until_exit([goblin_binary(), str(path)])
+    assert status != 0
+    assert ">>> 'hz'" in output and "wrong number of arguments" in output, output
+
+
+@pytest.mark.parametrize("directive,value,refusal", [
+    ("tls-port", "6380", "TLS is not supported"),
+    ("tls-replication", "yes", "TLS is not supported"),
+    ("cluster-enabled", "yes", "cluster mode is not supported"),
+    ("aclfile", "/etc/redis/users.acl", "ACL users are not supported"),
+])
+def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, directive, value,
+                                                                   refusal):
+    path = tmp_path / "feature.conf"
+    path.write_text(f"port {free_port()}\nsave \"\"\n{directive} {value}\n")
+    status, output = run_until_exit([goblin_binary(), str(path)])
+    assert status != 0, output
+    assert refusal in output and directive in output, output
+
+
+def test_config_set_refuses_a_missing_feature_and_keeps_the_value(make_server):
+    srv = make_server()
+    with srv.raw() as conn:
+        assert conn.call("CONFIG", "SET", "tls-port", "6380").raw == (
+            b"-ERR CONFIG SET failed (possibly related to argument 'tls-port') - TLS is not "
+            b"supported by this server yet\r\n")
+        assert config_value(conn, "tls-port") == b"0"
+        assert conn.call("CONFIG", "SET", "tls-cert-file", "/tmp/cert.pem").raw == b"+OK\r\n"
+        assert config_value(conn, "tls-cert-file") == b"/tmp/cert.pem"
+
+
+def test_list_valued_options_take_their_words(make_server):
+    srv = make_server(config_text='oom-score-adj-values -100 0 2000\nmaxmemory-clients 5%\n')
+    with srv.raw() as conn:
+        assert config_value(conn, "oom-score-adj-values") == b"-100 0 2000"
+        assert config_value(conn, "maxmemory-clients") == b"5%"
+        assert conn.call("CONFIG", "SET", "maxmemory-clients", "1mb").raw == b"+OK\r\n"
+        assert config_value(conn, "maxmemory-clients") == b"1048576"
+        assert conn.call("CONFIG", "SET", "oom-score-adj-values", "1 2").raw == (
+            b"-ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+            b"wrong number of arguments\r\n")
+
+
+def test_testing_knobs_are_hidden_from_patterns(make_server):
+    srv = make_server()
+    with srv.raw() as conn:
+        names = conn.call("CONFIG", "GET", "*").py()[0::2]
+        assert b"key-load-delay" not in names and b"rdb-key-save-delay" not in names
+        assert b"hz" in names
+        assert config_value(conn, "key-load-delay") == b"0"
+        assert config_value(conn, "rdb-key-save-delay") == b"0"
+
+
+def test_config_rewrite_quotes_values_that_hold_spaces_and_quotes(make_server):
+    srv = make_server(config_text="hz 10\n")
+    secret = 'two words and a "quote"'
+    with srv.raw() as conn:
+        assert conn.call("CONFIG", "SET", "proc-title-template", "{title} {port}").raw == b"+OK\r\n"
+        assert conn.call("CONFIG", "SET", "masterauth", secret).raw == b"+OK\r\n"
+        assert conn.call("CONFIG", "REWRITE").raw == b"+OK\r\n"
+    srv.restart(keep_port=True)
+    with srv.raw() as conn:
+        assert config_value(conn, "proc-title-template") == b"{title} {port}"
+        assert config_value(conn, "masterauth") == secret.encode()
