@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
     }
     LogNotice("Accepted for compatibility, with no effect in Goblin: " + names);
   }
+  server.UpdateOomScore();
   int code = server.Run();
   if (!server.config.pidfile.empty()) unlink(server.config.pidfile.c_str());
   return code;

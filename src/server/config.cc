@@ -288,6 +288,8 @@ class ConfigRegistry::OptionTable {
   }
   // Another name for the option added last, answered by CONFIG GET and accepted everywhere.
   void Alias(const char* name) { rows_->back().aliases.push_back(name); }
+  // CONFIG SET of the option added last runs hook.
+  void Hook(ConfigHook hook) { rows_->back().hook = hook; }
   // The option added last has no effect in Goblin (Config::Inert).
   void Inert() { rows_->back().inert = true; }
   // The option added last is not listed by CONFIG GET's patterns.
@@ -744,6 +746,10 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("tracking-table-max-keys", &c.tracking_table_max_keys, 0, kMaxLong, kMutable);
   table.Memory("hll-sparse-max-bytes", &c.hll_sparse_max_bytes, 0, kMaxLong, kMutable);
   table.Enum("enable-protected-configs", &c.enable_protected_configs, kNoYesLocal, kImmutable);
+  table.Enum("oom-score-adj", &c.oom_score_adj, {"no", "yes", "relative", "absolute"}, kMutable,
+             ConfigHook::kOomScore);
+  table.Validated("oom-score-adj-values", &c.oom_score_adj_values, kMutable, NormalizeOomScores);
+  table.Hook(ConfigHook::kOomScore);
 
   // Features still to come: stored, and refused where a value would ask for them.
   constexpr char kNoTls[] = "TLS is not supported by this server yet";
@@ -871,12 +877,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
       "syslog-facility", &inert.syslog_facility,
       {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
       kImmutable);
-  table.Inert();
-  table.Enum("oom-score-adj", &inert.oom_score_adj, {"no", "yes", "relative", "absolute"},
-             kMutable);
-  table.Inert();
-  table.Validated("oom-score-adj-values", &inert.oom_score_adj_values, kMutable,
-                  NormalizeOomScores);
   table.Inert();
   table.Validated("maxmemory-clients", &inert.maxmemory_clients, kMutable,
                   NormalizeMemoryOrPercent);

@@ -177,6 +177,10 @@ struct Config {
   // Redis's protected configs (dir, dbfilename) may be changed by CONFIG SET only when this is
   // yes, or local for a local client.
   std::string enable_protected_configs = "no";
+  // no, yes, relative or absolute, and the master's, replica's and background child's scores
+  // (server/oom_score.h).
+  std::string oom_score_adj = "no";
+  std::string oom_score_adj_values = "0 200 800";
 
   // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
   // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
@@ -253,8 +257,6 @@ struct Config {
     bool jemalloc_bg_thread = true;
     bool crash_log_enabled = true;
     bool crash_memcheck_enabled = true;
-    std::string oom_score_adj = "no";
-    std::string oom_score_adj_values = "0 200 800";
     std::string maxmemory_clients = "0";
     std::string bind_source_addr;
     std::string propagation_error_behavior = "ignore";
@@ -283,6 +285,7 @@ enum class ConfigHook {
   kPersistence,  // persistence opens or closes the append-only log, or changes its fsync
   kAccessClock,  // the keyspace's access stamps follow maxmemory-policy and the lfu-* options
   kReplBacklog,  // the replication backlog takes repl-backlog-size (at least 16 KB, as Redis)
+  kOomScore,     // the process's OOM score follows oom-score-adj and its values
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

@@ -132,6 +132,7 @@ void MasterLink::SetMaster(const ReplicaOf& master) {
   if (was_master) stream_db_ = 0;
   master_client_id_ = 0;
   server_.config.replicaof = master;
+  server_.UpdateOomScore();
   SetLogReplica(!master.host.empty());
   if (master.host.empty()) {
     if (was_master) return;

@@ -555,6 +555,8 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
     signal(SIGINT, SIG_DFL);
     close(fds[0]);
     server_.CloseListenersInChild();
+    server_.oom_score.Apply(server_.config.oom_score_adj, server_.config.oom_score_adj_values,
+                            OomScore::kBackgroundChild);
     SnapshotSaveStats stats;
     std::string child_error;
     // A BGSAVE writes the configured format; an AOF rewrite always a Goblin snapshot (the base);

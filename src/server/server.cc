@@ -214,6 +214,12 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
       case ConfigHook::kReplBacklog:
         replication->ResizeBacklog();
         break;
+      case ConfigHook::kOomScore:
+        if (!UpdateOomScore()) {
+          return errors::ConfigSetFailed(change.name,
+                                         "Failed to set current oom_score_adj. Check server logs.");
+        }
+        break;
       case ConfigHook::kPersistence:
         if (std::string error = persistence->OnConfigChange(change.name); !error.empty()) {
           return error;
@@ -230,6 +236,11 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
     tcp_port_bound = static_cast<int>(config.port);
   }
   return "";
+}
+
+bool Server::UpdateOomScore() {
+  return oom_score.Apply(config.oom_score_adj, config.oom_score_adj_values,
+                         config.replicaof.host.empty() ? OomScore::kMaster : OomScore::kReplica);
 }
 
 void Server::KeyExpired(int db, std::string_view key) {

@@ -36,6 +36,7 @@
 #include "server/eviction.h"
 #include "server/memory_stats.h"
 #include "server/migrate_connections.h"
+#include "server/oom_score.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
 
@@ -286,6 +287,10 @@ class Server : private KeyspaceEvents {
   // maxmemory (eviction.h).
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
+  // The process's OOM score by its role (oom_score.h); UpdateOomScore writes the one of this
+  // server's role, after a change of role or of the options. False: /proc refused it (logged).
+  OomScore oom_score;
+  bool UpdateOomScore();
   // Every key's access stamp (OBJECT IDLETIME / FREQ, the LRU and LFU policies) is read and
   // written through it; its clock is the commands' clock.
   AccessClock access_clock;

@@ -167,3 +167,28 @@ def test_config_rewrite_quotes_values_that_hold_spaces_and_quotes(make_server):
     with srv.raw() as conn:
         assert config_value(conn, "proc-title-template") == b"{title} {port}"
         assert config_value(conn, "masterauth") == secret.encode()
+
+
+def oom_score(srv):
+    with open(f"/proc/{srv.proc.pid}/oom_score_adj") as f:
+        return int(f.read())
+
+
+def test_oom_score_adj_follows_the_role_and_the_options(make_server):
+    # Lowering a score below what the process started with takes CAP_SYS_RESOURCE: every score
+    # here stays at or above the inherited one.
+    base = int(open("/proc/self/oom_score_adj").read())
+    srv = make_server(options={"oom-score-adj": "relative", "oom-score-adj-values": "100 200 300"})
+    assert oom_score(srv) == min(base + 100, 1000)
+    with srv.raw() as conn:
+        values = f"{base + 5} 2000 {base}"
+        assert conn.call("CONFIG", "SET", "oom-score-adj", "absolute",
+                         "oom-score-adj-values", values).raw == b"+OK\r\n"
+        assert oom_score(srv) == base + 5
+        # Port 1 refuses connections: the role is a replica's all the same.
+        assert conn.call("REPLICAOF", "127.0.0.1", "1").raw == b"+OK\r\n"
+        assert oom_score(srv) == 1000, "clamped to the kernel's range"
+        assert conn.call("REPLICAOF", "NO", "ONE").raw == b"+OK\r\n"
+        assert oom_score(srv) == base + 5
+        assert conn.call("CONFIG", "SET", "oom-score-adj", "no").raw == b"+OK\r\n"
+        assert oom_score(srv) == base, "the score from before goes back"
