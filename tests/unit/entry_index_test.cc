@@ -456,6 +456,26 @@ TEST(EntryIndexTest, BulkLoadBuildsWhatInsertsWould) {
   }
 }
 
+TEST(EntryIndexTest, SmallIndexIsSmall) {
+  // A hash or set turns into a paged table at a few hundred elements: its index must cost
+  // bytes in proportion, not a whole chunk of the segment table (1024 segments, 16 KB).
+  FakeOwner owner;
+  EntryIndex index(&owner);
+  std::mt19937_64 rng(29);
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t hash = rng();
+    index.Insert(hash, owner.Add(hash));
+  }
+  EXPECT_LT(index.MemoryUsage(), 200u * 8);
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t hash = rng();
+    index.Insert(hash, owner.Add(hash));
+  }
+  EXPECT_LT(index.MemoryUsage(), 2200u * 7);
+  EXPECT_EQ(index.Validate(), "");
+  ExpectSameEntries(index, owner);
+}
+
 TEST(EntryIndexTest, MemoryUsageFollowsSize) {
   FakeOwner owner;
   EntryIndex index(&owner);
