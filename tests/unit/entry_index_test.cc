@@ -77,6 +77,23 @@ void ExpectSameEntries(const EntryIndex& index, const FakeOwner& owner) {
   EXPECT_EQ(index.size(), owner.size());
 }
 
+// Inserts n entries of random hashes into both.
+void InsertRandom(EntryIndex* index, FakeOwner* owner, std::mt19937_64* rng, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t hash = (*rng)();
+    index->Insert(hash, owner->Add(hash));
+  }
+}
+
+// Erases random entries from both until `keep` remain.
+void EraseRandomDownTo(EntryIndex* index, FakeOwner* owner, std::mt19937_64* rng, size_t keep) {
+  while (owner->size() > keep) {
+    const EntryRef ref = owner->RefAt((*rng)() % owner->size());
+    index->Erase(owner->hashes().at(ref), ref);
+    owner->Remove(ref);
+  }
+}
+
 TEST(EntryIndexTest, EmptyIndex) {
   FakeOwner owner;
   EntryIndex index(&owner);
@@ -182,10 +199,7 @@ TEST(EntryIndexTest, CrowdedSegmentGrowsATailAndShrinksBack) {
     }
   }
   // Spread keys too, so that the table splits around the crowded segment.
-  for (int i = 0; i < 3000; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
+  InsertRandom(&index, &owner, &rng, 3000);
   EXPECT_EQ(index.Validate(), "");
   EXPECT_GT(index.segment_count(), 8u);
   ExpectSameEntries(index, owner);
@@ -302,10 +316,7 @@ TEST(EntryIndexTest, ScanOfAQuietTableReportsEachEntryOnce) {
     SCOPED_TRACE("n=" + std::to_string(n));
     FakeOwner owner;
     EntryIndex index(&owner);
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t hash = rng();
-      index.Insert(hash, owner.Add(hash));
-    }
+    InsertRandom(&index, &owner, &rng, n);
     for (size_t count : {1, 10, 100, 100000}) {
       std::vector<EntryRef> reported = FullScan(index, count, [](const std::vector<EntryRef>&) {});
       std::sort(reported.begin(), reported.end());
@@ -326,10 +337,7 @@ void RunScanUnderChange(uint64_t seed, size_t initial, int grow_percent, size_t 
   std::mt19937_64 rng(seed);
   FakeOwner owner;
   EntryIndex index(&owner);
-  for (size_t i = 0; i < initial; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
+  InsertRandom(&index, &owner, &rng, initial);
   std::unordered_set<EntryRef> stayed;  // present since the start, never erased
   for (const auto& [ref, hash] : owner.hashes()) stayed.insert(ref);
   std::unordered_set<EntryRef> seen;
@@ -378,10 +386,7 @@ TEST(EntryIndexTest, RandomReachesEveryEntryEvenly) {
   EntryIndex index(&owner);
   std::mt19937_64 rng(13);
   const size_t n = 3000;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
+  InsertRandom(&index, &owner, &rng, n);
   std::unordered_map<EntryRef, uint32_t> drawn;
   uint64_t state = 99;
   const size_t per_entry = 300;
@@ -406,15 +411,8 @@ TEST(EntryIndexTest, RandomOfANearlyEmptyTable) {
   FakeOwner owner;
   EntryIndex index(&owner);
   std::mt19937_64 rng(17);
-  for (int i = 0; i < 5000; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
-  while (owner.size() > 1) {
-    const EntryRef ref = owner.RefAt(rng() % owner.size());
-    index.Erase(owner.hashes().at(ref), ref);
-    owner.Remove(ref);
-  }
+  InsertRandom(&index, &owner, &rng, 5000);
+  EraseRandomDownTo(&index, &owner, &rng, 1);
   const EntryRef last = owner.RefAt(0);
   uint64_t state = 1;
   for (int i = 0; i < 200; ++i) EXPECT_EQ(index.Random(&state), last);
@@ -441,53 +439,31 @@ TEST(EntryIndexTest, BulkLoadBuildsWhatInsertsWould) {
     EXPECT_EQ(index.segment_count(), segments);
     EXPECT_LE(index.slot_capacity(), n + n / 20 + 16 * segments);
     // The loaded index keeps working: grow it past a split, then shrink it past a merge.
-    for (int i = 0; i < 600; ++i) {
-      const uint64_t hash = rng();
-      index.Insert(hash, owner.Add(hash));
-    }
+    InsertRandom(&index, &owner, &rng, 600);
     ASSERT_EQ(index.Validate(), "");
-    while (owner.size() > n / 3) {
-      const EntryRef ref = owner.RefAt(rng() % owner.size());
-      index.Erase(owner.hashes().at(ref), ref);
-      owner.Remove(ref);
-    }
+    EraseRandomDownTo(&index, &owner, &rng, n / 3);
     ASSERT_EQ(index.Validate(), "");
     ExpectSameEntries(index, owner);
   }
 }
 
-TEST(EntryIndexTest, SmallIndexIsSmall) {
+TEST(EntryIndexTest, MemoryUsageFollowsSize) {
   // A hash or set turns into a paged table at a few hundred elements: its index must cost
   // bytes in proportion, not a whole chunk of the segment table (1024 segments, 16 KB).
   FakeOwner owner;
   EntryIndex index(&owner);
   std::mt19937_64 rng(29);
-  for (int i = 0; i < 200; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
+  InsertRandom(&index, &owner, &rng, 200);
   EXPECT_LT(index.MemoryUsage(), 200u * 8);
-  for (int i = 0; i < 2000; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
+  InsertRandom(&index, &owner, &rng, 2000);
   EXPECT_LT(index.MemoryUsage(), 2200u * 7);
-  EXPECT_EQ(index.Validate(), "");
-  ExpectSameEntries(index, owner);
-}
-
-TEST(EntryIndexTest, MemoryUsageFollowsSize) {
-  FakeOwner owner;
-  EntryIndex index(&owner);
-  std::mt19937_64 rng(23);
-  for (int i = 0; i < 50000; ++i) {
-    const uint64_t hash = rng();
-    index.Insert(hash, owner.Add(hash));
-  }
   // The layout comment's 5.17 bytes per element at large N; small N pays a little more.
+  InsertRandom(&index, &owner, &rng, 47800);
   const double per_element = static_cast<double>(index.MemoryUsage()) / 50000;
   EXPECT_GT(per_element, 5.0);
   EXPECT_LT(per_element, 5.6);
+  EXPECT_EQ(index.Validate(), "");
+  ExpectSameEntries(index, owner);
 }
 
 }  // namespace
