@@ -18,6 +18,30 @@ bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value)
   return false;
 }
 
+bool ParseRandomCount(CommandContext& ctx, int64_t* count) {
+  if (!ParseIntegerArg(ctx, ctx.arg(2), count)) return false;
+  if (*count < -INT64_MAX) {
+    ctx.reply.Error(errors::kOutOfCountRange);
+    return false;
+  }
+  return true;
+}
+
+bool ParseRandomCountArgs(CommandContext& ctx, std::string_view with_word, int64_t* count,
+                          bool* with_pairs) {
+  if (!ParseRandomCount(ctx, count)) return false;
+  if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), with_word))) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  *with_pairs = ctx.argc() == 4;
+  if (*with_pairs && (*count < -INT64_MAX / 2 || *count > INT64_MAX / 2)) {
+    ctx.reply.Error(errors::kOutOfRange);
+    return false;
+  }
+  return true;
+}
+
 bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value) {
   int64_t wide;
   if (!ParseIntegerArg(ctx, text, &wide)) return false;

@@ -22,6 +22,17 @@ inline constexpr size_t kRandomDrawSlice = 1024;
 // Parses a strict int64 argument; on failure replies kNotInteger and returns false.
 bool ParseIntegerArg(CommandContext& ctx, std::string_view text, int64_t* value);
 
+// The count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER (argv[2]): an integer whose negation
+// fits, as Redis reads it. Replies the error and returns false otherwise.
+bool ParseRandomCount(CommandContext& ctx, int64_t* count);
+
+// HRANDFIELD key count [WITHVALUES] and ZRANDMEMBER key count [WITHSCORES] (argc >= 3): the
+// count, then the option `with_word` (case-insensitive), which replies pairs, so a count
+// must stay countable when doubled. Replies Redis's error in Redis's order and returns false
+// when malformed.
+bool ParseRandomCountArgs(CommandContext& ctx, std::string_view with_word, int64_t* count,
+                          bool* with_pairs);
+
 // Parses an argument that must fit in a 32-bit int (database indexes and the like), with
 // Redis's two errors: not an integer, or an integer outside the int range.
 bool ParseInt32Arg(CommandContext& ctx, std::string_view text, int* value);

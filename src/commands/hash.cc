@@ -293,20 +293,8 @@ void HrandfieldWithCount(CommandContext& ctx, int64_t requested, bool with_value
 void HrandfieldCommand(CommandContext& ctx) {
   if (ctx.argc() >= 3) {
     int64_t count;
-    if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
-    if (count < -INT64_MAX) {
-      ctx.reply.Error(errors::kOutOfCountRange);
-      return;
-    }
-    if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "withvalues"))) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-    const bool with_values = ctx.argc() == 4;
-    if (with_values && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-      ctx.reply.Error(errors::kOutOfRange);
-      return;
-    }
+    bool with_values;
+    if (!ParseRandomCountArgs(ctx, "withvalues", &count, &with_values)) return;
     HrandfieldWithCount(ctx, count, with_values);
     return;
   }

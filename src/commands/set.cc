@@ -242,11 +242,7 @@ void SrandmemberCommand(CommandContext& ctx) {
   }
   if (ctx.argc() == 3) {
     int64_t count;
-    if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
-    if (count < -INT64_MAX) {
-      ctx.reply.Error(errors::kOutOfCountRange);
-      return;
-    }
+    if (!ParseRandomCount(ctx, &count)) return;
     PackedSet* set;
     if (!LookupSet(ctx, ctx.arg(1), &set, true)) return;
     if (set == nullptr || count == 0) {

@@ -919,20 +919,8 @@ void ZrandmemberWithCount(CommandContext& ctx, int64_t requested, bool with_scor
 void ZrandmemberCommand(CommandContext& ctx) {
   if (ctx.argc() >= 3) {
     int64_t count;
-    if (!ParseIntegerArg(ctx, ctx.arg(2), &count)) return;
-    if (count < -INT64_MAX) {
-      ctx.reply.Error(errors::kOutOfCountRange);
-      return;
-    }
-    if (ctx.argc() > 4 || (ctx.argc() == 4 && !EqualsIgnoreCase(ctx.arg(3), "withscores"))) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-    const bool with_scores = ctx.argc() == 4;
-    if (with_scores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-      ctx.reply.Error(errors::kOutOfRange);
-      return;
-    }
+    bool with_scores;
+    if (!ParseRandomCountArgs(ctx, "withscores", &count, &with_scores)) return;
     ZrandmemberWithCount(ctx, count, with_scores);
     return;
   }

@@ -40,7 +40,8 @@
 // entries are re-read to learn hash bit L and their new tags: 256-512 entries, prefetched,
 // 30-55 us at 10M elements); below half of that, the last split is undone (no entry reads: the
 // merged tag is the old one shifted, plus the address bit). The segment table is chunked, so
-// no step of growth or shrinkage moves more than one or two segments (a few KB). A full
+// no step of growth or shrinkage moves more than one or two segments (a few KB), or while the
+// first chunk doubles toward its 1024 segments, that chunk (at most 8 KB). A full
 // segment grows by replacing its tail block (<= 256 B) or, once a step up of the main block's
 // size class holds it all, both blocks (<= 2.6 KB).
 //
@@ -179,7 +180,9 @@ class EntryIndex {
       return i < main_capacity ? main_words[i] : tail_words[i - main_capacity];
     }
   };
-  // A segment table that grows a chunk at a time, so growth never copies it.
+  // A segment table that grows a chunk at a time, so growth never copies more than a chunk.
+  // The first chunk starts at one segment and doubles up to kChunk: a table of a few segments
+  // (a hash or set just past its small form) costs bytes, not 16 KB.
   class SegmentTable {
    public:
     static constexpr size_t kChunkBits = 10;
@@ -188,22 +191,37 @@ class EntryIndex {
     Segment& operator[](size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
     const Segment& operator[](size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
     void push_back(const Segment& s) {
-      if ((size_ >> kChunkBits) == chunks_.size())
+      if (size_ < kChunk && size_ == first_capacity_) {
+        const size_t capacity = first_capacity_ == 0 ? 1 : 2 * first_capacity_;
+        auto first = std::make_unique<Segment[]>(capacity);
+        for (size_t i = 0; i < size_; ++i) first[i] = chunks_[0][i];
+        if (chunks_.empty()) {
+          chunks_.push_back(std::move(first));
+        } else {
+          chunks_[0] = std::move(first);
+        }
+        first_capacity_ = capacity;
+      } else if ((size_ >> kChunkBits) == chunks_.size()) {
         chunks_.push_back(std::make_unique<Segment[]>(kChunk));
+      }
       (*this)[size_++] = s;
     }
     void pop_back() {
       --size_;
-      if ((size_ & (kChunk - 1)) == 0 && (size_ >> kChunkBits) + 1 == chunks_.size()) {
+      if (size_ >= kChunk && (size_ & (kChunk - 1)) == 0 &&
+          (size_ >> kChunkBits) + 1 == chunks_.size()) {
         chunks_.pop_back();
       }
     }
     size_t MemoryUsage() const {
-      return chunks_.size() * kChunk * sizeof(Segment) + chunks_.capacity() * sizeof(void*);
+      const size_t full_chunks = chunks_.empty() ? 0 : chunks_.size() - 1;
+      return (first_capacity_ + full_chunks * kChunk) * sizeof(Segment) +
+             chunks_.capacity() * sizeof(void*);
     }
 
    private:
     std::vector<std::unique_ptr<Segment[]>> chunks_;
+    size_t first_capacity_ = 0;  // segments chunks_[0] holds (kChunk once full)
     size_t size_ = 0;
   };
 

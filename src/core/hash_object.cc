@@ -1,20 +1,11 @@
 #include "core/hash_object.h"
 
-#include <malloc.h>
-
-#include "core/bytes.h"
 #include "core/value_digest.h"
 
 namespace goblin {
 
-size_t HashObject::MemoryUsage() const {
-  // PackedHash::MemoryUsage counts sizeof(PackedHash); this block holds it plus the vtable.
-  return malloc_usable_size(const_cast<HashObject*>(this)) - sizeof(PackedHash) +
-         hash_.MemoryUsage();
-}
-
 void HashObject::Digest(ValueDigest* digest) const {
-  hash_.ForEach([&](std::string_view field, std::string_view value) {
+  hash().ForEach([&](std::string_view field, std::string_view value) {
     ValueDigest pair;
     pair.Mix(field);
     pair.Mix(value);
@@ -23,13 +14,7 @@ void HashObject::Digest(ValueDigest* digest) const {
 }
 
 void HashObject::Describe(StatFields* fields) const {
-  AppendPackedStatFields(hash_.Stats(), fields);
-}
-
-void HashObject::AppendSnapshotValue(std::string* out, std::string* scratch) const {
-  scratch->clear();
-  hash_.Dump(scratch);
-  AppendLengthPrefixed(out, *scratch);
+  AppendPackedStatFields(hash().Stats(), fields);
 }
 
 Collection* HashObject::DecodeSnapshot(std::string_view bytes, const EncodingLimits& all_limits,

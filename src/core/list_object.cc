@@ -1,24 +1,15 @@
 #include "core/list_object.h"
 
-#include <malloc.h>
-
-#include "core/bytes.h"
 #include "core/value_digest.h"
 
 namespace goblin {
 
-size_t ListObject::MemoryUsage() const {
-  // PackedList::MemoryUsage counts sizeof(PackedList); this block holds it plus the vtable.
-  return malloc_usable_size(const_cast<ListObject*>(this)) - sizeof(PackedList) +
-         list_.MemoryUsage();
-}
-
 void ListObject::Digest(ValueDigest* digest) const {
-  list_.ForEach(0, list_.size(), [&](std::string_view element) { digest->Mix(element); });
+  list().ForEach(0, list().size(), [&](std::string_view element) { digest->Mix(element); });
 }
 
 void ListObject::Describe(StatFields* fields) const {
-  const ListStats s = list_.Stats();
+  const ListStats s = list().Stats();
   auto count = [](size_t n) { return static_cast<int64_t>(n); };
   fields->insert(fields->end(), {{"layout", std::string_view(s.layout)},
                                  {"elements", count(s.size)},
@@ -29,12 +20,6 @@ void ListObject::Describe(StatFields* fields) const {
                                  {"nodes", count(s.nodes)},
                                  {"compressed_nodes", count(s.compressed_nodes)},
                                  {"index_bytes", count(s.index_bytes)}});
-}
-
-void ListObject::AppendSnapshotValue(std::string* out, std::string* scratch) const {
-  scratch->clear();
-  list_.Dump(scratch);
-  AppendLengthPrefixed(out, *scratch);
 }
 
 Collection* ListObject::DecodeSnapshot(std::string_view bytes, const EncodingLimits& limits,

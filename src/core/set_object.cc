@@ -1,34 +1,22 @@
 #include "core/set_object.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <optional>
 
-#include "core/bytes.h"
 #include "core/value_digest.h"
 
 namespace goblin {
 
-size_t SetObject::MemoryUsage() const {
-  // PackedSet::MemoryUsage counts sizeof(PackedSet); this block holds it plus the vtable.
-  return malloc_usable_size(const_cast<SetObject*>(this)) - sizeof(PackedSet) + set_.MemoryUsage();
-}
-
 void SetObject::Digest(ValueDigest* digest) const {
-  set_.ForEach([&](std::string_view member) {
+  set().ForEach([&](std::string_view member) {
     ValueDigest element;
     element.Mix(member);
     digest->Xor(element);
   });
 }
 
-void SetObject::Describe(StatFields* fields) const { AppendPackedStatFields(set_.Stats(), fields); }
-
-void SetObject::AppendSnapshotValue(std::string* out, std::string* scratch) const {
-  scratch->clear();
-  set_.Dump(scratch);
-  AppendLengthPrefixed(out, *scratch);
+void SetObject::Describe(StatFields* fields) const {
+  AppendPackedStatFields(set().Stats(), fields);
 }
 
 Collection* SetObject::DecodeSnapshot(std::string_view bytes, const EncodingLimits& all_limits,
