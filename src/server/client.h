@@ -132,7 +132,7 @@ struct Client final : net::EventHandler {
   // Replies not yet written (resp/output_buffer.h).
   OutputBuffer output;
   ReplyBuilder reply;
-  bool want_write = false;  // registered for EPOLLOUT
+  bool want_write = false;  // its connection is watched for writability
 
   int db = 0;
   bool authenticated = false;

@@ -469,7 +469,7 @@ void Server::Flush(Client& client) {
   // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).
   if (client.is_replica() && !replication->SendBulk(client)) {
     if (client.close_after_reply || DropOverOutputLimit(client)) return;
-    UpdateEpoll(client);
+    UpdateWriteWatch(client);
     return;
   }
   uint64_t& written = client.is_replica() ? stats.net_repl_output_bytes : stats.net_output_bytes;
@@ -502,7 +502,7 @@ void Server::Flush(Client& client) {
   } else if (DropOverOutputLimit(client)) {
     return;
   }
-  UpdateEpoll(client);
+  UpdateWriteWatch(client);
 }
 
 bool Server::DropOverOutputLimit(Client& client) {
@@ -554,7 +554,7 @@ uint64_t Server::OutputHardLimit(const Client& client) const {
   return bound;
 }
 
-void Server::UpdateEpoll(Client& client) {
+void Server::UpdateWriteWatch(Client& client) {
   // A replica sends its snapshot first and holds its stream until then.
   const ReplicaLink& link = client.replica;
   bool want_write = link.state == ReplicaState::kSendBulk || link.relay_writing ||

@@ -364,7 +364,7 @@ class Server : private KeyspaceEvents {
   void RecordSlowlog(const Client& client, const Command& command,
                      const std::vector<std::string_view>& argv, int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);
-  void UpdateEpoll(Client& client);
+  void UpdateWriteWatch(Client& client);
   void UnblockClient(Client& client);
   void ResumeClient(Client& client);
   void HandleReadyKeys();
