@@ -55,12 +55,23 @@ void EventLoop::Unwatch(int fd) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
-EventLoop::Batch& EventLoop::CurrentBatch() {
-  while (batches_.size() <= depth_) {
-    auto batch = std::make_unique<Batch>();
-    batch->events.resize(batches_.empty() ? kOuterBatch : kNestedBatch);
-    batches_.push_back(std::move(batch));
+namespace {
+
+// Adds the batches of the depths up to depth, the first time a round nests that deep. Kept out
+// of line: CurrentBatch runs twice a round, and only its first calls at a depth get here.
+template <typename Batches>
+[[gnu::noinline]] void AddBatches(Batches& batches, size_t depth) {
+  while (batches.size() <= depth) {
+    auto batch = std::make_unique<typename Batches::value_type::element_type>();
+    batch->events.resize(batches.empty() ? kOuterBatch : kNestedBatch);
+    batches.push_back(std::move(batch));
   }
+}
+
+}  // namespace
+
+EventLoop::Batch& EventLoop::CurrentBatch() {
+  if (depth_ >= batches_.size()) AddBatches(batches_, depth_);
   return *batches_[depth_];
 }
 
