@@ -50,6 +50,16 @@ constexpr std::string_view kProtectedModeError =
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
 
+// Writes through client's connection. A client no socket backs (the append-only file's replay,
+// a test's) fails as a write to a closed descriptor does.
+ssize_t WriteVectors(Client& client, const iovec* vectors, int count) {
+  if (client.connection == nullptr) {
+    errno = EBADF;
+    return -1;
+  }
+  return client.connection->Writev(vectors, count);
+}
+
 }  // namespace
 
 void Server::KillClient(Client& victim, const Client& caller) {
@@ -479,7 +489,7 @@ void Server::Flush(Client& client) {
   std::array<iovec, kWriteVectors> vectors;
   while (client.pending_output() > 0) {
     const size_t count = client.output.Gather(vectors.data(), vectors.size());
-    ssize_t n = client.connection->Writev(vectors.data(), static_cast<int>(count));
+    ssize_t n = WriteVectors(client, vectors.data(), static_cast<int>(count));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
@@ -562,7 +572,7 @@ void Server::UpdateWriteWatch(Client& client) {
                      !link.stream_on_ack);
   if (want_write == client.want_write) return;
   client.want_write = want_write;
-  client.connection->SetWritable(want_write);
+  if (client.connection != nullptr) client.connection->SetWritable(want_write);
 }
 
 void Server::HandleWritable(Client& client) { Flush(client); }

@@ -38,6 +38,16 @@ std::string PeerIp(const Client& client) {
   return colon == std::string::npos ? client.address : client.address.substr(0, colon);
 }
 
+// Writes to client's connection. A client no socket backs (a test's) fails as a write to a closed
+// descriptor does.
+ssize_t WriteTo(Client& client, const char* data, size_t size) {
+  if (client.connection == nullptr) {
+    errno = EBADF;
+    return -1;
+  }
+  return client.connection->Write(data, size);
+}
+
 }  // namespace
 
 Replication::Replication(Server& server) : server_(server), replid2_(kNoReplicationId) {
@@ -439,8 +449,8 @@ void Replication::Distribute() {
 bool Replication::WriteRelay(Client& client) {
   ReplicaLink& link = client.replica;
   while (link.relay_sent < relay_chunk_.size()) {
-    const ssize_t n = client.connection->Write(relay_chunk_.data() + link.relay_sent,
-                                               relay_chunk_.size() - link.relay_sent);
+    const ssize_t n = WriteTo(client, relay_chunk_.data() + link.relay_sent,
+                              relay_chunk_.size() - link.relay_sent);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
       if (link.relay_stalled_ms == 0) link.relay_stalled_ms = server_.NowMs();
@@ -632,7 +642,7 @@ bool Replication::SendBulk(Client& client) {
   }
   if (link.state != ReplicaState::kSendBulk || client.close_after_reply) return false;
   while (!link.preamble.empty()) {
-    const ssize_t n = client.connection->Write(link.preamble.data(), link.preamble.size());
+    const ssize_t n = WriteTo(client, link.preamble.data(), link.preamble.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return false;
     if (n <= 0) {
@@ -679,7 +689,7 @@ void Replication::PutOnline(Client& client) {
 
 bool Replication::WriteNow(Client& client, std::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = client.connection->Write(bytes.data(), bytes.size());
+    const ssize_t n = WriteTo(client, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);
