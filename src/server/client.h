@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "core/collection.h"
+#include "net/connection.h"
+#include "net/event_loop.h"
 #include "resp/reply_builder.h"
 #include "resp/request_parser.h"
 #include "server/input_buffer.h"
@@ -98,14 +101,22 @@ struct BlockState {
   bool waits_for_shutdown = false;
 };
 
-struct Client {
+class Server;
+
+struct Client final : net::EventHandler {
   Client(uint64_t id, int fd, ClientKind kind = ClientKind::kConnection)
       : id(id), fd(fd), kind(kind), reply(&output) {}
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
+  // The connection's readiness: reads and writes for server (server/connections.cc).
+  void OnReady(uint32_t readiness) override;
+
   uint64_t id;
-  int fd;  // -1 unless kind is kConnection or kMaster
+  int fd;  // the connection's descriptor; -1 unless kind is kConnection or kMaster
+  // The socket (net/connection.h); null unless kind is kConnection or kMaster.
+  std::unique_ptr<net::Connection> connection;
+  Server* server = nullptr;  // set while connection is watched
   ClientKind kind;
   bool is_connection() const { return kind == ClientKind::kConnection; }
   bool unix_socket = false;
@@ -121,7 +132,7 @@ struct Client {
   // Replies not yet written (resp/output_buffer.h).
   OutputBuffer output;
   ReplyBuilder reply;
-  bool want_write = false;  // registered for EPOLLOUT
+  bool want_write = false;  // its connection is watched for writability
 
   int db = 0;
   bool authenticated = false;

@@ -1,18 +1,11 @@
-// Connections and I/O: the listeners, the epoll loop, accepting clients, reading and parsing
+// Connections and I/O: the listeners, the loop's rounds, accepting clients, reading and parsing
 // requests, writing replies (after the append-only file has what they acknowledge), output
 // limits, closing. SHUTDOWN signals end the loop here.
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +14,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "net/sockets.h"
 #include "server/crash_report.h"
 #include "server/failover.h"
 #include "server/log.h"
@@ -34,51 +28,11 @@ namespace goblin {
 
 namespace {
 
-// Tokens of epoll events: listeners are tagged so they never collide with client fds.
-constexpr uint64_t kListenerTag = 1ULL << 40;
-// The replica's connection to its master while it connects and syncs (master_link.h).
-constexpr uint64_t kMasterLinkTag = 1ULL << 41;
-// The pipe of a diskless sync's child (replication.h).
-constexpr uint64_t kRelayPipeTag = 1ULL << 42;
-
 constexpr size_t kReadChunk = 64 * 1024;
 
 volatile sig_atomic_t g_shutdown_signal = 0;
 
 void OnShutdownSignal(int signal_number) { g_shutdown_signal = signal_number; }
-
-bool SetNonBlocking(int fd) {
-  int flags = fcntl(fd, F_GETFL, 0);
-  return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
-}
-
-std::string FormatAddress(const sockaddr_storage& address) {
-  char host[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (address.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-    port = ntohs(in->sin_port);
-  } else if (address.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-    port = ntohs(in6->sin6_port);
-  }
-  return std::string(host) + ":" + std::to_string(port);
-}
-
-bool IsLoopback(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
-    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-  }
-  if (address.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
-    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) return true;
-    return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127;
-  }
-  return false;
-}
 
 // Redis's protected-mode refusal, sent to a remote peer when no password protects the server.
 constexpr std::string_view kProtectedModeError =
@@ -95,6 +49,16 @@ constexpr std::string_view kProtectedModeError =
     "option. 4) Set up an authentication password for the default user. NOTE: You only need "
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.\r\n";
+
+// Writes through client's connection. A client no socket backs (the append-only file's replay,
+// a test's) fails as a write to a closed descriptor does.
+ssize_t WriteVectors(Client& client, const iovec* vectors, int count) {
+  if (client.connection == nullptr) {
+    errno = EBADF;
+    return -1;
+  }
+  return client.connection->Writev(vectors, count);
+}
 
 }  // namespace
 
@@ -130,18 +94,9 @@ bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
       *error = "Invalid bind address '" + host + "'";
       return false;
     }
-    int fd = socket(result->ai_family, SOCK_STREAM, 0);
-    int one = 1;
-    if (fd >= 0) {
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-      if (result->ai_family == AF_INET6) {
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-      }
-    }
-    if (fd < 0 || bind(fd, result->ai_addr, result->ai_addrlen) != 0 ||
-        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+    const int fd = net::ListenTcp(*result, static_cast<int>(config.tcp_backlog));
+    if (fd < 0) {
       int saved = errno;
-      if (fd >= 0) close(fd);
       freeaddrinfo(result);
       if (optional && (saved == EADDRNOTAVAIL || saved == EAFNOSUPPORT)) continue;
       *error = "Could not create server TCP listening socket " + host + ":" + port + ": " +
@@ -151,19 +106,13 @@ bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
       return false;
     }
     freeaddrinfo(result);
-    SetNonBlocking(fd);
-    out->push_back({fd, false});
+    out->emplace_back(this, fd, false);
   }
   return true;
 }
 
 void Server::WatchListeners() {
-  for (size_t i = 0; i < listeners_.size(); ++i) {
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = kListenerTag | i;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &event);
-  }
+  for (Listener& listener : listeners_) event_loop.Watch(listener.fd, &listener, false);
 }
 
 bool Server::RebindTcp(std::string* error) {
@@ -174,11 +123,11 @@ bool Server::RebindTcp(std::string* error) {
     if (listener.unix_socket) {
       kept.push_back(listener);
     } else {
-      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+      event_loop.Unwatch(listener.fd);
       close(listener.fd);
     }
   }
-  for (const Listener& listener : kept) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listener.fd, nullptr);
+  for (const Listener& listener : kept) event_loop.Unwatch(listener.fd);
   bool ok = OpenTcpListeners(&fresh, error);
   listeners_ = std::move(kept);
   listeners_.insert(listeners_.end(), fresh.begin(), fresh.end());
@@ -190,17 +139,12 @@ bool Server::OpenListeners(std::string* error) {
   if (!OpenTcpListeners(&listeners_, error)) return false;
   tcp_port_bound = static_cast<int>(config.port);
   if (!config.unixsocket.empty()) {
-    sockaddr_un address{};
-    if (config.unixsocket.size() >= sizeof(address.sun_path)) {
+    const int fd = net::ListenUnix(config.unixsocket, static_cast<int>(config.tcp_backlog));
+    if (fd < 0 && errno == ENAMETOOLONG) {
       *error = "Unix socket path too long: " + config.unixsocket;
       return false;
     }
-    address.sun_family = AF_UNIX;
-    std::memcpy(address.sun_path, config.unixsocket.c_str(), config.unixsocket.size() + 1);
-    unlink(config.unixsocket.c_str());
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-        listen(fd, static_cast<int>(config.tcp_backlog)) != 0) {
+    if (fd < 0) {
       *error =
           "Could not create server Unix socket " + config.unixsocket + ": " + std::strerror(errno);
       return false;
@@ -208,8 +152,7 @@ bool Server::OpenListeners(std::string* error) {
     if (config.unixsocketperm != 0) {
       chmod(config.unixsocket.c_str(), static_cast<mode_t>(config.unixsocketperm));
     }
-    SetNonBlocking(fd);
-    listeners_.push_back({fd, true});
+    listeners_.emplace_back(this, fd, true);
   }
   if (listeners_.empty()) {
     *error = "Configured to not listen anywhere, exiting.";
@@ -281,7 +224,10 @@ int Server::Run() {
     LogWarning(error);
     return 1;
   }
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (!event_loop.Open()) {
+    LogWarning(std::string("Failed creating the event loop: ") + std::strerror(errno));
+    return 1;
+  }
   WatchListeners();
   // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
   // it, as Redis does, for tools that wait for that line.
@@ -322,12 +268,10 @@ void Server::ServeWhileScriptRuns() {
 }
 
 bool Server::ServeEvents(int timeout_ms) {
-  const bool nested = serving_depth_ > 0;
-  std::vector<epoll_event>& events = nested ? nested_events_ : events_;
-  if (nested) {
-    int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), 0);
+  if (serving_depth_ > 0) {
+    event_loop.Wait(0);
     SetClock(NowMs());
-    for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
+    event_loop.Dispatch();
     FlushQueuedWrites();
     CloseClientsToClose();
     return true;
@@ -339,7 +283,7 @@ bool Server::ServeEvents(int timeout_ms) {
     if (pause_until_ms_ != 0) wake = std::min(wake, pause_until_ms_);
     timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
   }
-  int n = epoll_wait(epoll_fd_, events_.data(), static_cast<int>(events_.size()), timeout_ms);
+  const int n = event_loop.Wait(timeout_ms);
   // One clock read per wake-up: every command handled in this round sees this time.
   SetClock(NowMs());
   if (!block_deadlines_.empty()) HandleBlockTimeouts();
@@ -349,7 +293,7 @@ bool Server::ServeEvents(int timeout_ms) {
     LogWarning(std::string("epoll_wait: ") + std::strerror(errno));
     return false;
   }
-  for (int i = 0; i < n; ++i) HandleEvent(events[static_cast<size_t>(i)]);
+  event_loop.Dispatch();
   // The periodic work runs after the events and before the writes, as in Redis: what it sends
   // (a replica's REPLCONF ACK, a master's PING) leaves in this round, and says what the round
   // applied. An acknowledgement built before the round and sent after it would name an offset
@@ -370,29 +314,15 @@ bool Server::ServeEvents(int timeout_ms) {
   return true;
 }
 
-void Server::HandleEvent(const epoll_event& event) {
-  uint64_t token = event.data.u64;
-  if (token & kListenerTag) {
-    Accept(listeners_[token & ~kListenerTag]);
-    return;
-  }
-  if (token & kMasterLinkTag) {
-    master_link->HandleEvent(event.events);
-    return;
-  }
-  if (token & kRelayPipeTag) {
-    replication->PumpRelay();
-    return;
-  }
-  auto it = clients_by_fd_.find(static_cast<int>(token));
-  if (it == clients_by_fd_.end()) return;
-  Client& client = *it->second;
+void Client::OnReady(uint32_t readiness) { server->OnClientReady(*this, readiness); }
+
+void Server::OnClientReady(Client& client, uint32_t readiness) {
   // The client whose script is running is read again once the script ends.
   if (client.running_script) return;
-  if (event.events & (EPOLLIN | EPOLLERR | EPOLLHUP)) HandleReadable(client);
-  if ((event.events & EPOLLOUT) && clients_by_fd_.count(static_cast<int>(token))) {
-    HandleWritable(client);
-  }
+  const int fd = client.fd;
+  if (readiness & net::kReadable) HandleReadable(client);
+  // Reading may have run a script that served, and closed, clients (ServeWhileScriptRuns).
+  if ((readiness & net::kWritable) && clients_by_fd_.count(fd)) HandleWritable(client);
 }
 
 void Server::CloseClientsToClose() {
@@ -421,19 +351,16 @@ void Server::CloseListenersInChild() {
 void Server::Accept(const Listener& listener) {
   for (int accepted = 0; accepted < 1000; ++accepted) {
     sockaddr_storage peer{};
-    socklen_t peer_len = sizeof(peer);
-    int fd = accept4(listener.fd, reinterpret_cast<sockaddr*>(&peer), &peer_len,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
+    std::unique_ptr<net::PlainConnection> connection = net::Accept(listener.fd, &peer);
+    if (connection == nullptr) return;
     ++stats.total_connections_received;
     if (clients_by_fd_.size() >= static_cast<size_t>(config.maxclients)) {
-      static const char kTooMany[] = "-ERR max number of clients reached\r\n";
-      ssize_t ignored = write(fd, kTooMany, sizeof(kTooMany) - 1);
-      (void)ignored;
-      close(fd);
+      static constexpr std::string_view kTooMany = "-ERR max number of clients reached\r\n";
+      connection->Write(kTooMany.data(), kTooMany.size());
       ++stats.rejected_connections;
       continue;
     }
+    const int fd = connection->fd();
     auto client = std::make_unique<Client>(next_client_id_++, fd);
     client->unix_socket = listener.unix_socket;
     client->authenticated = config.requirepass.empty();
@@ -442,26 +369,19 @@ void Server::Accept(const Listener& listener) {
       client->address = config.unixsocket + ":0";
       client->local_address = config.unixsocket + ":0";
     } else {
-      int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      if (config.tcp_keepalive > 0) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-      client->address = FormatAddress(peer);
-      sockaddr_storage local{};
-      socklen_t local_len = sizeof(local);
-      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
-      client->local_address = FormatAddress(local);
-      if (config.protected_mode && config.requirepass.empty() && !IsLoopback(peer)) {
-        ssize_t ignored = write(fd, kProtectedModeError.data(), kProtectedModeError.size());
-        (void)ignored;
-        close(fd);
+      connection->SetNoDelay();
+      if (config.tcp_keepalive > 0) connection->SetKeepAlive();
+      client->address = net::FormatAddress(peer);
+      client->local_address = connection->LocalAddress();
+      if (config.protected_mode && config.requirepass.empty() && !net::IsLoopback(peer)) {
+        connection->Write(kProtectedModeError.data(), kProtectedModeError.size());
         ++stats.rejected_connections;
         continue;
       }
     }
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.u64 = static_cast<uint64_t>(fd);
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+    client->server = this;
+    client->connection = std::move(connection);
+    client->connection->Watch(event_loop, client.get(), false);
     clients_by_id_[client->id] = client.get();
     clients_by_fd_[fd] = std::move(client);
   }
@@ -473,7 +393,7 @@ void Server::HandleReadable(Client& client) {
   size_t needed = client.parser.bytes_needed();
   if (needed > client.input.size()) want = std::max(want, needed - client.input.size());
   char* target = client.input.PrepareWrite(want);
-  ssize_t n = read(client.fd, target, want);
+  ssize_t n = client.connection->Read(target, want);
   if (n <= 0) {
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     clients_to_close_.push_back(&client);
@@ -559,7 +479,7 @@ void Server::Flush(Client& client) {
   // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).
   if (client.is_replica() && !replication->SendBulk(client)) {
     if (client.close_after_reply || DropOverOutputLimit(client)) return;
-    UpdateEpoll(client);
+    UpdateWriteWatch(client);
     return;
   }
   uint64_t& written = client.is_replica() ? stats.net_repl_output_bytes : stats.net_output_bytes;
@@ -569,7 +489,7 @@ void Server::Flush(Client& client) {
   std::array<iovec, kWriteVectors> vectors;
   while (client.pending_output() > 0) {
     const size_t count = client.output.Gather(vectors.data(), vectors.size());
-    ssize_t n = writev(client.fd, vectors.data(), static_cast<int>(count));
+    ssize_t n = WriteVectors(client, vectors.data(), static_cast<int>(count));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN) break;
@@ -592,7 +512,7 @@ void Server::Flush(Client& client) {
   } else if (DropOverOutputLimit(client)) {
     return;
   }
-  UpdateEpoll(client);
+  UpdateWriteWatch(client);
 }
 
 bool Server::DropOverOutputLimit(Client& client) {
@@ -644,7 +564,7 @@ uint64_t Server::OutputHardLimit(const Client& client) const {
   return bound;
 }
 
-void Server::UpdateEpoll(Client& client) {
+void Server::UpdateWriteWatch(Client& client) {
   // A replica sends its snapshot first and holds its stream until then.
   const ReplicaLink& link = client.replica;
   bool want_write = link.state == ReplicaState::kSendBulk || link.relay_writing ||
@@ -652,10 +572,7 @@ void Server::UpdateEpoll(Client& client) {
                      !link.stream_on_ack);
   if (want_write == client.want_write) return;
   client.want_write = want_write;
-  epoll_event event{};
-  event.events = want_write ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-  event.data.u64 = static_cast<uint64_t>(client.fd);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, client.fd, &event);
+  if (client.connection != nullptr) client.connection->SetWritable(want_write);
 }
 
 void Server::HandleWritable(Client& client) { Flush(client); }
@@ -663,8 +580,7 @@ void Server::HandleWritable(Client& client) { Flush(client); }
 void Server::CloseClient(Client& client) {
   int fd = client.fd;
   if (!clients_by_fd_.count(fd)) return;  // closed earlier in this round
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-  close(fd);
+  client.connection->Close();
   UnwatchAll(client);
   UnblockClient(client);
   pubsub.RemoveClient(client);
@@ -676,43 +592,19 @@ void Server::CloseClient(Client& client) {
   clients_by_fd_.erase(fd);
 }
 
-void Server::WatchMasterLink(int fd, bool writable) {
-  epoll_event event{};
-  event.events = writable ? (EPOLLIN | EPOLLOUT) : EPOLLIN;
-  event.data.u64 = kMasterLinkTag | static_cast<uint64_t>(fd);
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event) != 0) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
-  }
-}
-
-void Server::UnwatchMasterLink(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
-
-void Server::WatchRelayPipe(int fd, bool watch) {
-  if (!watch) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-    return;
-  }
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = kRelayPipeTag | static_cast<uint64_t>(fd);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
-}
-
-Client& Server::AdoptMasterConnection(int fd, const std::string& address) {
+Client& Server::AdoptMasterConnection(std::unique_ptr<net::Connection> connection,
+                                      const std::string& address) {
+  const int fd = connection->fd();
   auto client = std::make_unique<Client>(next_client_id_++, fd, ClientKind::kMaster);
   client->authenticated = true;
   client->created_ms = client->last_interaction_ms = NowMs();
   client->address = address;
-  sockaddr_storage local{};
-  socklen_t local_len = sizeof(local);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len);
-  client->local_address = FormatAddress(local);
+  client->local_address = connection->LocalAddress();
   // The master reads no replies: only REPLCONF ACK goes back (master_link.h).
   client->reply.set_buffer(&client->discarded_replies);
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = static_cast<uint64_t>(fd);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event);
+  client->server = this;
+  client->connection = std::move(connection);
+  client->connection->Watch(event_loop, client.get(), false);
   Client& adopted = *client;
   clients_by_id_[client->id] = client.get();
   clients_by_fd_[fd] = std::move(client);

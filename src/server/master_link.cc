@@ -1,11 +1,6 @@
 #include "server/master_link.h"
 
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +8,7 @@
 #include <span>
 
 #include "core/ascii.h"
+#include "net/sockets.h"
 #include "persist/aof_log.h"
 #include "persist/file_util.h"
 #include "resp/sync_transfer.h"
@@ -49,7 +45,6 @@ MasterLink::MasterLink(Server& server) : server_(server) {
 }
 
 MasterLink::~MasterLink() {
-  if (fd_ >= 0) close(fd_);
   if (temp_fd_ >= 0) close(temp_fd_);
   if (!temp_path_.empty()) unlink(temp_path_.c_str());
 }
@@ -157,45 +152,23 @@ void MasterLink::SetMaster(const ReplicaOf& master) {
 // ---- Connecting and the handshake ------------------------------------------------------------
 
 void MasterLink::Connect() {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* addresses = nullptr;
-  const std::string service = std::to_string(master_.port);
   connect_start_ms_ = server_.NowMs();
-  if (getaddrinfo(master_.host.c_str(), service.c_str(), &hints, &addresses) != 0) {
-    LogWarning("Unable to connect to MASTER: can't resolve " + master_.host);
+  net::ConnectResult connected = net::ConnectTcp(master_.host, master_.port);
+  if (connected.connection == nullptr) {
+    LogWarning(connected.error == 0
+                   ? "Unable to connect to MASTER: can't resolve " + master_.host
+                   : std::string("Unable to connect to MASTER: ") + std::strerror(connected.error));
     return;
   }
-  int fd = -1;
-  for (addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) break;
-    close(fd);
-    fd = -1;
-  }
-  const int saved = errno;
-  freeaddrinfo(addresses);
-  if (fd < 0) {
-    LogWarning(std::string("Unable to connect to MASTER: ") + std::strerror(saved));
-    return;
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  fd_ = fd;
+  connection_ = std::move(connected.connection);
   state_ = State::kConnecting;
   inbox_.clear();
-  server_.WatchMasterLink(fd_, /*writable=*/true);
+  connection_->Watch(server_.event_loop, this, /*writable=*/true);
   LogNotice("MASTER <-> REPLICA sync started");
 }
 
 void MasterLink::Abort(State next) {
-  if (fd_ >= 0) {
-    server_.UnwatchMasterLink(fd_);
-    close(fd_);
-    fd_ = -1;
-  }
+  connection_.reset();
   if (temp_fd_ >= 0) close(temp_fd_);
   temp_fd_ = -1;
   if (!temp_path_.empty()) unlink(temp_path_.c_str());
@@ -205,9 +178,10 @@ void MasterLink::Abort(State next) {
   state_ = next;
 }
 
-void MasterLink::HandleEvent(uint32_t events) {
+void MasterLink::OnReady(uint32_t readiness) {
   if (state_ == State::kConnecting) {
-    if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) OnConnected();
+    // An error or a hang-up reports as readable; ConnectError then says which.
+    if (readiness & (net::kWritable | net::kReadable)) OnConnected();
     return;
   }
   if (state_ == State::kHandshake) {
@@ -218,16 +192,14 @@ void MasterLink::HandleEvent(uint32_t events) {
 }
 
 void MasterLink::OnConnected() {
-  int error = 0;
-  socklen_t length = sizeof(error);
-  if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+  const int error = connection_->ConnectError();
   if (error != 0) {
     LogWarning(std::string("Error condition on socket for SYNC: ") + std::strerror(error));
     Abort();
     return;
   }
   LogNotice("Non blocking connect for SYNC fired the event.");
-  server_.WatchMasterLink(fd_, /*writable=*/false);
+  connection_->SetWritable(false);
   state_ = State::kHandshake;
   step_ = Step::kPong;
   if (!SendLine({"PING"})) Abort();
@@ -239,7 +211,7 @@ bool MasterLink::SendLine(std::initializer_list<std::string_view> argv) {
   std::string_view rest = bytes;
   // A handshake command is small: the socket buffer of a fresh connection takes it at once.
   while (!rest.empty()) {
-    const ssize_t n = write(fd_, rest.data(), rest.size());
+    const ssize_t n = connection_->Write(rest.data(), rest.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       LogWarning(std::string("Error writing to MASTER: ") + std::strerror(errno));
@@ -276,7 +248,7 @@ void MasterLink::SendHandshake() {
 
 void MasterLink::ReadHandshake() {
   char buffer[4096];
-  const ssize_t n = read(fd_, buffer, sizeof(buffer));
+  const ssize_t n = connection_->Read(buffer, sizeof(buffer));
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
     LogWarning("Master closed the connection during the handshake" +
                (n < 0 ? ": " + std::string(std::strerror(errno)) : std::string()));
@@ -432,7 +404,7 @@ std::string MasterLink::TempPath() const {
 
 void MasterLink::ReadTransfer() {
   std::string chunk(kReadChunk, '\0');
-  const ssize_t n = read(fd_, chunk.data(), chunk.size());
+  const ssize_t n = connection_->Read(chunk.data(), chunk.size());
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
     LogWarning("I/O error trying to sync with MASTER: " +
                std::string(n == 0 ? "connection lost" : std::strerror(errno)));
@@ -505,7 +477,7 @@ void MasterLink::FinishTransfer() {
   temp_path_.clear();
   // The socket waits while the data set loads; what the master sends meanwhile stays in the
   // kernel's buffer, and the sub-replicas' history ends here.
-  server_.UnwatchMasterLink(fd_);
+  connection_->Unwatch();
   server_.replication->DropReplicas();
   LogNotice("MASTER <-> REPLICA sync: Flushing old data");
   LogNotice("MASTER <-> REPLICA sync: Loading DB in memory");
@@ -525,14 +497,12 @@ void MasterLink::FinishTransfer() {
 
 void MasterLink::BecomeConnected(std::string leftover) {
   inbox_.clear();
-  server_.UnwatchMasterLink(fd_);
-  const int fd = fd_;
-  fd_ = -1;
+  connection_->Unwatch();
   state_ = State::kConnected;
   transfer_ = SyncTransfer();
   down_since_ms_ = 0;
-  Client& client =
-      server_.AdoptMasterConnection(fd, master_.host + ":" + std::to_string(master_.port));
+  Client& client = server_.AdoptMasterConnection(std::move(connection_),
+                                                 master_.host + ":" + std::to_string(master_.port));
   master_client_id_ = client.id;
   // A partial resync goes on where the stream was: no SELECT repeats the database.
   client.db = stream_db_;

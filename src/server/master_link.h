@@ -36,9 +36,11 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "net/connection.h"
 #include "resp/sync_transfer.h"
 #include "server/config.h"
 
@@ -47,7 +49,7 @@ namespace goblin {
 class Server;
 struct Client;
 
-class MasterLink {
+class MasterLink final : private net::EventHandler {
  public:
   enum class State { kNone, kConnect, kConnecting, kHandshake, kTransfer, kConnected };
 
@@ -72,8 +74,6 @@ class MasterLink {
   // snapshot saves it.
   int stream_db() const;
 
-  // The master link's socket is readable or writable (the server's loop, outside kConnected).
-  void HandleEvent(uint32_t events);
   // Once a second: connects, times out a silent master, sends REPLCONF ACK.
   void Cron(int64_t now_ms);
   // The master client ran one command whose bytes, as received, were command.
@@ -100,6 +100,8 @@ class MasterLink {
  private:
   enum class Step { kPong, kReplies, kPsync };
 
+  // The connection is readable or writable (watched while connecting and syncing).
+  void OnReady(uint32_t readiness) override;
   void Connect();
   // Closes the socket and whatever a sync had received; kConnect again (kNone: no master).
   void Abort(State next = State::kConnect);
@@ -122,7 +124,7 @@ class MasterLink {
   ReplicaOf master_;
   State state_ = State::kNone;
   Step step_ = Step::kPong;
-  int fd_ = -1;
+  std::unique_ptr<net::Connection> connection_;  // until it becomes the master client's
   std::string inbox_;        // bytes read and not yet consumed by the handshake or transfer
   int pending_replies_ = 0;  // kReplies: AUTH and REPLCONF answers still to read
   bool auth_sent_ = false;

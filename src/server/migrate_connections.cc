@@ -1,18 +1,11 @@
 #include "server/migrate_connections.h"
 
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <iterator>
 
+#include "net/sockets.h"
 #include "server/cycle_clock.h"
 
 namespace goblin {
@@ -42,55 +35,24 @@ std::string ConnectionName(std::string_view host, std::string_view port) {
 
 std::unique_ptr<MigrateConnection> MigrateConnection::Open(const std::string& host, int port,
                                                            int64_t timeout_ms) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* addresses = nullptr;
-  const std::string service = std::to_string(port);
-  if (::getaddrinfo(host.c_str(), service.c_str(), &hints, &addresses) != 0) return nullptr;
-  // As Redis's anetTcpNonBlockConnect: the first address whose connect starts.
-  int fd = -1;
-  bool in_progress = false;
-  for (addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
-    if (errno == EINPROGRESS) {
-      in_progress = true;
-      break;
-    }
-    ::close(fd);
-    fd = -1;
-  }
-  ::freeaddrinfo(addresses);
-  if (fd < 0) return nullptr;
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  std::unique_ptr<MigrateConnection> connection(new MigrateConnection(fd));
-  if (in_progress) {
+  net::ConnectResult connected = net::ConnectTcp(host, port);
+  if (connected.connection == nullptr) return nullptr;
+  std::unique_ptr<MigrateConnection> connection(
+      new MigrateConnection(std::move(connected.connection)));
+  if (connected.in_progress) {
     const Status waited = connection->Wait(/*writable=*/true, DeadlineAfter(timeout_ms));
-    int error = 0;
-    socklen_t length = sizeof(error);
     if (waited != Status::kOk) {
       connection->failed_ = waited;
-    } else if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
+    } else if (connection->connection_->ConnectError() != 0) {
       connection->failed_ = Status::kError;
     }
   }
   return connection;
 }
 
-MigrateConnection::~MigrateConnection() { ::close(fd_); }
-
 MigrateConnection::Status MigrateConnection::Wait(bool writable, int64_t deadline_ms) {
-  for (;;) {
-    const int64_t left = deadline_ms - SteadyMillis();
-    if (left <= 0) return Status::kTimeout;
-    pollfd event{fd_, static_cast<short>(writable ? POLLOUT : POLLIN), 0};
-    const int ready = ::poll(&event, 1, static_cast<int>(std::min<int64_t>(left, 1 << 30)));
-    if (ready > 0) return Status::kOk;
-    if (ready < 0 && errno != EINTR) return Status::kError;
-  }
+  const int ready = connection_->WaitReady(writable, deadline_ms - SteadyMillis());
+  return ready > 0 ? Status::kOk : ready == 0 ? Status::kTimeout : Status::kError;
 }
 
 MigrateConnection::Status MigrateConnection::WriteAll(std::string_view bytes, int64_t timeout_ms) {
@@ -100,7 +62,7 @@ MigrateConnection::Status MigrateConnection::WriteAll(std::string_view bytes, in
     bytes.remove_prefix(piece.size());
     const int64_t deadline = DeadlineAfter(timeout_ms);
     while (!piece.empty()) {
-      const ssize_t sent = ::send(fd_, piece.data(), piece.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t sent = connection_->Write(piece.data(), piece.size());
       if (sent > 0) {
         piece.remove_prefix(static_cast<size_t>(sent));
         continue;
@@ -134,7 +96,7 @@ MigrateConnection::Status MigrateConnection::ReadLine(std::string* line, int64_t
       return Status::kOk;
     }
     char buffer[16 * 1024];
-    const ssize_t got = ::recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
+    const ssize_t got = connection_->Read(buffer, sizeof(buffer));
     if (got > 0) {
       input_.append(buffer, static_cast<size_t>(got));
       continue;

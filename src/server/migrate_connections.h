@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "net/connection.h"
+
 namespace goblin {
 
 class MigrateConnection {
@@ -33,7 +35,6 @@ class MigrateConnection {
   // socket): Redis's "error or timeout connecting to the client".
   static std::unique_ptr<MigrateConnection> Open(const std::string& host, int port,
                                                  int64_t timeout_ms);
-  ~MigrateConnection();
   MigrateConnection(const MigrateConnection&) = delete;
   MigrateConnection& operator=(const MigrateConnection&) = delete;
 
@@ -45,11 +46,12 @@ class MigrateConnection {
   int64_t last_use_s = 0;
 
  private:
-  explicit MigrateConnection(int fd) : fd_(fd) {}
-  // Waits until fd_ is readable (or writable) or deadline_ms passes.
+  explicit MigrateConnection(std::unique_ptr<net::Connection> connection)
+      : connection_(std::move(connection)) {}
+  // Waits until the connection is readable (or writable) or deadline_ms passes.
   Status Wait(bool writable, int64_t deadline_ms);
 
-  int fd_;
+  std::unique_ptr<net::Connection> connection_;
   Status failed_ = Status::kOk;  // a handshake that did not complete
   std::string input_;            // bytes read past the last line returned
 };

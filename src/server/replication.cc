@@ -1,7 +1,6 @@
 #include "server/replication.h"
 
 #include <fcntl.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +38,16 @@ std::string PeerIp(const Client& client) {
   return colon == std::string::npos ? client.address : client.address.substr(0, colon);
 }
 
+// Writes to client's connection. A client no socket backs (a test's) fails as a write to a closed
+// descriptor does.
+ssize_t WriteTo(Client& client, const char* data, size_t size) {
+  if (client.connection == nullptr) {
+    errno = EBADF;
+    return -1;
+  }
+  return client.connection->Write(data, size);
+}
+
 }  // namespace
 
 Replication::Replication(Server& server) : server_(server), replid2_(kNoReplicationId) {
@@ -46,9 +55,7 @@ Replication::Replication(Server& server) : server_(server), replid2_(kNoReplicat
 }
 
 // The server outlives no client: it closes the replicas' snapshot files with their sockets.
-Replication::~Replication() {
-  if (relay_fd_ >= 0) close(relay_fd_);
-}
+Replication::~Replication() = default;
 
 std::vector<Client*> Replication::Replicas() const {
   std::vector<Client*> out;
@@ -419,7 +426,7 @@ void Replication::StartSnapshot() {
 
 void Replication::StartRelay(int fd) {
   relay_active_ = true;
-  relay_fd_ = fd;
+  relay_ = std::make_unique<net::PlainConnection>(fd);
   relay_eof_ = relay_child_done_ = relay_child_ok_ = relay_final_ = false;
   eof_mark_ = server_.RandomHexId();
   // The first chunk is the header; the snapshot follows as the child writes it.
@@ -442,8 +449,8 @@ void Replication::Distribute() {
 bool Replication::WriteRelay(Client& client) {
   ReplicaLink& link = client.replica;
   while (link.relay_sent < relay_chunk_.size()) {
-    const ssize_t n = write(client.fd, relay_chunk_.data() + link.relay_sent,
-                            relay_chunk_.size() - link.relay_sent);
+    const ssize_t n = WriteTo(client, relay_chunk_.data() + link.relay_sent,
+                              relay_chunk_.size() - link.relay_sent);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
       if (link.relay_stalled_ms == 0) link.relay_stalled_ms = server_.NowMs();
@@ -484,7 +491,7 @@ void Replication::PumpRelay() {
   }
   for (int round = 0; round < kRelayChunksPerRound && relay_pending_ == 0; ++round) {
     relay_chunk_.resize(kRelayChunk);
-    const ssize_t n = read(relay_fd_, relay_chunk_.data(), kRelayChunk);
+    const ssize_t n = relay_->Read(relay_chunk_.data(), kRelayChunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) break;
     if (n <= 0) {
@@ -511,8 +518,7 @@ void Replication::PumpRelay() {
 
 void Replication::FinishRelay(bool ok) {
   WatchRelay(false);
-  if (relay_fd_ >= 0) close(relay_fd_);
-  relay_fd_ = -1;
+  relay_.reset();
   if (!ok) {
     for (Client* client : Replicas()) {
       if (!client->replica.relayed) continue;
@@ -546,9 +552,13 @@ void Replication::ServiceRelay() {
 }
 
 void Replication::WatchRelay(bool watch) {
-  if (relay_fd_ < 0 || watch == relay_watched_) return;
+  if (relay_ == nullptr || watch == relay_watched_) return;
   relay_watched_ = watch;
-  server_.WatchRelayPipe(relay_fd_, watch);
+  if (watch) {
+    relay_->Watch(server_.event_loop, this, /*writable=*/false);
+  } else {
+    relay_->Unwatch();
+  }
 }
 
 bool Replication::SetupFullResync(Client& client, uint64_t offset) {
@@ -632,7 +642,7 @@ bool Replication::SendBulk(Client& client) {
   }
   if (link.state != ReplicaState::kSendBulk || client.close_after_reply) return false;
   while (!link.preamble.empty()) {
-    const ssize_t n = write(client.fd, link.preamble.data(), link.preamble.size());
+    const ssize_t n = WriteTo(client, link.preamble.data(), link.preamble.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return false;
     if (n <= 0) {
@@ -647,7 +657,7 @@ bool Replication::SendBulk(Client& client) {
     off_t at = static_cast<off_t>(link.rdb_sent);
     const size_t want =
         static_cast<size_t>(std::min<uint64_t>(kBulkChunk, link.rdb_size - link.rdb_sent));
-    const ssize_t n = sendfile(client.fd, link.rdb_fd, &at, want);
+    const ssize_t n = net::SendFileChunk(*client.connection, link.rdb_fd, &at, want, &bulk_buffer_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return false;
     if (n <= 0) {
@@ -679,7 +689,7 @@ void Replication::PutOnline(Client& client) {
 
 bool Replication::WriteNow(Client& client, std::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = write(client.fd, bytes.data(), bytes.size());
+    const ssize_t n = WriteTo(client, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     server_.stats.net_repl_output_bytes += static_cast<uint64_t>(n);

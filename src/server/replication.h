@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "core/repl_backlog.h"
+#include "net/connection.h"
 #include "server/client.h"
 #include "server/effects.h"
 
@@ -69,7 +70,7 @@ struct ReplicationStats {
   uint64_t sync_partial_err = 0;
 };
 
-class Replication : public EffectConsumer {
+class Replication : public EffectConsumer, private net::EventHandler {
  public:
   explicit Replication(Server& server);
   ~Replication() override;
@@ -202,6 +203,8 @@ class Replication : public EffectConsumer {
   // Resumes a relay whose replicas took their chunk, or stops one that lost all its replicas.
   void ServiceRelay();
   void WatchRelay(bool watch);
+  // The relay's pipe is readable.
+  void OnReady(uint32_t) override { PumpRelay(); }
   // A replica that asked for no keys gets its small snapshot at once, without a child.
   void SendFilteredSnapshot(Client& client);
   // Opens the snapshot at path for client and starts sending it (false: dropped).
@@ -235,7 +238,7 @@ class Replication : public EffectConsumer {
   // The diskless relay: the child's pipe (read end), the chunk being sent and how many
   // replicas still write it; the child's end (eof: the pipe drained; child_done/ok: it exited).
   bool relay_active_ = false;
-  int relay_fd_ = -1;
+  std::unique_ptr<net::Connection> relay_;  // the pipe, read through a connection
   bool relay_watched_ = false;
   std::string relay_chunk_;
   int64_t relay_pending_ = 0;
@@ -247,6 +250,9 @@ class Replication : public EffectConsumer {
   int64_t last_cron_ms_ = 0;
   uint64_t cron_loops_ = 0;
   ReplicationStats stats_;
+  // A full sync through a connection that cannot send a file directly (TLS) reads the file
+  // into this buffer first (net::SendFileChunk).
+  std::vector<char> bulk_buffer_;
 };
 
 }  // namespace goblin

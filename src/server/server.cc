@@ -86,13 +86,12 @@ std::string Server::RandomHexId() {
 }
 
 Server::~Server() {
+  // The connections close with their clients, before the event loop they are watched by.
   for (auto& [fd, client] : clients_by_fd_) {
-    close(fd);
     if (client->replica.rdb_fd >= 0) close(client->replica.rdb_fd);
   }
   for (const Listener& listener : listeners_) close(listener.fd);
   if (!config.unixsocket.empty()) unlink(config.unixsocket.c_str());
-  if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
 int64_t Server::NowMs() const {

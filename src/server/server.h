@@ -1,6 +1,6 @@
 // The server: configuration, databases, clients and the serving loop.
 //
-// One thread runs everything that touches data (docs/DESIGN.md, "Threads"): the epoll loop
+// One thread runs everything that touches data (docs/DESIGN.md, "Threads"): the event loop
 // reads requests, executes every complete request in a client's buffer, batches the replies
 // and writes them before waiting again. A periodic tick (hz times a second) does background
 // work in bounded slices: active expiry, client timeouts, statistics. Every change a command
@@ -11,7 +11,6 @@
 // client_pause.cc, monitor.cc, slowlog.cc (SLOWLOG, LATENCY) and tick.cc.
 #pragma once
 
-#include <sys/epoll.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -29,6 +28,8 @@
 #include <vector>
 
 #include "keyspace/database.h"
+#include "net/connection.h"
+#include "net/event_loop.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/config.h"
@@ -208,13 +209,10 @@ class Server : private KeyspaceEvents {
   // Every blocked client gets error (a -UNBLOCKED reply) and runs on.
   void UnblockAllClients(std::string_view error);
 
-  // The replica's link to its master (master_link.h). While it connects and syncs, its socket
-  // is watched here for master_link; then the socket becomes the master client.
-  void WatchMasterLink(int fd, bool writable);
-  void UnwatchMasterLink(int fd);
-  // A diskless sync's pipe from its child (replication.h), watched while the relay waits for it.
-  void WatchRelayPipe(int fd, bool watch);
-  Client& AdoptMasterConnection(int fd, const std::string& address);
+  // The replica's link to its master (master_link.h): once synced, its connection becomes the
+  // master client.
+  Client& AdoptMasterConnection(std::unique_ptr<net::Connection> connection,
+                                const std::string& address);
   // Bytes of the master's stream that arrived with the snapshot: run as if just read.
   void FeedMasterInput(Client& client, std::string_view bytes);
 
@@ -265,6 +263,9 @@ class Server : private KeyspaceEvents {
   int64_t start_time_ms = 0;
   int64_t last_save_unix = 0;
   uint64_t dirty = 0;  // changes since the last save
+  // Every connection's readiness (net/event_loop.h). Declared before everything that holds a
+  // connection, which unwatches itself when destroyed.
+  net::EventLoop event_loop;
   // The master's side of replication (replication.h). Declared before persistence, which
   // tells it when its child ends, even while being destroyed.
   std::unique_ptr<Replication> replication;
@@ -323,10 +324,17 @@ class Server : private KeyspaceEvents {
   int tcp_port_bound = 0;
 
  private:
-  struct Listener {
+  // A listening socket; its readiness accepts connections.
+  struct Listener final : net::EventHandler {
+    Listener(Server* server, int fd, bool unix_socket)
+        : server(server), fd(fd), unix_socket(unix_socket) {}
+    void OnReady(uint32_t) override { server->Accept(*this); }
+    Server* server;
     int fd;
     bool unix_socket;
   };
+  // A client's readiness arrives through Client::OnReady.
+  friend struct Client;
 
   bool OpenListeners(std::string* error);
   bool AdjustOpenFilesLimit();
@@ -334,7 +342,7 @@ class Server : private KeyspaceEvents {
   bool RebindTcp(std::string* error);
   void WatchListeners();
   void Accept(const Listener& listener);
-  void HandleEvent(const epoll_event& event);
+  void OnClientReady(Client& client, uint32_t readiness);
   void CloseClientsToClose();
   void HandleReadable(Client& client);
   void HandleWritable(Client& client);
@@ -365,7 +373,7 @@ class Server : private KeyspaceEvents {
   void RecordSlowlog(const Client& client, const Command& command,
                      const std::vector<std::string_view>& argv, int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);
-  void UpdateEpoll(Client& client);
+  void UpdateWriteWatch(Client& client);
   void UnblockClient(Client& client);
   void ResumeClient(Client& client);
   void HandleReadyKeys();
@@ -438,19 +446,16 @@ class Server : private KeyspaceEvents {
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
   uint64_t next_client_id_ = 1;
-  int epoll_fd_ = -1;
   bool shutdown_requested_ = false;
   int64_t next_tick_ms_ = 0;
   size_t peak_memory_ = 0;
   uint64_t physical_memory_ = 0;  // read once at startup
   std::mt19937_64 rng_;
   std::vector<std::string_view> argv_scratch_;
-  std::vector<epoll_event> events_ = std::vector<epoll_event>(256);
-  // ServeEvents inside a running script (ServeWhileScriptRuns) has its own buffers: the
-  // outer round's events and the script command's argv are still in use.
+  // ServeEvents inside a running script (ServeWhileScriptRuns) has its own argv: the script
+  // command's is still in use (the event loop keeps a batch of events per depth).
   int serving_depth_ = 0;
   std::vector<std::string_view> nested_argv_;
-  std::vector<epoll_event> nested_events_ = std::vector<epoll_event>(64);
 };
 
 }  // namespace goblin
