@@ -1,5 +1,4 @@
 // COMMAND and its subcommands: the command table as clients see it.
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>

@@ -23,7 +23,8 @@ bool Command::HasKeys() const {
 std::optional<std::vector<KeyReference>> Command::Keys(
     const std::vector<std::string_view>& argv) const {
   std::vector<KeyReference> keys;
-  std::vector<size_t> positions;
+  // Reused across calls: tracking asks for the keys of every read it remembers.
+  static thread_local std::vector<size_t> positions;
   if (find_keys != nullptr) {
     std::optional<std::vector<size_t>> found = find_keys(argv);
     if (!found) return std::nullopt;
