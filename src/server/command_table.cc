@@ -23,8 +23,21 @@ bool Command::HasKeys() const {
 std::optional<std::vector<KeyReference>> Command::Keys(
     const std::vector<std::string_view>& argv) const {
   std::vector<KeyReference> keys;
-  // Reused across calls: tracking asks for the keys of every read it remembers.
-  static thread_local std::vector<size_t> positions;
+  // The common row (GET, MGET, HSET): one spec naming a fixed range, whose positions are the
+  // legacy range registration derived from it, found without a search. Tracking asks this of
+  // every read it remembers.
+  if (key_specs.size() == 1 && !(flags & kCmdMovableKeys) && key_step > 0) {
+    const KeySpec& spec = key_specs[0];
+    if (!(spec.flags & (kKeyNotKey | kKeyVariableFlags)) && spec.find.c <= 1) {
+      const int argc = static_cast<int>(argv.size());
+      const int last = std::min(last_key < 0 ? argc + last_key : last_key, argc - 1);
+      if (last >= first_key) keys.reserve(static_cast<size_t>((last - first_key) / key_step + 1));
+      for (int i = first_key; i <= last; i += key_step) {
+        keys.push_back({static_cast<size_t>(i), spec.flags});
+      }
+      return keys;
+    }
+  }
   if (find_keys != nullptr) {
     std::optional<std::vector<size_t>> found = find_keys(argv);
     if (!found) return std::nullopt;
@@ -32,16 +45,20 @@ std::optional<std::vector<KeyReference>> Command::Keys(
       keys.push_back({position, KeyFlagsOf(key_specs, argv, position)});
     }
   } else {
+    // No call has more keys than arguments: one allocation.
+    keys.reserve(argv.size());
     for (const KeySpec& spec : key_specs) {
       if (spec.flags & kKeyNotKey) continue;
-      positions.clear();
-      if (!spec.Positions(argv, &positions)) return std::nullopt;
+      KeySpec::Span span;
+      if (!spec.Find(argv, &span)) return std::nullopt;
       // A count of no keys is a call without keys, which only a script may make.
-      if (positions.empty() && spec.find.type == KeyFind::Type::kKeynum &&
+      if (span.empty() && spec.find.type == KeyFind::Type::kKeynum &&
           !(flags & kCmdNoMandatoryKeys)) {
         return std::nullopt;
       }
-      for (size_t position : positions) keys.push_back({position, spec.flags});
+      for (size_t i = span.first; !span.empty() && i <= span.last; i += span.step) {
+        keys.push_back({i, spec.flags});
+      }
     }
   }
   for (KeyReference& key : keys) {

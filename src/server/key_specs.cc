@@ -44,7 +44,8 @@ int BeginPosition(const KeyBegin& begin, const std::vector<std::string_view>& ar
 
 }  // namespace
 
-bool KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const {
+bool KeySpec::Find(const std::vector<std::string_view>& argv, Span* span) const {
+  *span = Span();
   if (!complete()) return true;
   const int argc = static_cast<int>(argv.size());
   int first = BeginPosition(begin, argv);
@@ -74,8 +75,17 @@ bool KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<s
     if (count > (argc - first + step - 1) / std::max(step, 1)) return false;
     last = first + static_cast<int>(count - 1) * step;
   }
-  if (step <= 0) return true;
-  for (int i = first; i <= last && i < argc; i += step) out->push_back(static_cast<size_t>(i));
+  last = std::min(last, argc - 1);
+  if (step <= 0 || last < first) return true;
+  *span = {static_cast<size_t>(first), static_cast<size_t>(last), static_cast<size_t>(step)};
+  return true;
+}
+
+bool KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const {
+  Span span;
+  if (!Find(argv, &span)) return false;
+  if (span.empty()) return true;
+  for (size_t i = span.first; i <= span.last; i += span.step) out->push_back(i);
   return true;
 }
 

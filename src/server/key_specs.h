@@ -79,10 +79,18 @@ struct KeySpec {
     return !(flags & kKeyIncomplete) && begin.type != KeyBegin::Type::kUnknown &&
            find.type != KeyFind::Type::kUnknown;
   }
-  // The positions this spec names in argv (argv[0] the command name), appended to *out; none
-  // when the spec is not complete. Returns false when the call contradicts the spec: a count
-  // that is not a count of keys the call holds, a keyword with nothing after it, or a tail
-  // that does not split into `limit` equal parts (XREAD's keys and ids).
+  // The positions this spec names in argv (argv[0] the command name): first, first + step, ...
+  // up to last, none when the spec is not complete. Returns false when the call contradicts
+  // the spec: a count that is not a count of keys the call holds, a keyword with nothing after
+  // it, or a tail that does not split into `limit` equal parts (XREAD's keys and ids).
+  struct Span {
+    size_t first = 0;
+    size_t last = 0;  // inclusive
+    size_t step = 0;  // 0: no keys
+    bool empty() const { return step == 0; }
+  };
+  bool Find(const std::vector<std::string_view>& argv, Span* span) const;
+  // The same positions, appended to *out.
   bool Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const;
 };
 
