@@ -433,31 +433,38 @@ void BitfieldRoCommand(CommandContext& ctx) { BitfieldGeneric(ctx, true); }
 }  // namespace
 
 void RegisterBitmapCommands(CommandTable* table) {
-  CommandAdder add{table, "bitmap"};
-  add("setbit", 4, kCmdWrite | kCmdDenyOom, 1, 1, 1, SetbitCommand,
+  CommandAdder add{table, "bitmap", kAclBitmap};
+  add("setbit", 4, kCmdWrite | kCmdDenyOom, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)},
+      SetbitCommand,
       "Sets or clears the bit at offset of the string value. Creates the key if it doesn't "
       "exist.",
       "2.2.0", "O(1)", "key offset value");
-  add("getbit", 3, kCmdReadonly | kCmdFast, 1, 1, 1, GetbitCommand,
+  add("getbit", 3, kCmdReadonly | kCmdFast, {KeyAt(1, kKeyRO | kKeyAccess)}, GetbitCommand,
       "Returns a bit value by offset.", "2.2.0", "O(1)", "key offset");
-  add("bitcount", -2, kCmdReadonly, 1, 1, 1, BitcountCommand,
+  add("bitcount", -2, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, BitcountCommand,
       "Counts the number of set bits (population counting) in a string.", "2.6.0", "O(N)",
       "key [start end [BYTE | BIT]]");
-  add("bitpos", -3, kCmdReadonly, 1, 1, 1, BitposCommand,
+  add("bitpos", -3, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, BitposCommand,
       "Finds the first set (1) or clear (0) bit in a string.", "2.8.7", "O(N)",
       "key bit [start [end [BYTE | BIT]]]");
-  add("bitop", -4, kCmdWrite | kCmdDenyOom, 2, -1, 1, BitopCommand,
-      "Performs bitwise operations on multiple strings, and stores the result.", "2.6.0", "O(N)",
-      "<AND | OR | XOR | NOT> destkey key [key ...]");
-  add("bitfield", -2, kCmdWrite | kCmdDenyOom, 1, 1, 1, BitfieldCommand,
-      "Performs arbitrary bitfield integer operations on strings.", "3.2.0",
+  add("bitop", -4, kCmdWrite | kCmdDenyOom,
+      {KeyAt(2, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(3), KeyFind::Range(-1, 1, 0)}},
+      BitopCommand, "Performs bitwise operations on multiple strings, and stores the result.",
+      "2.6.0", "O(N)", "<AND | OR | XOR | NOT> destkey key [key ...]");
+  add("bitfield", -2, kCmdWrite | kCmdDenyOom,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, KeyBegin::Index(1),
+               KeyFind::Range(0, 1, 0),
+               "This command allows both access and modification of the key"}},
+      BitfieldCommand, "Performs arbitrary bitfield integer operations on strings.", "3.2.0",
       "O(1) for each subcommand specified",
       "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | "
       "INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] "
       "<SET encoding offset value | INCRBY encoding offset increment> ...]]");
-  add("bitfield_ro", -2, kCmdReadonly | kCmdFast, 1, 1, 1, BitfieldRoCommand,
-      "Performs arbitrary read-only bitfield integer operations on strings.", "6.0.0",
-      "O(1) for each subcommand specified", "key [GET encoding offset [GET encoding offset ...]]");
+  add("bitfield_ro", -2, kCmdReadonly | kCmdFast, {KeyAt(1, kKeyRO | kKeyAccess)},
+      BitfieldRoCommand, "Performs arbitrary read-only bitfield integer operations on strings.",
+      "6.0.0", "O(1) for each subcommand specified",
+      "key [GET encoding offset [GET encoding offset ...]]");
 }
 
 }  // namespace goblin

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/ascii.h"
 #include "core/key_entry.h"
@@ -88,46 +90,45 @@ bool ParseMultiPopArgs(CommandContext& ctx, size_t first, std::string_view first
 // The full name Redis puts in errors: "set", "config|get".
 inline const std::string& CommandName(const CommandContext& ctx) { return ctx.command.name; }
 
-// Registers the rows of one command family: add(name, arity, flags, first_key, last_key,
-// key_step, handler, summary, since, complexity, syntax).
+// Registers the rows of one command family: add(name, arity, flags, key specs, handler,
+// summary, since, complexity, syntax[, tips]). Each row gets the family's ACL categories
+// (@string for the string family), or those of add.In(categories) for a row that names its own.
 struct CommandAdder {
   CommandTable* table;
   const char* group;
+  uint32_t categories = 0;  // AclCategory bits beyond those the flags imply
 
-  Command* operator()(const char* name, int arity, uint32_t flags, int first_key, int last_key,
-                      int key_step, CommandHandler handler, const char* summary, const char* since,
-                      const char* complexity, const char* syntax) const {
-    return table->Add(Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
-                           since, complexity, syntax));
-  }
-  // A row whose keys are counted by the argument at keynum_index (ZUNION numkeys key ...).
-  Command* Counted(int keynum_index, const char* name, int arity, uint32_t flags, int first_key,
-                   int last_key, int key_step, CommandHandler handler, const char* summary,
-                   const char* since, const char* complexity, const char* syntax) const {
-    Command command = Make(name, arity, flags, first_key, last_key, key_step, handler, summary,
-                           since, complexity, syntax);
-    command.keynum_index = keynum_index;
-    return table->Add(std::move(command));
+  // An adder whose rows belong to `other` categories instead of the family's.
+  CommandAdder In(uint32_t other) const { return {table, group, other}; }
+
+  Command* operator()(const char* name, int arity, uint32_t flags, std::vector<KeySpec> keys,
+                      CommandHandler handler, const char* summary, const char* since,
+                      const char* complexity, const char* syntax,
+                      std::vector<std::string_view> tips = {}) const {
+    return table->Add(Make(name, arity, flags, std::move(keys), handler, summary, since, complexity,
+                           syntax, std::move(tips)));
   }
   // A subcommand row of a container command (CONFIG GET, CLIENT LIST, ...).
-  Command* Sub(Command* parent, const char* name, int arity, uint32_t flags, int first_key,
-               int last_key, int key_step, CommandHandler handler, const char* summary,
-               const char* since, const char* complexity, const char* syntax) const {
-    return table->AddSubcommand(parent, Make(name, arity, flags, first_key, last_key, key_step,
-                                             handler, summary, since, complexity, syntax));
+  Command* Sub(Command* parent, const char* name, int arity, uint32_t flags,
+               std::vector<KeySpec> keys, CommandHandler handler, const char* summary,
+               const char* since, const char* complexity, const char* syntax,
+               std::vector<std::string_view> tips = {}) const {
+    return table->AddSubcommand(parent, Make(name, arity, flags, std::move(keys), handler, summary,
+                                             since, complexity, syntax, std::move(tips)));
   }
 
  private:
-  Command Make(const char* name, int arity, uint32_t flags, int first_key, int last_key,
-               int key_step, CommandHandler handler, const char* summary, const char* since,
-               const char* complexity, const char* syntax) const {
+  Command Make(const char* name, int arity, uint32_t flags, std::vector<KeySpec> keys,
+               CommandHandler handler, const char* summary, const char* since,
+               const char* complexity, const char* syntax,
+               std::vector<std::string_view> tips) const {
     Command command;
     command.name = name;
     command.arity = arity;
     command.flags = flags;
-    command.first_key = first_key;
-    command.last_key = last_key;
-    command.key_step = key_step;
+    command.acl_categories = categories;
+    command.key_specs = std::move(keys);
+    command.tips = std::move(tips);
     command.handler = handler;
     command.group = group;
     command.summary = summary;

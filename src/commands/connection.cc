@@ -699,75 +699,76 @@ void ClientHelpCommand(CommandContext& ctx) {
 void RegisterConnectionCommands(CommandTable* table) {
   constexpr uint32_t kConn = kCmdNoscript | kCmdLoading | kCmdStale;
   constexpr uint32_t kHandshake = kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy;
-  CommandAdder add{table, "connection"};
-  add("ping", -1, kCmdFast, 0, 0, 0, PingCommand, "Returns the server's liveliness response.",
-      "1.0.0", "O(1)", "[message]");
-  add("echo", 2, kCmdFast | kCmdLoading | kCmdStale, 0, 0, 0, EchoCommand,
-      "Returns the given string.", "1.0.0", "O(1)", "message");
-  add("quit", -1, kHandshake | kCmdTransactionControl, 0, 0, 0, QuitCommand,
-      "Closes the connection.", "1.0.0", "O(1)", "");
-  add("select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand,
+  CommandAdder add{table, "connection", kAclConnection};
+  add("ping", -1, kCmdFast, {}, PingCommand, "Returns the server's liveliness response.", "1.0.0",
+      "O(1)", "[message]", {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add("echo", 2, kCmdFast | kCmdLoading | kCmdStale, {}, EchoCommand, "Returns the given string.",
+      "1.0.0", "O(1)", "message");
+  add("quit", -1, kHandshake | kCmdTransactionControl, {}, QuitCommand, "Closes the connection.",
+      "1.0.0", "O(1)", "");
+  add("select", 2, kCmdLoading | kCmdStale | kCmdFast, {}, SelectCommand,
       "Changes the selected database.", "1.0.0", "O(1)", "index");
-  add("auth", -2, kHandshake, 0, 0, 0, AuthCommand, "Authenticates the connection.", "1.0.0",
+  add("auth", -2, kHandshake, {}, AuthCommand, "Authenticates the connection.", "1.0.0",
       "O(N) where N is the number of passwords defined for the user", "[username] password");
-  add("hello", -1, kHandshake, 0, 0, 0, HelloCommand, "Handshakes with the Redis server.", "6.0.0",
+  add("hello", -1, kHandshake, {}, HelloCommand, "Handshakes with the Redis server.", "6.0.0",
       "O(1)", "[protover [AUTH username password] [SETNAME clientname]]");
-  add("reset", 1, kHandshake | kCmdTransactionControl, 0, 0, 0, ResetCommand,
-      "Resets the connection.", "6.2.0", "O(1)", "");
-  Command* client =
-      add("client", -2, 0, 0, 0, 0, nullptr, "A container for client connection commands.", "2.4.0",
-          "Depends on subcommand.", "");
-  add.Sub(client, "id", 2, kConn, 0, 0, 0, ClientIdCommand,
+  add("reset", 1, kHandshake | kCmdTransactionControl, {}, ResetCommand, "Resets the connection.",
+      "6.2.0", "O(1)", "");
+  Command* client = add("client", -2, 0, {}, nullptr, "A container for client connection commands.",
+                        "2.4.0", "Depends on subcommand.", "");
+  add.Sub(client, "id", 2, kConn, {}, ClientIdCommand,
           "Returns the unique client ID of the connection.", "5.0.0", "O(1)", "");
-  add.Sub(client, "setname", 3, kConn, 0, 0, 0, ClientSetnameCommand, "Sets the connection name.",
+  add.Sub(client, "setname", 3, kConn, {}, ClientSetnameCommand, "Sets the connection name.",
           "2.6.9", "O(1)", "connection-name");
-  add.Sub(client, "getname", 2, kConn, 0, 0, 0, ClientGetnameCommand,
+  add.Sub(client, "getname", 2, kConn, {}, ClientGetnameCommand,
           "Returns the name of the connection.", "2.6.9", "O(1)", "");
-  add.Sub(client, "list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientListCommand,
-          "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections",
-          "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]");
-  add.Sub(client, "info", 2, kConn, 0, 0, 0, ClientInfoCommand,
-          "Returns information about the connection.", "6.2.0", "O(1)", "");
-  add.Sub(client, "kill", -3, kCmdAdmin | kConn, 0, 0, 0, ClientKillCommand,
+  add.Sub(client, "list", -2, kCmdAdmin | kConn, {}, ClientListCommand, "Lists open connections.",
+          "2.4.0", "O(N) where N is the number of client connections",
+          "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]",
+          {"nondeterministic_output"});
+  add.Sub(client, "info", 2, kConn, {}, ClientInfoCommand,
+          "Returns information about the connection.", "6.2.0", "O(1)", "",
+          {"nondeterministic_output"});
+  add.Sub(client, "kill", -3, kCmdAdmin | kConn, {}, ClientKillCommand,
           "Terminates open connections.", "2.4.0",
           "O(N) where N is the number of client connections",
           "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | "
           "[USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] | "
           "[MAXAGE maxage] [[ID client-id] | ...]>>");
-  add.Sub(client, "setinfo", 4, kConn, 0, 0, 0, ClientSetinfoCommand,
+  add.Sub(client, "setinfo", 4, kConn, {}, ClientSetinfoCommand,
           "Sets information specific to the client or connection.", "7.2.0", "O(1)",
           "<LIB-NAME libname | LIB-VER libver>");
-  add.Sub(client, "no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvictCommand,
+  add.Sub(client, "no-evict", 3, kCmdAdmin | kConn, {}, ClientNoEvictCommand,
           "Sets the client eviction mode of the connection.", "7.0.0", "O(1)", "<ON | OFF>");
-  add.Sub(client, "no-touch", 3, kConn, 0, 0, 0, ClientNoTouchCommand,
+  add.Sub(client, "no-touch", 3, kConn, {}, ClientNoTouchCommand,
           "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.",
           "7.2.0", "O(1)", "<ON | OFF>");
-  add.Sub(client, "reply", 3, kConn, 0, 0, 0, ClientReplyCommand,
+  add.Sub(client, "reply", 3, kConn, {}, ClientReplyCommand,
           "Instructs the server whether to reply to commands.", "3.2.0", "O(1)",
           "<ON | OFF | SKIP>");
-  add.Sub(client, "pause", -3, kCmdAdmin | kConn, 0, 0, 0, ClientPauseCommand,
+  add.Sub(client, "pause", -3, kCmdAdmin | kConn, {}, ClientPauseCommand,
           "Suspends commands processing.", "3.0.0", "O(1)", "timeout [WRITE | ALL]");
-  add.Sub(client, "unpause", 2, kCmdAdmin | kConn, 0, 0, 0, ClientUnpauseCommand,
+  add.Sub(client, "unpause", 2, kCmdAdmin | kConn, {}, ClientUnpauseCommand,
           "Resumes processing commands from paused clients.", "6.2.0",
           "O(N) Where N is the number of paused clients", "");
-  add.Sub(client, "unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblockCommand,
+  add.Sub(client, "unblock", -3, kCmdAdmin | kConn, {}, ClientUnblockCommand,
           "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0",
           "O(log N) where N is the number of client connections", "client-id [TIMEOUT | ERROR]");
-  add.Sub(client, "tracking", -3, kConn, 0, 0, 0, ClientTrackingCommand,
+  add.Sub(client, "tracking", -3, kConn, {}, ClientTrackingCommand,
           "Controls server-assisted client-side caching for the connection.", "6.0.0",
           "O(1). Some options may introduce additional complexity.",
           "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] "
           "[OPTOUT] [NOLOOP]");
-  add.Sub(client, "caching", 3, kConn, 0, 0, 0, ClientCachingCommand,
+  add.Sub(client, "caching", 3, kConn, {}, ClientCachingCommand,
           "Instructs the server whether to track the keys in the next request.", "6.0.0", "O(1)",
           "<YES | NO>");
-  add.Sub(client, "getredir", 2, kConn, 0, 0, 0, ClientGetredirCommand,
+  add.Sub(client, "getredir", 2, kConn, {}, ClientGetredirCommand,
           "Returns the client ID to which the connection's tracking notifications are redirected.",
           "6.0.0", "O(1)", "");
-  add.Sub(client, "trackinginfo", 2, kConn, 0, 0, 0, ClientTrackinginfoCommand,
+  add.Sub(client, "trackinginfo", 2, kConn, {}, ClientTrackinginfoCommand,
           "Returns information about server-assisted client-side caching for the connection.",
           "6.2.0", "O(1)", "");
-  add.Sub(client, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelpCommand,
+  add.Sub(client, "help", 2, kCmdLoading | kCmdStale, {}, ClientHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
 }
 

@@ -369,13 +369,13 @@ std::optional<std::vector<size_t>> MigrateKeyPositions(const std::vector<std::st
 }  // namespace
 
 void RegisterDumpRestoreCommands(CommandTable* table) {
-  CommandAdder add{table, "generic"};
-  add("dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand,
+  CommandAdder add{table, "generic", kAclKeyspace};
+  add("dump", 2, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, DumpCommand,
       "Returns a serialized representation of the value stored at a key.", "2.6.0",
       "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of "
       "Redis objects composing the value and M their average size. For small string values the "
       "time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
-      "key");
+      "key", {"nondeterministic_output"});
   constexpr const char* kRestoreComplexity =
       "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, "
       "where N is the number of Redis objects composing the value and M their average size. For "
@@ -384,26 +384,29 @@ void RegisterDumpRestoreCommands(CommandTable* table) {
       "values into sorted sets is O(log(N)).";
   constexpr const char* kRestoreSyntax =
       "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]";
-  add("restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand,
+  add.In(kAclKeyspace | kAclDangerous)(
+      "restore", -4, kCmdWrite | kCmdDenyOom, {KeyAt(1, kKeyOW | kKeyUpdate)}, RestoreCommand,
       "Creates a key from the serialized representation of a value.", "2.6.0", kRestoreComplexity,
-      kRestoreSyntax)
-      ->acl = "@dangerous";
+      kRestoreSyntax);
   // What MIGRATE sends in a cluster; outside one it is RESTORE under another name, as in Redis.
   CommandAdder server_add{table, "server"};
-  server_add("restore-asking", -4, kCmdWrite | kCmdDenyOom | kCmdAsking, 1, 1, 1, RestoreCommand,
-             "An internal command for migrating keys in a cluster", "3.0.0", kRestoreComplexity,
-             kRestoreSyntax)
-      ->acl = "@keyspace @dangerous";
-  Command* migrate =
-      add("migrate", -6, kCmdWrite | kCmdMovableKeys, 3, 3, 1, MigrateCommand,
-          "Atomically transfers a key from one Redis instance to another.", "2.6.0",
-          "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in "
-          "the target instance. See the pages of these commands for time complexity. Also an "
-          "O(N) data transfer between the two instances is performed.",
-          "host port <key | \"\"> destination-db timeout [COPY] [REPLACE] [AUTH password | "
-          "AUTH2 username password] [KEYS key [key ...]]");
+  server_add.In(kAclKeyspace | kAclDangerous)(
+      "restore-asking", -4, kCmdWrite | kCmdDenyOom | kCmdAsking, {KeyAt(1, kKeyOW | kKeyUpdate)},
+      RestoreCommand, "An internal command for migrating keys in a cluster", "3.0.0",
+      kRestoreComplexity, kRestoreSyntax);
+  Command* migrate = add.In(kAclKeyspace | kAclDangerous)(
+      "migrate", -6, kCmdWrite,
+      {KeyAt(3, kKeyRW | kKeyAccess | kKeyDelete),
+       KeySpec{kKeyRW | kKeyAccess | kKeyDelete | kKeyIncomplete, KeyBegin::Keyword("KEYS", -2),
+               KeyFind::Range(-1, 1, 0)}},
+      MigrateCommand, "Atomically transfers a key from one Redis instance to another.", "2.6.0",
+      "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in "
+      "the target instance. See the pages of these commands for time complexity. Also an "
+      "O(N) data transfer between the two instances is performed.",
+      "host port <key | \"\"> destination-db timeout [COPY] [REPLACE] [AUTH password | "
+      "AUTH2 username password] [KEYS key [key ...]]",
+      {"nondeterministic_output"});
   migrate->find_keys = MigrateKeyPositions;
-  migrate->acl = "@dangerous";
 }
 
 }  // namespace goblin

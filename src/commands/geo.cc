@@ -508,56 +508,66 @@ void RegisterGeoCommands(CommandTable* table) {
   constexpr const char* kSearchComplexity =
       "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area "
       "around the shape provided as the filter and M is the number of items inside the shape";
-  CommandAdder add{table, "geo"};
-  add("geoadd", -5, kWrite, 1, 1, 1, GeoaddCommand,
+  CommandAdder add{table, "geo", kAclGeo};
+  add("geoadd", -5, kWrite, {KeyAt(1, kKeyRW | kKeyUpdate)}, GeoaddCommand,
       "Adds one or more members to a geospatial index. The key is created if it doesn't exist.",
       "3.2.0",
       "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
       "key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]");
-  add("geodist", -4, kCmdReadonly, 1, 1, 1, GeodistCommand,
+  add("geodist", -4, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GeodistCommand,
       "Returns the distance between two members of a geospatial index.", "3.2.0", "O(log(N))",
       "key member1 member2 [M | KM | FT | MI]");
-  add("geohash", -2, kCmdReadonly, 1, 1, 1, GeohashCommand,
+  add("geohash", -2, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GeohashCommand,
       "Returns members from a geospatial index as geohash strings.", "3.2.0",
       "O(log(N)) for each member requested, where N is the number of elements in the sorted "
       "set.",
       "key [member [member ...]]");
-  add("geopos", -2, kCmdReadonly, 1, 1, 1, GeoposCommand,
+  add("geopos", -2, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GeoposCommand,
       "Returns the longitude and latitude of members from a geospatial index.", "3.2.0",
       "O(N) where N is the number of members requested.", "key [member [member ...]]");
-  Command* georadius =
-      add("georadius", -6, kWrite | kCmdMovableKeys, 1, 1, 1, GeoradiusCommand,
-          "Queries a geospatial index for members within a distance from a coordinate, "
-          "optionally stores the result.",
-          "3.2.0", kRadiusComplexity,
-          "key longitude latitude radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
-          "[COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]");
+  Command* georadius = add(
+      "georadius", -6, kWrite,
+      {KeyAt(1, kKeyRO | kKeyAccess),
+       KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Keyword("STORE", 6), KeyFind::Range(0, 1, 0)},
+       KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Keyword("STOREDIST", 6), KeyFind::Range(0, 1, 0)}},
+      GeoradiusCommand,
+      "Queries a geospatial index for members within a distance from a coordinate, "
+      "optionally stores the result.",
+      "3.2.0", kRadiusComplexity,
+      "key longitude latitude radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
+      "[COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]");
   georadius->find_keys = StoreKeys<6>;
-  add("georadius_ro", -6, kCmdReadonly, 1, 1, 1, GeoradiusRoCommand,
+  add("georadius_ro", -6, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GeoradiusRoCommand,
       "Returns members from a geospatial index that are within a distance from a coordinate.",
       "3.2.10", kRadiusComplexity,
       "key longitude latitude radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
       "[COUNT count [ANY]] [ASC | DESC]");
-  Command* georadiusbymember =
-      add("georadiusbymember", -5, kWrite | kCmdMovableKeys, 1, 1, 1, GeoradiusbymemberCommand,
-          "Queries a geospatial index for members within a distance from a member, optionally "
-          "stores the result.",
-          "3.2.0", kRadiusComplexity,
-          "key member radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
-          "[COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]");
+  Command* georadiusbymember = add(
+      "georadiusbymember", -5, kWrite,
+      {KeyAt(1, kKeyRO | kKeyAccess),
+       KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Keyword("STORE", 5), KeyFind::Range(0, 1, 0)},
+       KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Keyword("STOREDIST", 5), KeyFind::Range(0, 1, 0)}},
+      GeoradiusbymemberCommand,
+      "Queries a geospatial index for members within a distance from a member, optionally "
+      "stores the result.",
+      "3.2.0", kRadiusComplexity,
+      "key member radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
+      "[COUNT count [ANY]] [ASC | DESC] [STORE key | STOREDIST key]");
   georadiusbymember->find_keys = StoreKeys<5>;
-  add("georadiusbymember_ro", -5, kCmdReadonly, 1, 1, 1, GeoradiusbymemberRoCommand,
+  add("georadiusbymember_ro", -5, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)},
+      GeoradiusbymemberRoCommand,
       "Returns members from a geospatial index that are within a distance from a member.", "3.2.10",
       kRadiusComplexity,
       "key member radius <M | KM | FT | MI> [WITHCOORD] [WITHDIST] [WITHHASH] "
       "[COUNT count [ANY]] [ASC | DESC]");
-  add("geosearch", -7, kCmdReadonly, 1, 1, 1, GeosearchCommand,
+  add("geosearch", -7, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GeosearchCommand,
       "Queries a geospatial index for members inside an area of a box or a circle.", "6.2.0",
       kSearchComplexity,
       "key <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT | "
       "MI> | BYBOX width height <M | KM | FT | MI>> [ASC | DESC] [COUNT count [ANY]] "
       "[WITHCOORD] [WITHDIST] [WITHHASH]");
-  add("geosearchstore", -8, kWrite, 1, 2, 1, GeosearchstoreCommand,
+  add("geosearchstore", -8, kWrite, {KeyAt(1, kKeyOW | kKeyUpdate), KeyAt(2, kKeyRO | kKeyAccess)},
+      GeosearchstoreCommand,
       "Queries a geospatial index for members inside an area of a box or a circle, optionally "
       "stores the result.",
       "6.2.0", kSearchComplexity,

@@ -81,10 +81,10 @@ void GoblinOptimizeCommand(CommandContext& ctx) {
 
 void RegisterGoblinCommands(CommandTable* table) {
   CommandAdder add{table, "server"};
-  add("goblin.stats", 2, kCmdReadonly, 1, 1, 1, GoblinStatsCommand,
+  add("goblin.stats", 2, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, GoblinStatsCommand,
       "Reports how a value is stored: its real layout, bytes, fill and node counts.", "0.1.0",
       "O(N) for a large sorted set (walks its node tables), O(1) otherwise.", "key");
-  add("goblin.optimize", -1, 0, 1, 1, 1, GoblinOptimizeCommand,
+  add("goblin.optimize", -1, 0, {KeyAt(1, kKeyRO | kKeyAccess)}, GoblinOptimizeCommand,
       "Repacks one value, or every value, to its tightest form; replies with the bytes saved.",
       "0.1.0", "O(N) where N is the number of elements repacked.", "[key]");
 }

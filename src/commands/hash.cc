@@ -342,54 +342,60 @@ void RegisterHashCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
-  CommandAdder add{table, "hash"};
-  add("hset", -4, kWriteFast, 1, 1, 1, HsetCommand,
+  CommandAdder add{table, "hash", kAclHash};
+  add("hset", -4, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HsetCommand,
       "Creates or modifies the value of a field in a hash.", "2.0.0",
       "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command "
       "is called with multiple field/value pairs.",
       "key field value [field value ...]");
-  add("hsetnx", 4, kWriteFast, 1, 1, 1, HsetnxCommand,
+  add("hsetnx", 4, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, HsetnxCommand,
       "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0", "O(1)",
       "key field value");
-  add("hmset", -4, kWriteFast, 1, 1, 1, HmsetCommand, "Sets the values of multiple fields.",
-      "2.0.0", "O(N) where N is the number of fields being set.",
-      "key field value [field value ...]");
-  add("hget", 3, kReadFast, 1, 1, 1, HgetCommand, "Returns the value of a field in a hash.",
-      "2.0.0", "O(1)", "key field");
-  add("hmget", -3, kReadFast, 1, 1, 1, HmgetCommand, "Returns the values of all fields in a hash.",
-      "2.0.0", "O(N) where N is the number of fields being requested.", "key field [field ...]");
-  add("hdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, HdelCommand,
+  add("hmset", -4, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HmsetCommand,
+      "Sets the values of multiple fields.", "2.0.0",
+      "O(N) where N is the number of fields being set.", "key field value [field value ...]");
+  add("hget", 3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, HgetCommand,
+      "Returns the value of a field in a hash.", "2.0.0", "O(1)", "key field");
+  add("hmget", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, HmgetCommand,
+      "Returns the values of all fields in a hash.", "2.0.0",
+      "O(N) where N is the number of fields being requested.", "key field [field ...]");
+  add("hdel", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, HdelCommand,
       "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
       "remain.",
       "2.0.0", "O(N) where N is the number of fields to be removed.", "key field [field ...]");
-  add("hlen", 2, kReadFast, 1, 1, 1, HlenCommand, "Returns the number of fields in a hash.",
-      "2.0.0", "O(1)", "key");
-  add("hstrlen", 3, kReadFast, 1, 1, 1, HstrlenCommand,
+  add("hlen", 2, kReadFast, {KeyAt(1, kKeyRO)}, HlenCommand,
+      "Returns the number of fields in a hash.", "2.0.0", "O(1)", "key");
+  add("hstrlen", 3, kReadFast, {KeyAt(1, kKeyRO)}, HstrlenCommand,
       "Returns the length of the value of a field.", "3.2.0", "O(1)", "key field");
-  add("hexists", 3, kReadFast, 1, 1, 1, HexistsCommand,
+  add("hexists", 3, kReadFast, {KeyAt(1, kKeyRO)}, HexistsCommand,
       "Determines whether a field exists in a hash.", "2.0.0", "O(1)", "key field");
-  add("hkeys", 2, kRead, 1, 1, 1, HkeysCommand, "Returns all fields in a hash.", "2.0.0",
-      "O(N) where N is the size of the hash.", "key");
-  add("hvals", 2, kRead, 1, 1, 1, HvalsCommand, "Returns all values in a hash.", "2.0.0",
-      "O(N) where N is the size of the hash.", "key");
-  add("hgetall", 2, kRead, 1, 1, 1, HgetallCommand, "Returns all fields and values in a hash.",
-      "2.0.0", "O(N) where N is the size of the hash.", "key");
-  add("hincrby", 4, kWriteFast, 1, 1, 1, HincrbyCommand,
+  add("hkeys", 2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HkeysCommand,
+      "Returns all fields in a hash.", "2.0.0", "O(N) where N is the size of the hash.", "key",
+      {"nondeterministic_output_order"});
+  add("hvals", 2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HvalsCommand,
+      "Returns all values in a hash.", "2.0.0", "O(N) where N is the size of the hash.", "key",
+      {"nondeterministic_output_order"});
+  add("hgetall", 2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HgetallCommand,
+      "Returns all fields and values in a hash.", "2.0.0", "O(N) where N is the size of the hash.",
+      "key", {"nondeterministic_output_order"});
+  add("hincrby", 4, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, HincrbyCommand,
       "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if "
       "the field doesn't exist.",
       "2.0.0", "O(1)", "key field increment");
-  add("hincrbyfloat", 4, kWriteFast, 1, 1, 1, HincrbyfloatCommand,
+  add("hincrbyfloat", 4, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)},
+      HincrbyfloatCommand,
       "Increments the floating point value of a field by a number. Uses 0 as initial value if "
       "the field doesn't exist.",
       "2.6.0", "O(1)", "key field increment");
-  add("hrandfield", -2, kRead, 1, 1, 1, HrandfieldCommand,
+  add("hrandfield", -2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HrandfieldCommand,
       "Returns one or more random fields from a hash.", "6.2.0",
-      "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]");
-  add("hscan", -3, kRead, 1, 1, 1, HscanCommand, "Iterates over fields and values of a hash.",
-      "2.8.0",
+      "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]",
+      {"nondeterministic_output"});
+  add("hscan", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HscanCommand,
+      "Iterates over fields and values of a hash.", "2.8.0",
       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
       "the cursor to return back to 0. N is the number of elements inside the collection.",
-      "key cursor [MATCH pattern] [COUNT count] [NOVALUES]");
+      "key cursor [MATCH pattern] [COUNT count] [NOVALUES]", {"nondeterministic_output"});
 }
 
 }  // namespace goblin

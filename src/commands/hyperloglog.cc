@@ -300,23 +300,30 @@ void PfselftestCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterHyperLogLogCommands(CommandTable* table) {
-  CommandAdder add{table, "hyperloglog"};
-  add("pfadd", -2, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, PfaddCommand,
-      "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", "2.8.9",
-      "O(1) to add every element.", "key [element [element ...]]");
-  add("pfcount", -2, kCmdReadonly | kCmdMayReplicate, 1, -1, 1, PfcountCommand,
+  CommandAdder add{table, "hyperloglog", kAclHyperLogLog};
+  add("pfadd", -2, kCmdWrite | kCmdDenyOom | kCmdFast, {KeyAt(1, kKeyRW | kKeyInsert)},
+      PfaddCommand, "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.",
+      "2.8.9", "O(1) to add every element.", "key [element [element ...]]");
+  add("pfcount", -2, kCmdReadonly | kCmdMayReplicate,
+      {KeySpec{kKeyRW | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0),
+               "RW because it may change the internal representation of the key, and propagate to "
+               "replicas"}},
+      PfcountCommand,
       "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).",
       "2.8.9",
       "O(1) with a very small average constant time when called with a single key. O(N) with N "
       "being the number of keys, and much bigger constant times, when called with multiple keys.",
       "key [key ...]");
-  add("pfdebug", 3, kCmdWrite | kCmdDenyOom | kCmdAdmin, 2, 2, 1, PfdebugCommand,
-      "Internal commands for debugging HyperLogLog values.", "2.8.9", "N/A", "subcommand key");
-  add("pfmerge", -2, kCmdWrite | kCmdDenyOom, 1, -1, 1, PfmergeCommand,
-      "Merges one or more HyperLogLog values into a single key.", "2.8.9",
+  add("pfdebug", 3, kCmdWrite | kCmdDenyOom | kCmdAdmin, {KeyAt(2, kKeyRW | kKeyAccess)},
+      PfdebugCommand, "Internal commands for debugging HyperLogLog values.", "2.8.9", "N/A",
+      "subcommand key");
+  add("pfmerge", -2, kCmdWrite | kCmdDenyOom,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyInsert),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Range(-1, 1, 0)}},
+      PfmergeCommand, "Merges one or more HyperLogLog values into a single key.", "2.8.9",
       "O(N) to merge N HyperLogLogs, but with high constant times.",
       "destkey [sourcekey [sourcekey ...]]");
-  add("pfselftest", 1, kCmdAdmin, 0, 0, 0, PfselftestCommand,
+  add("pfselftest", 1, kCmdAdmin, {}, PfselftestCommand,
       "An internal command for testing HyperLogLog values.", "2.8.9", "N/A", "");
 }
 

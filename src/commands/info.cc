@@ -487,10 +487,11 @@ void InfoCommand(CommandContext& ctx) {
 
 void RegisterInfoCommand(CommandTable* table) {
   CommandAdder add{table, "server"};
-  add("info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand,
+  add.In(kAclDangerous)(
+      "info", -1, kCmdLoading | kCmdStale, {}, InfoCommand,
       "Returns information and statistics about the server.", "1.0.0", "O(1)",
-      "[section [section ...]]")
-      ->acl = "@dangerous";
+      "[section [section ...]]",
+      {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"});
 }
 
 }  // namespace goblin

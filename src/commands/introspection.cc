@@ -1,5 +1,4 @@
 // COMMAND and its subcommands: the command table as clients see it.
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,63 +41,14 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
   return names;
 }
 
-std::vector<std::string> AclCategories(const Command& command) {
-  std::vector<std::string> categories;
-  for (size_t start = 0; start < command.acl.size();) {
-    size_t end = command.acl.find(' ', start);
-    if (end == std::string::npos) end = command.acl.size();
-    categories.push_back(command.acl.substr(start, end - start));
-    start = end + 1;
+void ReplyAclCategories(ReplyBuilder& r, uint32_t categories) {
+  r.Set(static_cast<size_t>(__builtin_popcount(categories)));
+  for (const auto& [category, name] : kAclCategoryNames) {
+    if (!(categories & category)) continue;
+    std::string text = "@";
+    text += name;
+    r.Simple(text);
   }
-  // A container (CONFIG, CLIENT, ...) is only @slow; its subcommands carry the real categories.
-  if (command.handler == nullptr) {
-    categories.push_back("@slow");
-    return categories;
-  }
-  const bool scripting = command.group == "scripting";
-  if (command.flags & kCmdWrite) categories.push_back("@write");
-  // Scripts may write whatever their flags say: EVAL_RO is not @read (as in Redis).
-  if ((command.flags & kCmdReadonly) && !scripting) categories.push_back("@read");
-  static const std::pair<const char*, const char*> kGroups[] = {{"string", "@string"},
-                                                                {"bitmap", "@bitmap"},
-                                                                {"generic", "@keyspace"},
-                                                                {"hash", "@hash"},
-                                                                {"set", "@set"},
-                                                                {"sorted-set", "@sortedset"},
-                                                                {"list", "@list"},
-                                                                {"stream", "@stream"},
-                                                                {"hyperloglog", "@hyperloglog"},
-                                                                {"geo", "@geo"},
-                                                                {"connection", "@connection"},
-                                                                {"transactions", "@transaction"}};
-  // An acl naming data-type categories itself (SORT: @set @sortedset @list), or @connection
-  // (WAIT, a generic command that is no @keyspace one), stands for the group's.
-  const bool names_types = command.acl.find("@list") != std::string::npos ||
-                           command.acl.find("@set") != std::string::npos ||
-                           command.acl.find("@connection") != std::string::npos;
-  for (const auto& [group, category] : kGroups) {
-    if (command.group == group && !names_types) categories.push_back(category);
-  }
-  if (command.flags & kCmdPubsub) categories.push_back("@pubsub");
-  if (command.flags & kCmdAdmin) {
-    categories.push_back("@admin");
-    categories.push_back("@dangerous");
-  }
-  if (command.flags & kCmdBlocking) categories.push_back("@blocking");
-  categories.push_back(command.flags & kCmdFast ? "@fast" : "@slow");
-  if (scripting) categories.push_back("@scripting");
-  // COMMAND INFO lists them in the order of Redis's category table.
-  static constexpr std::string_view kOrder[] = {
-      "@keyspace", "@read",      "@write",      "@set",   "@sortedset", "@list",   "@hash",
-      "@string",   "@bitmap",    "@hyperloglog", "@geo",  "@stream",    "@pubsub", "@admin",
-      "@fast",     "@slow",      "@blocking",   "@dangerous", "@connection", "@transaction",
-      "@scripting"};
-  auto rank = [](const std::string& category) {
-    return std::find(std::begin(kOrder), std::end(kOrder), category) - std::begin(kOrder);
-  };
-  std::stable_sort(categories.begin(), categories.end(),
-                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
-  return categories;
 }
 
 void ReplyKeySpec(ReplyBuilder& r, const KeySpec& spec) {
@@ -171,52 +121,6 @@ void ReplyKeySpec(ReplyBuilder& r, const KeySpec& spec) {
   }
 }
 
-// A command Redis has no key specs for (Goblin's own) gets one spec derived from its key
-// positions: read or written, as its flags say.
-void ReplyKeySpecs(ReplyBuilder& r, const Command& command) {
-  if (command.key_specs != nullptr) {
-    r.Set(command.key_specs->specs.size());
-    for (const KeySpec& spec : command.key_specs->specs) ReplyKeySpec(r, spec);
-    return;
-  }
-  if (command.first_key <= 0) {
-    r.Set(0);
-    return;
-  }
-  r.Set(1);
-  r.Map(3);
-  r.Bulk("flags");
-  if (command.flags & kCmdPubsub) {
-    r.Set(1);  // shard channels sit where keys would, for cluster routing
-    r.Simple("not_key");
-  } else {
-    bool write = command.flags & kCmdWrite;
-    r.Set(2);
-    r.Simple(write ? "RW" : "RO");
-    r.Simple(write ? "UPDATE" : "ACCESS");
-  }
-  r.Bulk("begin_search");
-  r.Map(2);
-  r.Bulk("type");
-  r.Bulk("index");
-  r.Bulk("spec");
-  r.Map(1);
-  r.Bulk("index");
-  r.Integer(command.first_key);
-  r.Bulk("find_keys");
-  r.Map(2);
-  r.Bulk("type");
-  r.Bulk("range");
-  r.Bulk("spec");
-  r.Map(3);
-  r.Bulk("lastkey");
-  r.Integer(command.last_key < 0 ? command.last_key : command.last_key - command.first_key);
-  r.Bulk("keystep");
-  r.Integer(command.key_step);
-  r.Bulk("limit");
-  r.Integer(0);
-}
-
 void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
   r.Array(10);
   r.Bulk(command.name);
@@ -227,16 +131,11 @@ void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
   r.Integer(command.first_key);
   r.Integer(command.last_key);
   r.Integer(command.key_step);
-  std::vector<std::string> categories = AclCategories(command);
-  r.Set(categories.size());
-  for (const std::string& category : categories) r.Simple(category);
-  if (command.key_specs != nullptr) {
-    r.Set(command.key_specs->tips.size());
-    for (std::string_view tip : command.key_specs->tips) r.Bulk(tip);
-  } else {
-    r.Set(0);
-  }
-  ReplyKeySpecs(r, command);
+  ReplyAclCategories(r, command.acl_categories);
+  r.Set(command.tips.size());
+  for (std::string_view tip : command.tips) r.Bulk(tip);
+  r.Set(command.key_specs.size());
+  for (const KeySpec& spec : command.key_specs) ReplyKeySpec(r, spec);
   // Redis answers an empty set for no subcommands, an array otherwise.
   if (command.subcommands.empty()) {
     r.Set(0);
@@ -347,12 +246,12 @@ void CommandDocsCommand(CommandContext& ctx) {
 
 void CommandListCommand(CommandContext& ctx) {
   std::string_view pattern = "*";
-  std::string_view category;
+  std::string_view category_name;
   if (ctx.argc() == 5 && EqualsIgnoreCase(ctx.arg(2), "filterby")) {
     if (EqualsIgnoreCase(ctx.arg(3), "pattern")) {
       pattern = ctx.arg(4);
     } else if (EqualsIgnoreCase(ctx.arg(3), "aclcat")) {
-      category = ctx.arg(4);
+      category_name = ctx.arg(4);
     } else if (EqualsIgnoreCase(ctx.arg(3), "module")) {
       ctx.reply.Array(0);
       return;
@@ -364,16 +263,12 @@ void CommandListCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
+  // An unknown category lists nothing, as in Redis.
+  const uint32_t category = AclCategoryByName(category_name);
   std::vector<std::string_view> names;
   auto consider = [&](const Command& command) {
     if (!GlobMatch(pattern, command.name, true)) return;
-    if (!category.empty()) {
-      bool in = false;
-      for (const std::string& c : AclCategories(command)) {
-        in = in || EqualsIgnoreCase(std::string_view(c).substr(1), category);
-      }
-      if (!in) return;
-    }
+    if (!category_name.empty() && !(command.acl_categories & category)) return;
     names.push_back(command.name);
   };
   for (const Command* command : ctx.server.commands.All()) {
@@ -384,12 +279,11 @@ void CommandListCommand(CommandContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
-// The command a COMMAND GETKEYS call names, the call itself and its key positions, or
-// nullopt once the error or the empty answer is sent.
+// The call a COMMAND GETKEYS names and its keys, or nullopt once the error or the empty answer
+// is sent.
 struct KeysOfCall {
-  const Command* command;
   std::vector<std::string_view> call;
-  std::vector<size_t> positions;
+  std::vector<KeyReference> keys;
 };
 
 std::optional<KeysOfCall> FindKeysOfCall(CommandContext& ctx) {
@@ -406,13 +300,12 @@ std::optional<KeysOfCall> FindKeysOfCall(CommandContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return std::nullopt;
   }
-  if (command->first_key <= 0 && command->keynum_index <= 0 &&
-      command->keys_after_keyword.empty()) {
+  if (!command->HasKeys()) {
     ctx.reply.Error(errors::kNoKeyArguments);
     return std::nullopt;
   }
   std::vector<std::string_view> call(ctx.argv.begin() + 2, ctx.argv.end());
-  std::optional<std::vector<size_t>> keys = command->KeyPositions(call);
+  std::optional<std::vector<KeyReference>> keys = command->Keys(call);
   // Redis finds no keys, rather than an error, where a script's numkeys is out of range.
   if ((!keys || keys->empty()) && (command->flags & kCmdNoMandatoryKeys)) {
     ctx.reply.Array(0);
@@ -422,32 +315,26 @@ std::optional<KeysOfCall> FindKeysOfCall(CommandContext& ctx) {
     ctx.reply.Error(keys ? errors::kNoKeyArguments : "ERR Invalid arguments specified for command");
     return std::nullopt;
   }
-  return KeysOfCall{command, std::move(call), std::move(*keys)};
+  return KeysOfCall{std::move(call), std::move(*keys)};
 }
 
 void CommandGetkeysCommand(CommandContext& ctx) {
   const std::optional<KeysOfCall> keys = FindKeysOfCall(ctx);
   if (!keys) return;
-  ctx.reply.Array(keys->positions.size());
-  for (size_t position : keys->positions) ctx.reply.Bulk(keys->call[position]);
+  ctx.reply.Array(keys->keys.size());
+  for (const KeyReference& key : keys->keys) ctx.reply.Bulk(keys->call[key.position]);
 }
 
 void CommandGetkeysandflagsCommand(CommandContext& ctx) {
   const std::optional<KeysOfCall> keys = FindKeysOfCall(ctx);
   if (!keys) return;
-  ctx.reply.Array(keys->positions.size());
-  for (size_t position : keys->positions) {
-    uint32_t flags = 0;
-    if (keys->command->key_specs != nullptr) {
-      flags = KeyFlagsOf(*keys->command->key_specs, keys->call, position);
-    } else {
-      flags = keys->command->flags & kCmdWrite ? kKeyRW | kKeyUpdate : kKeyRO | kKeyAccess;
-    }
+  ctx.reply.Array(keys->keys.size());
+  for (const KeyReference& key : keys->keys) {
     ctx.reply.Array(2);
-    ctx.reply.Bulk(keys->call[position]);
+    ctx.reply.Bulk(keys->call[key.position]);
     // A key Redis finds through an incomplete spec comes from the command's own key finder,
     // whose flags never say so.
-    const std::vector<std::string_view> names = KeySpecFlagNames(flags & ~kKeyIncomplete);
+    const std::vector<std::string_view> names = KeySpecFlagNames(key.flags & ~kKeyIncomplete);
     ctx.reply.Set(names.size());
     for (std::string_view name : names) ctx.reply.Simple(name);
   }
@@ -472,38 +359,34 @@ void CommandHelpCommand(CommandContext& ctx) {
 
 void RegisterIntrospectionCommands(CommandTable* table) {
   constexpr uint32_t kFlags = kCmdLoading | kCmdStale;
-  CommandAdder add{table, "server"};
-  Command* command = add("command", -1, kFlags, 0, 0, 0, CommandCommand,
+  // COMMAND is @connection in Redis: a client learns the server with it before anything else.
+  CommandAdder add{table, "server", kAclConnection};
+  Command* command = add("command", -1, kFlags, {}, CommandCommand,
                          "Returns detailed information about all commands.", "2.8.13",
-                         "O(N) where N is the total number of Redis commands", "");
-  command->acl = "@connection";
-  add.Sub(command, "count", 2, kFlags, 0, 0, 0, CommandCountCommand, "Returns a count of commands.",
+                         "O(N) where N is the total number of Redis commands", "",
+                         {"nondeterministic_output_order"});
+  add.Sub(command, "count", 2, kFlags, {}, CommandCountCommand, "Returns a count of commands.",
           "2.8.13", "O(1)", "");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "info", -2, kFlags, 0, 0, 0, CommandInfoCommand,
+  add.Sub(command, "info", -2, kFlags, {}, CommandInfoCommand,
           "Returns information about one, multiple or all commands.", "2.8.13",
-          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "docs", -2, kFlags, 0, 0, 0, CommandDocsCommand,
+          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]",
+          {"nondeterministic_output_order"});
+  add.Sub(command, "docs", -2, kFlags, {}, CommandDocsCommand,
           "Returns documentary information about one, multiple or all commands.", "7.0.0",
-          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "list", -2, kFlags, 0, 0, 0, CommandListCommand,
-          "Returns a list of command names.", "7.0.0",
-          "O(N) where N is the total number of Redis commands",
-          "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "getkeys", -4, kFlags, 0, 0, 0, CommandGetkeysCommand,
+          "O(N) where N is the number of commands to look up", "[command-name [command-name ...]]",
+          {"nondeterministic_output_order"});
+  add.Sub(command, "list", -2, kFlags, {}, CommandListCommand, "Returns a list of command names.",
+          "7.0.0", "O(N) where N is the total number of Redis commands",
+          "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]",
+          {"nondeterministic_output_order"});
+  add.Sub(command, "getkeys", -4, kFlags, {}, CommandGetkeysCommand,
           "Extracts the key names from an arbitrary command.", "2.8.13",
           "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "getkeysandflags", -4, kFlags, 0, 0, 0, CommandGetkeysandflagsCommand,
+  add.Sub(command, "getkeysandflags", -4, kFlags, {}, CommandGetkeysandflagsCommand,
           "Extract keys and access flags given a full Redis command", "7.0.0",
           "O(N) where N is the number of arguments to the command", "command [arg [arg ...]]");
-  command->subcommands.back()->acl = "@connection";
-  add.Sub(command, "help", 2, kFlags, 0, 0, 0, CommandHelpCommand,
+  add.Sub(command, "help", 2, kFlags, {}, CommandHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
-  command->subcommands.back()->acl = "@connection";
 }
 
 }  // namespace goblin

@@ -467,94 +467,113 @@ void RegisterKeyCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kCmdWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
-  CommandAdder add{table, "generic"};
-  add("del", -2, kWrite, 1, -1, 1, DelCommand, "Deletes one or more keys.", "1.0.0",
-      "O(N) where N is the number of keys that will be removed.", "key [key ...]");
-  add("unlink", -2, kWriteFast, 1, -1, 1, DelCommand, "Asynchronously deletes one or more keys.",
-      "4.0.0", "O(1) for each key removed regardless of its size.", "key [key ...]");
-  add("exists", -2, kReadFast | kCmdNoTouch, 1, -1, 1, ExistsCommand,
+  CommandAdder add{table, "generic", kAclKeyspace};
+  add("del", -2, kWrite,
+      {KeySpec{kKeyRM | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, DelCommand,
+      "Deletes one or more keys.", "1.0.0",
+      "O(N) where N is the number of keys that will be removed.", "key [key ...]",
+      {"request_policy:multi_shard", "response_policy:agg_sum"});
+  add("unlink", -2, kWriteFast,
+      {KeySpec{kKeyRM | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, DelCommand,
+      "Asynchronously deletes one or more keys.", "4.0.0",
+      "O(1) for each key removed regardless of its size.", "key [key ...]",
+      {"request_policy:multi_shard", "response_policy:agg_sum"});
+  add("exists", -2, kReadFast | kCmdNoTouch,
+      {KeySpec{kKeyRO, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, ExistsCommand,
       "Determines whether one or more keys exist.", "1.0.0",
-      "O(N) where N is the number of keys to check.", "key [key ...]");
-  add("type", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TypeCommand,
+      "O(N) where N is the number of keys to check.", "key [key ...]",
+      {"request_policy:multi_shard", "response_policy:agg_sum"});
+  add("type", 2, kReadFast | kCmdNoTouch, {KeyAt(1, kKeyRO)}, TypeCommand,
       "Determines the type of value stored at a key.", "1.0.0", "O(1)", "key");
-  add("rename", 3, kWrite, 1, 2, 1, RenameCommand, "Renames a key and overwrites the destination.",
-      "1.0.0", "O(1)", "key newkey");
-  add("renamenx", 3, kWriteFast, 1, 2, 1, RenamenxCommand,
+  add("rename", 3, kWrite,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyOW | kKeyUpdate)}, RenameCommand,
+      "Renames a key and overwrites the destination.", "1.0.0", "O(1)", "key newkey");
+  add("renamenx", 3, kWriteFast,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyOW | kKeyInsert)}, RenamenxCommand,
       "Renames a key only when the target key name doesn't exist.", "1.0.0", "O(1)", "key newkey");
-  add("keys", 2, kRead, 0, 0, 0, KeysCommand, "Returns all key names that match a pattern.",
-      "1.0.0", "O(N) with N being the number of keys in the database.", "pattern")
-      ->acl = "@dangerous";
-  add("scan", -2, kRead, 0, 0, 0, ScanCommand, "Iterates over the key names in the database.",
-      "2.8.0",
+  add.In(kAclKeyspace | kAclDangerous)(
+      "keys", 2, kRead, {}, KeysCommand, "Returns all key names that match a pattern.", "1.0.0",
+      "O(N) with N being the number of keys in the database.", "pattern",
+      {"request_policy:all_shards", "nondeterministic_output_order"});
+  add("scan", -2, kRead, {}, ScanCommand, "Iterates over the key names in the database.", "2.8.0",
       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
       "the cursor to return back to 0.",
-      "cursor [MATCH pattern] [COUNT count] [TYPE type]");
-  add("randomkey", 1, kRead, 0, 0, 0, RandomkeyCommand,
-      "Returns a random key name from the database.", "1.0.0", "O(1)", "");
-  add("dbsize", 1, kReadFast, 0, 0, 0, DbsizeCommand, "Returns the number of keys in the database.",
-      "1.0.0", "O(1)", "");
+      "cursor [MATCH pattern] [COUNT count] [TYPE type]",
+      {"nondeterministic_output", "request_policy:special"});
+  add("randomkey", 1, kRead, {}, RandomkeyCommand, "Returns a random key name from the database.",
+      "1.0.0", "O(1)", "", {"request_policy:all_shards", "nondeterministic_output"});
+  add("dbsize", 1, kReadFast, {}, DbsizeCommand, "Returns the number of keys in the database.",
+      "1.0.0", "O(1)", "", {"request_policy:all_shards", "response_policy:agg_sum"});
   CommandAdder server_add{table, "server"};
-  server_add("flushdb", -1, kWrite, 0, 0, 0, FlushdbCommand,
-             "Remove all keys from the current database.", "1.0.0",
-             "O(N) where N is the number of keys in the selected database", "[ASYNC | SYNC]")
-      ->acl = "@keyspace @dangerous";
-  server_add("flushall", -1, kWrite, 0, 0, 0, FlushallCommand,
-             "Removes all keys from all databases.", "1.0.0",
-             "O(N) where N is the total number of keys in all databases", "[ASYNC | SYNC]")
-      ->acl = "@keyspace @dangerous";
-  add("move", 3, kWriteFast, 1, 1, 1, MoveCommand, "Moves a key to another database.", "1.0.0",
-      "O(1)", "key db");
-  add("swapdb", 3, kWriteFast, 0, 0, 0, SwapdbCommand, "Swaps two Redis databases.", "4.0.0",
+  server_add.In(kAclKeyspace | kAclDangerous)(
+      "flushdb", -1, kWrite, {}, FlushdbCommand, "Remove all keys from the current database.",
+      "1.0.0", "O(N) where N is the number of keys in the selected database", "[ASYNC | SYNC]",
+      {"request_policy:all_shards", "response_policy:all_succeeded"});
+  server_add.In(kAclKeyspace | kAclDangerous)(
+      "flushall", -1, kWrite, {}, FlushallCommand, "Removes all keys from all databases.", "1.0.0",
+      "O(N) where N is the total number of keys in all databases", "[ASYNC | SYNC]",
+      {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add("move", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, MoveCommand,
+      "Moves a key to another database.", "1.0.0", "O(1)", "key db");
+  add.In(kAclKeyspace | kAclDangerous)(
+      "swapdb", 3, kWriteFast, {}, SwapdbCommand, "Swaps two Redis databases.", "4.0.0",
       "O(N) where N is the count of clients watching or blocking on keys from both databases.",
-      "index1 index2")
-      ->acl = "@dangerous";
-  add("copy", -3, kWrite | kCmdDenyOom, 1, 2, 1, CopyCommand,
+      "index1 index2");
+  add("copy", -3, kWrite | kCmdDenyOom,
+      {KeyAt(1, kKeyRO | kKeyAccess), KeyAt(2, kKeyOW | kKeyUpdate)}, CopyCommand,
       "Copies the value of a key to a new key.", "6.2.0",
       "O(N) worst case for collections, where N is the number of nested items. O(1) for string "
       "values.",
       "source destination [DB destination-db] [REPLACE]");
-  add("touch", -2, kReadFast, 1, -1, 1, TouchCommand,
+  add("touch", -2, kReadFast, {KeySpec{kKeyRO, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}},
+      TouchCommand,
       "Returns the number of existing keys out of those specified after updating the time they "
       "were last accessed.",
-      "3.2.1", "O(N) where N is the number of keys that will be touched.", "key [key ...]");
+      "3.2.1", "O(N) where N is the number of keys that will be touched.", "key [key ...]",
+      {"request_policy:multi_shard", "response_policy:agg_sum"});
   Command* object =
-      add("object", -2, 0, 0, 0, 0, nullptr, "A container for object introspection commands.",
-          "2.2.3", "Depends on subcommand.", "");
-  add.Sub(object, "encoding", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectEncodingCommand,
-          "Returns the internal encoding of a Redis object.", "2.2.3", "O(1)", "key");
-  add.Sub(object, "freq", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectFreqCommand,
+      add("object", -2, 0, {}, nullptr, "A container for object introspection commands.", "2.2.3",
+          "Depends on subcommand.", "");
+  add.Sub(object, "encoding", 3, kRead | kCmdNoTouch, {KeyAt(2, kKeyRO)}, ObjectEncodingCommand,
+          "Returns the internal encoding of a Redis object.", "2.2.3", "O(1)", "key",
+          {"nondeterministic_output"});
+  add.Sub(object, "freq", 3, kRead | kCmdNoTouch, {KeyAt(2, kKeyRO)}, ObjectFreqCommand,
           "Returns the logarithmic access frequency counter of a Redis object.", "4.0.0", "O(1)",
-          "key");
-  add.Sub(object, "idletime", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectIdletimeCommand,
-          "Returns the time since the last access to a Redis object.", "2.2.3", "O(1)", "key");
-  add.Sub(object, "refcount", 3, kRead | kCmdNoTouch, 2, 2, 1, ObjectRefcountCommand,
-          "Returns the reference count of a value of a key.", "2.2.3", "O(1)", "key");
-  add.Sub(object, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelpCommand,
+          "key", {"nondeterministic_output"});
+  add.Sub(object, "idletime", 3, kRead | kCmdNoTouch, {KeyAt(2, kKeyRO)}, ObjectIdletimeCommand,
+          "Returns the time since the last access to a Redis object.", "2.2.3", "O(1)", "key",
+          {"nondeterministic_output"});
+  add.Sub(object, "refcount", 3, kRead | kCmdNoTouch, {KeyAt(2, kKeyRO)}, ObjectRefcountCommand,
+          "Returns the reference count of a value of a key.", "2.2.3", "O(1)", "key",
+          {"nondeterministic_output"});
+  add.Sub(object, "help", 2, kCmdLoading | kCmdStale, {}, ObjectHelpCommand,
           "Returns helpful text about the different subcommands.", "6.2.0", "O(1)", "");
 
-  add("expire", -3, kWriteFast, 1, 1, 1, ExpireCommand,
+  add("expire", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, ExpireCommand,
       "Sets the expiration time of a key in seconds.", "1.0.0", "O(1)",
       "key seconds [NX | XX | GT | LT]");
-  add("pexpire", -3, kWriteFast, 1, 1, 1, PexpireCommand,
+  add("pexpire", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, PexpireCommand,
       "Sets the expiration time of a key in milliseconds.", "2.6.0", "O(1)",
       "key milliseconds [NX | XX | GT | LT]");
-  add("expireat", -3, kWriteFast, 1, 1, 1, ExpireatCommand,
+  add("expireat", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, ExpireatCommand,
       "Sets the expiration time of a key to a Unix timestamp.", "1.2.0", "O(1)",
       "key unix-time-seconds [NX | XX | GT | LT]");
-  add("pexpireat", -3, kWriteFast, 1, 1, 1, PexpireatCommand,
+  add("pexpireat", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, PexpireatCommand,
       "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0", "O(1)",
       "key unix-time-milliseconds [NX | XX | GT | LT]");
-  add("ttl", 2, kReadFast | kCmdNoTouch, 1, 1, 1, TtlCommand, "Returns the expiration time in seconds of a key.",
-      "1.0.0", "O(1)", "key");
-  add("pttl", 2, kReadFast | kCmdNoTouch, 1, 1, 1, PttlCommand,
-      "Returns the expiration time in milliseconds of a key.", "2.6.0", "O(1)", "key");
-  add("expiretime", 2, kReadFast | kCmdNoTouch, 1, 1, 1, ExpiretimeCommand,
+  add("ttl", 2, kReadFast | kCmdNoTouch, {KeyAt(1, kKeyRO | kKeyAccess)}, TtlCommand,
+      "Returns the expiration time in seconds of a key.", "1.0.0", "O(1)", "key",
+      {"nondeterministic_output"});
+  add("pttl", 2, kReadFast | kCmdNoTouch, {KeyAt(1, kKeyRO | kKeyAccess)}, PttlCommand,
+      "Returns the expiration time in milliseconds of a key.", "2.6.0", "O(1)", "key",
+      {"nondeterministic_output"});
+  add("expiretime", 2, kReadFast | kCmdNoTouch, {KeyAt(1, kKeyRO | kKeyAccess)}, ExpiretimeCommand,
       "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "O(1)", "key");
-  add("pexpiretime", 2, kReadFast | kCmdNoTouch, 1, 1, 1, PexpiretimeCommand,
-      "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "O(1)",
-      "key");
-  add("persist", 2, kWriteFast, 1, 1, 1, PersistCommand, "Removes the expiration time of a key.",
-      "2.2.0", "O(1)", "key");
+  add("pexpiretime", 2, kReadFast | kCmdNoTouch, {KeyAt(1, kKeyRO | kKeyAccess)},
+      PexpiretimeCommand, "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+      "7.0.0", "O(1)", "key");
+  add("persist", 2, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, PersistCommand,
+      "Removes the expiration time of a key.", "2.2.0", "O(1)", "key");
 }
 
 }  // namespace goblin

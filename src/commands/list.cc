@@ -626,86 +626,88 @@ void BlmpopCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterListCommands(CommandTable* table) {
-  CommandAdder add{table, "list"};
+  CommandAdder add{table, "list", kAclList};
   constexpr uint32_t kWrite = kCmdWrite | kCmdDenyOom;
   constexpr uint32_t kWriteFast = kWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
   constexpr uint32_t kBlocking = kCmdWrite | kCmdBlocking;
-  add("lpush", -3, kWriteFast, 1, 1, 1, LpushCommand,
+  add("lpush", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, LpushCommand,
       "Prepends one or more elements to a list. "
       "Creates the key if it doesn't exist.",
       "1.0.0",
       "O(1) for each element added, so O(N) to add N elements when the command is called with "
       "multiple arguments.",
       "key element [element ...]");
-  add("rpush", -3, kWriteFast, 1, 1, 1, RpushCommand,
+  add("rpush", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, RpushCommand,
       "Appends one or more elements to a list. "
       "Creates the key if it doesn't exist.",
       "1.0.0",
       "O(1) for each element added, so O(N) to add N elements when the command is called with "
       "multiple arguments.",
       "key element [element ...]");
-  add("lpushx", -3, kWriteFast, 1, 1, 1, LpushxCommand,
+  add("lpushx", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, LpushxCommand,
       "Prepends one or more elements to a list only when the list exists.", "2.2.0",
       "O(1) for each element added, so O(N) to add N elements when the command is called with "
       "multiple arguments.",
       "key element [element ...]");
-  add("rpushx", -3, kWriteFast, 1, 1, 1, RpushxCommand,
+  add("rpushx", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, RpushxCommand,
       "Appends an element to a list only when the list exists.", "2.2.0",
       "O(1) for each element added, so O(N) to add N elements when the command is called with "
       "multiple arguments.",
       "key element [element ...]");
-  add("lpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, LpopCommand,
+  add("lpop", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)}, LpopCommand,
       "Returns the first elements in a list after removing it. Deletes the list if the last "
       "element was popped.",
       "1.0.0", "O(N) where N is the number of elements returned", "key [count]");
-  add("rpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, RpopCommand,
+  add("rpop", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)}, RpopCommand,
       "Returns and removes the last elements of a list. Deletes the list if the last element "
       "was popped.",
       "1.0.0", "O(N) where N is the number of elements returned", "key [count]");
-  add.Counted(1, "lmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, LmpopCommand,
-              "Returns multiple elements from a list after removing them. Deletes the list if "
-              "the last element was popped.",
-              "7.0.0",
-              "O(N+M) where N is the number of provided keys and M is the number of elements "
-              "returned.",
-              "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]");
-  add("llen", 2, kReadFast, 1, 1, 1, LlenCommand, "Returns the length of a list.", "1.0.0", "O(1)",
-      "key");
-  add("lindex", 3, kRead, 1, 1, 1, LindexCommand, "Returns an element from a list by its index.",
-      "1.0.0",
+  add("lmpop", -4, kCmdWrite,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}},
+      LmpopCommand,
+      "Returns multiple elements from a list after removing them. Deletes the list if "
+      "the last element was popped.",
+      "7.0.0",
+      "O(N+M) where N is the number of provided keys and M is the number of elements "
+      "returned.",
+      "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]");
+  add("llen", 2, kReadFast, {KeyAt(1, kKeyRO)}, LlenCommand, "Returns the length of a list.",
+      "1.0.0", "O(1)", "key");
+  add("lindex", 3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, LindexCommand,
+      "Returns an element from a list by its index.", "1.0.0",
       "O(N) where N is the number of elements to traverse to get to the element at index. This "
       "makes asking for the first or the last element of the list O(1).",
       "key index");
-  add("lset", 4, kWrite, 1, 1, 1, LsetCommand,
+  add("lset", 4, kWrite, {KeyAt(1, kKeyRW | kKeyUpdate)}, LsetCommand,
       "Sets the value of an element in a list by its "
       "index.",
       "1.0.0",
       "O(N) where N is the length of the list. Setting either the first or the last element of "
       "the list is O(1).",
       "key index element");
-  add("linsert", 5, kWrite, 1, 1, 1, LinsertCommand,
+  add("linsert", 5, kWrite, {KeyAt(1, kKeyRW | kKeyInsert)}, LinsertCommand,
       "Inserts an element before or after another element in a list.", "2.2.0",
       "O(N) where N is the number of elements to traverse before seeing the value pivot. This "
       "means that inserting somewhere on the left end on the list (head) can be considered "
       "O(1) and inserting somewhere on the right end (tail) is O(N).",
       "key <BEFORE | AFTER> pivot element");
-  add("lrange", 4, kRead, 1, 1, 1, LrangeCommand, "Returns a range of elements from a list.",
-      "1.0.0",
+  add("lrange", 4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, LrangeCommand,
+      "Returns a range of elements from a list.", "1.0.0",
       "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest "
       "end (HEAD or TAIL) for large lists; and N is the number of elements in the specified "
       "range.",
       "key start stop");
-  add("ltrim", 4, kCmdWrite, 1, 1, 1, LtrimCommand,
+  add("ltrim", 4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, LtrimCommand,
       "Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
       "1.0.0", "O(N) where N is the number of elements to be removed by the operation.",
       "key start stop");
-  add("lrem", 4, kCmdWrite, 1, 1, 1, LremCommand,
+  add("lrem", 4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, LremCommand,
       "Removes elements from a list. Deletes the list if the last element was removed.", "1.0.0",
       "O(N+M) where N is the length of the list and M is the number of elements removed.",
       "key count element");
-  add("lpos", -3, kRead, 1, 1, 1, LposCommand,
+  add("lpos", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, LposCommand,
       "Returns the index of matching elements in a "
       "list.",
       "6.0.6",
@@ -713,37 +715,48 @@ void RegisterListCommands(CommandTable* table) {
       "for elements near the head or the tail of the list, or when the MAXLEN option is "
       "provided, the command may run in constant time.",
       "key element [RANK rank] [COUNT num-matches] [MAXLEN len]");
-  add("lmove", 5, kWrite, 1, 2, 1, LmoveCommand,
+  add("lmove", 5, kWrite,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyRW | kKeyInsert)}, LmoveCommand,
       "Returns an element after popping it from one list and pushing it to another. Deletes "
       "the list if the last element was moved.",
       "6.2.0", "O(1)", "source destination <LEFT | RIGHT> <LEFT | RIGHT>");
-  add("rpoplpush", 3, kWrite, 1, 2, 1, RpoplpushCommand,
+  add("rpoplpush", 3, kWrite,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyRW | kKeyInsert)}, RpoplpushCommand,
       "Returns the last element of a list after removing and pushing it to another list. "
       "Deletes the list if the last element was popped.",
       "1.2.0", "O(1)", "source destination");
-  add("blpop", -3, kBlocking, 1, -2, 1, BlpopCommand,
+  add("blpop", -3, kBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-2, 1, 0)}},
+      BlpopCommand,
       "Removes and returns the first element in a list. Blocks until an element is available "
       "otherwise. Deletes the list if the last element was popped.",
       "2.0.0", "O(N) where N is the number of provided keys.", "key [key ...] timeout");
-  add("brpop", -3, kBlocking, 1, -2, 1, BrpopCommand,
+  add("brpop", -3, kBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-2, 1, 0)}},
+      BrpopCommand,
       "Removes and returns the last element in a list. Blocks until an element is available "
       "otherwise. Deletes the list if the last element was popped.",
       "2.0.0", "O(N) where N is the number of provided keys.", "key [key ...] timeout");
-  add("brpoplpush", 4, kBlocking | kCmdDenyOom, 1, 2, 1, BrpoplpushCommand,
+  add("brpoplpush", 4, kBlocking | kCmdDenyOom,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyRW | kKeyInsert)},
+      BrpoplpushCommand,
       "Pops an element from a list, pushes it to another list and returns it. Block until an "
       "element is available otherwise. Deletes the list if the last element was popped.",
       "2.2.0", "O(1)", "source destination timeout");
-  add("blmove", 6, kBlocking | kCmdDenyOom, 1, 2, 1, BlmoveCommand,
+  add("blmove", 6, kBlocking | kCmdDenyOom,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyRW | kKeyInsert)}, BlmoveCommand,
       "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
       "element is available otherwise. Deletes the list if the last element was moved.",
       "6.2.0", "O(1)", "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout");
-  add.Counted(2, "blmpop", -5, kBlocking | kCmdMovableKeys, 0, 0, 0, BlmpopCommand,
-              "Pops the first element from one of multiple lists. Blocks until an element is "
-              "available otherwise. Deletes the list if the last element was popped.",
-              "7.0.0",
-              "O(N+M) where N is the number of provided keys and M is the number of elements "
-              "returned.",
-              "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]");
+  add("blmpop", -5, kBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      BlmpopCommand,
+      "Pops the first element from one of multiple lists. Blocks until an element is "
+      "available otherwise. Deletes the list if the last element was popped.",
+      "7.0.0",
+      "O(N+M) where N is the number of provided keys and M is the number of elements "
+      "returned.",
+      "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]");
 }
 
 }  // namespace goblin

@@ -66,7 +66,7 @@ void LolwutCommand(CommandContext& ctx) {
 
 void RegisterLolwutCommand(CommandTable* table) {
   CommandAdder add{table, "server"};
-  add("lolwut", -1, kCmdReadonly | kCmdFast, 0, 0, 0, LolwutCommand,
+  add("lolwut", -1, kCmdReadonly | kCmdFast, {}, LolwutCommand,
       "Display some computer art and the Redis version", "5.0.0", "", "[VERSION version]");
 }
 

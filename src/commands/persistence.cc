@@ -62,17 +62,18 @@ void LastsaveCommand(CommandContext& ctx) { ctx.reply.Integer(ctx.server.last_sa
 void RegisterPersistenceCommands(CommandTable* table) {
   CommandAdder add{table, "server"};
   constexpr uint32_t kSaving = kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading;
-  add("save", 1, kSaving | kCmdNoMulti, 0, 0, 0, SaveCommand,
+  add("save", 1, kSaving | kCmdNoMulti, {}, SaveCommand,
       "Synchronously saves the database(s) to disk.", "1.0.0",
       "O(N) where N is the total number of keys in all databases", "");
-  add("bgsave", -1, kSaving, 0, 0, 0, BgsaveCommand,
-      "Asynchronously saves the database(s) to disk.", "1.0.0", "O(1)", "[SCHEDULE]");
-  add("bgrewriteaof", 1, kSaving, 0, 0, 0, BgrewriteaofCommand,
+  add("bgsave", -1, kSaving, {}, BgsaveCommand, "Asynchronously saves the database(s) to disk.",
+      "1.0.0", "O(1)", "[SCHEDULE]");
+  add("bgrewriteaof", 1, kSaving, {}, BgrewriteaofCommand,
       "Asynchronously rewrites the append-only file to disk.", "1.0.0", "O(1)", "");
-  add("lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastsaveCommand,
-      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "")
-      ->acl = "@admin @dangerous";
-  add("goblin.save", 1, kSaving | kCmdNoMulti, 0, 0, 0, SaveCommand,
+  add.In(kAclAdmin | kAclDangerous)(
+      "lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, {}, LastsaveCommand,
+      "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "O(1)", "",
+      {"nondeterministic_output"});
+  add("goblin.save", 1, kSaving | kCmdNoMulti, {}, SaveCommand,
       "Writes a snapshot in the foreground, as fast as the disk allows (SAVE does the same).",
       "0.1.0", "O(N) where N is the total number of bytes in all databases", "");
 }

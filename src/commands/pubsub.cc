@@ -136,56 +136,56 @@ void RegisterPubsubCommands(CommandTable* table) {
   constexpr uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate;
   constexpr uint32_t kInfo = kCmdPubsub | kCmdLoading | kCmdStale;
   CommandAdder add{table, "pubsub"};
-  add("subscribe", -2, kSub, 0, 0, 0, SubscribeCommand,
-      "Listens for messages published to channels.", "2.0.0",
-      "O(N) where N is the number of channels to subscribe to.", "channel [channel ...]");
-  add("unsubscribe", -1, kSub, 0, 0, 0, UnsubscribeCommand,
+  add("subscribe", -2, kSub, {}, SubscribeCommand, "Listens for messages published to channels.",
+      "2.0.0", "O(N) where N is the number of channels to subscribe to.", "channel [channel ...]");
+  add("unsubscribe", -1, kSub, {}, UnsubscribeCommand,
       "Stops listening to messages posted to channels.", "2.0.0",
       "O(N) where N is the number of channels to unsubscribe.", "[channel [channel ...]]");
-  add("psubscribe", -2, kSub, 0, 0, 0, PsubscribeCommand,
+  add("psubscribe", -2, kSub, {}, PsubscribeCommand,
       "Listens for messages published to channels that match one or more patterns.", "2.0.0",
       "O(N) where N is the number of patterns to subscribe to.", "pattern [pattern ...]");
-  add("punsubscribe", -1, kSub, 0, 0, 0, PunsubscribeCommand,
+  add("punsubscribe", -1, kSub, {}, PunsubscribeCommand,
       "Stops listening to messages published to channels that match one or more patterns.", "2.0.0",
       "O(N) where N is the number of patterns to unsubscribe.", "[pattern [pattern ...]]");
-  add("ssubscribe", -2, kSub, 1, -1, 1, SsubscribeCommand,
-      "Listens for messages published to shard channels.", "7.0.0",
+  add("ssubscribe", -2, kSub, {KeySpec{kKeyNotKey, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}},
+      SsubscribeCommand, "Listens for messages published to shard channels.", "7.0.0",
       "O(N) where N is the number of shard channels to subscribe to.",
       "shardchannel [shardchannel ...]");
-  add("sunsubscribe", -1, kSub, 1, -1, 1, SunsubscribeCommand,
-      "Stops listening to messages posted to shard channels.", "7.0.0",
+  add("sunsubscribe", -1, kSub, {KeySpec{kKeyNotKey, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}},
+      SunsubscribeCommand, "Stops listening to messages posted to shard channels.", "7.0.0",
       "O(N) where N is the number of shard channels to unsubscribe.",
       "[shardchannel [shardchannel ...]]");
-  add("publish", 3, kPub, 0, 0, 0, PublishCommand, "Posts a message to a channel.", "2.0.0",
+  add("publish", 3, kPub, {}, PublishCommand, "Posts a message to a channel.", "2.0.0",
       "O(N+M) where N is the number of clients subscribed to the receiving channel and M is the "
       "total number of subscribed patterns (by any client).",
       "channel message");
-  add("spublish", 3, kPub, 1, 1, 1, SpublishCommand, "Post a message to a shard channel", "7.0.0",
+  add("spublish", 3, kPub, {KeyAt(1, kKeyNotKey)}, SpublishCommand,
+      "Post a message to a shard channel", "7.0.0",
       "O(N) where N is the number of clients subscribed to the receiving shard channel.",
       "shardchannel message");
-  Command* pubsub = add("pubsub", -2, 0, 0, 0, 0, nullptr, "A container for Pub/Sub commands.",
-                        "2.8.0", "Depends on subcommand.", "");
-  add.Sub(pubsub, "channels", -2, kInfo, 0, 0, 0, PubsubChannelsCommand,
-          "Returns the active channels.", "2.8.0",
+  Command* pubsub = add("pubsub", -2, 0, {}, nullptr, "A container for Pub/Sub commands.", "2.8.0",
+                        "Depends on subcommand.", "");
+  add.Sub(pubsub, "channels", -2, kInfo, {}, PubsubChannelsCommand, "Returns the active channels.",
+          "2.8.0",
           "O(N) where N is the number of active channels, and assuming constant time pattern "
           "matching (relatively short channels and patterns)",
           "[pattern]");
-  add.Sub(pubsub, "numsub", -2, kInfo, 0, 0, 0, PubsubNumsubCommand,
+  add.Sub(pubsub, "numsub", -2, kInfo, {}, PubsubNumsubCommand,
           "Returns a count of subscribers to channels.", "2.8.0",
           "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
           "[channel [channel ...]]");
-  add.Sub(pubsub, "numpat", 2, kInfo, 0, 0, 0, PubsubNumpatCommand,
+  add.Sub(pubsub, "numpat", 2, kInfo, {}, PubsubNumpatCommand,
           "Returns a count of unique pattern subscriptions.", "2.8.0", "O(1)", "");
-  add.Sub(pubsub, "shardchannels", -2, kInfo, 0, 0, 0, PubsubShardchannelsCommand,
+  add.Sub(pubsub, "shardchannels", -2, kInfo, {}, PubsubShardchannelsCommand,
           "Returns the active shard channels.", "7.0.0",
           "O(N) where N is the number of active shard channels, and assuming constant time "
           "pattern matching (relatively short shard channels).",
           "[pattern]");
-  add.Sub(pubsub, "shardnumsub", -2, kInfo, 0, 0, 0, PubsubShardnumsubCommand,
+  add.Sub(pubsub, "shardnumsub", -2, kInfo, {}, PubsubShardnumsubCommand,
           "Returns the count of subscribers of shard channels.", "7.0.0",
           "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels",
           "[shardchannel [shardchannel ...]]");
-  add.Sub(pubsub, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, PubsubHelpCommand,
+  add.Sub(pubsub, "help", 2, kCmdLoading | kCmdStale, {}, PubsubHelpCommand,
           "Returns helpful text about the different subcommands.", "6.2.0", "O(1)", "");
 }
 

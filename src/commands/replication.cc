@@ -359,32 +359,33 @@ void FailoverCommand(CommandContext& ctx) {
 
 void RegisterReplicationCommands(CommandTable* table) {
   CommandAdder add{table, "server"};
-  add("replconf", -1, kCmdAdmin | kCmdNoscript | kCmdLoading | kCmdStale | kCmdAllowBusy, 0, 0, 0,
+  add("replconf", -1, kCmdAdmin | kCmdNoscript | kCmdLoading | kCmdStale | kCmdAllowBusy, {},
       ReplconfCommand, "An internal command for configuring the replication stream", "3.0.0",
       "O(1)", "");
-  add("sync", 1, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdNoMulti, 0, 0, 0, SyncCommand,
+  add("sync", 1, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdNoMulti, {}, SyncCommand,
       "Internal command used for replication", "1.0.0", "", "");
-  add("psync", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdNoMulti, 0, 0, 0,
-      PsyncCommand, "Internal command used for replication", "2.8.0", "", "replicationid offset");
+  add("psync", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdNoMulti, {}, PsyncCommand,
+      "Internal command used for replication", "2.8.0", "", "replicationid offset");
   for (const char* name : {"replicaof", "slaveof"}) {
-    add(name, 3, kCmdAdmin | kCmdNoscript | kCmdStale | kCmdNoAsyncLoading, 0, 0, 0,
-        ReplicaofCommand, "Make the server a replica of another instance, or promote it as master.",
+    add(name, 3, kCmdAdmin | kCmdNoscript | kCmdStale | kCmdNoAsyncLoading, {}, ReplicaofCommand,
+        "Make the server a replica of another instance, or promote it as master.",
         std::string_view(name) == "replicaof" ? "5.0.0" : "1.0.0", "O(1)", "host port | NO ONE");
   }
-  add("failover", -1, kCmdAdmin | kCmdNoscript | kCmdStale, 0, 0, 0, FailoverCommand,
+  add("failover", -1, kCmdAdmin | kCmdNoscript | kCmdStale, {}, FailoverCommand,
       "Starts a coordinated failover from a server to one of its replicas.", "6.2.0", "O(1)",
       "[TO host port [FORCE]] [ABORT] [TIMEOUT milliseconds]");
-  CommandAdder generic{table, "generic"};
-  generic("wait", 3, kCmdNoscript, 0, 0, 0, WaitCommand,
-          "Blocks until the asynchronous replication of all preceding write commands sent by the "
-          "connection is completed.",
-          "3.0.0", "O(1)", "numreplicas timeout")
-      ->acl = "@connection";
-  generic("waitaof", 4, kCmdNoscript, 0, 0, 0, WaitaofCommand,
-          "Blocks until all of the preceding write commands sent by the connection are written to "
-          "the append-only file of the master and/or replicas.",
-          "7.2.0", "O(1)", "numlocal numreplicas timeout")
-      ->acl = "@connection";
+  CommandAdder generic{table, "generic", kAclKeyspace};
+  generic.In(kAclConnection)(
+      "wait", 3, kCmdNoscript, {}, WaitCommand,
+      "Blocks until the asynchronous replication of all preceding write commands sent by the "
+      "connection is completed.",
+      "3.0.0", "O(1)", "numreplicas timeout",
+      {"request_policy:all_shards", "response_policy:agg_min"});
+  generic.In(kAclConnection)(
+      "waitaof", 4, kCmdNoscript, {}, WaitaofCommand,
+      "Blocks until all of the preceding write commands sent by the connection are written to "
+      "the append-only file of the master and/or replicas.",
+      "7.2.0", "O(1)", "numlocal numreplicas timeout");
 }
 
 }  // namespace goblin

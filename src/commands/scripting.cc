@@ -386,79 +386,95 @@ void FunctionHelpCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterScriptingCommands(CommandTable* table) {
-  CommandAdder add{table, "scripting"};
-  constexpr uint32_t kRun =
-      kCmdNoscript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys | kCmdMovableKeys;
-  add.Counted(2, "eval", -3, kRun, 0, 0, 0, EvalCommand, "Executes a server-side Lua script.",
-              "2.6.0", "Depends on the script that is executed.",
-              "script numkeys [key [key ...]] [arg [arg ...]]");
-  add.Counted(2, "evalsha", -3, kRun, 0, 0, 0, EvalShaCommand,
-              "Executes a server-side Lua script by SHA1 digest.", "2.6.0",
-              "Depends on the script that is executed.",
-              "sha1 numkeys [key [key ...]] [arg [arg ...]]");
-  add.Counted(2, "eval_ro", -3, kRun | kCmdReadonly, 0, 0, 0, EvalRoCommand,
-              "Executes a read-only server-side Lua script.", "7.0.0",
-              "Depends on the script that is executed.",
-              "script numkeys [key [key ...]] [arg [arg ...]]");
-  add.Counted(2, "evalsha_ro", -3, kRun | kCmdReadonly, 0, 0, 0, EvalShaRoCommand,
-              "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0",
-              "Depends on the script that is executed.",
-              "sha1 numkeys [key [key ...]] [arg [arg ...]]");
-  add.Counted(2, "fcall", -3, kRun, 0, 0, 0, FcallCommand, "Invokes a function.", "7.0.0",
-              "Depends on the function that is executed.",
-              "function numkeys [key [key ...]] [arg [arg ...]]");
-  add.Counted(2, "fcall_ro", -3, kRun | kCmdReadonly, 0, 0, 0, FcallRoCommand,
-              "Invokes a read-only function.", "7.0.0", "Depends on the function that is executed.",
-              "function numkeys [key [key ...]] [arg [arg ...]]");
+  CommandAdder add{table, "scripting", kAclScripting};
+  constexpr uint32_t kRun = kCmdNoscript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys;
+  add("eval", -3, kRun,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1),
+               "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"}},
+      EvalCommand, "Executes a server-side Lua script.", "2.6.0",
+      "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]");
+  add("evalsha", -3, kRun,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      EvalShaCommand, "Executes a server-side Lua script by SHA1 digest.", "2.6.0",
+      "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]");
+  add("eval_ro", -3, kRun | kCmdReadonly,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1),
+               "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"}},
+      EvalRoCommand, "Executes a read-only server-side Lua script.", "7.0.0",
+      "Depends on the script that is executed.", "script numkeys [key [key ...]] [arg [arg ...]]");
+  add("evalsha_ro", -3, kRun | kCmdReadonly,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      EvalShaRoCommand, "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0",
+      "Depends on the script that is executed.", "sha1 numkeys [key [key ...]] [arg [arg ...]]");
+  add("fcall", -3, kRun,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1),
+               "We cannot tell how the keys will be used so we assume the worst, RW and UPDATE"}},
+      FcallCommand, "Invokes a function.", "7.0.0", "Depends on the function that is executed.",
+      "function numkeys [key [key ...]] [arg [arg ...]]");
+  add("fcall_ro", -3, kRun | kCmdReadonly,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1),
+               "We cannot tell how the keys will be used so we assume the worst, RO and ACCESS"}},
+      FcallRoCommand, "Invokes a read-only function.", "7.0.0",
+      "Depends on the function that is executed.",
+      "function numkeys [key [key ...]] [arg [arg ...]]");
 
   Command* script =
-      add("script", -2, 0, 0, 0, 0, nullptr, "A container for Lua scripts management commands.",
-          "2.6.0", "Depends on subcommand.", "");
-  add.Sub(script, "debug", 3, kCmdNoscript, 0, 0, 0, ScriptDebugCommand,
+      add("script", -2, 0, {}, nullptr, "A container for Lua scripts management commands.", "2.6.0",
+          "Depends on subcommand.", "");
+  add.Sub(script, "debug", 3, kCmdNoscript, {}, ScriptDebugCommand,
           "Sets the debug mode of server-side Lua scripts.", "3.2.0", "O(1)", "<YES | SYNC | NO>");
-  add.Sub(script, "exists", -3, kCmdNoscript, 0, 0, 0, ScriptExistsCommand,
+  add.Sub(script, "exists", -3, kCmdNoscript, {}, ScriptExistsCommand,
           "Determines whether server-side Lua scripts exist in the script cache.", "2.6.0",
           "O(N) with N being the number of scripts to check (so checking a single script is an "
           "O(1) operation).",
-          "sha1 [sha1 ...]");
-  add.Sub(script, "flush", -2, kCmdNoscript, 0, 0, 0, ScriptFlushCommand,
+          "sha1 [sha1 ...]", {"request_policy:all_shards", "response_policy:agg_logical_and"});
+  add.Sub(script, "flush", -2, kCmdNoscript, {}, ScriptFlushCommand,
           "Removes all server-side Lua scripts from the script cache.", "2.6.0",
-          "O(N) with N being the number of scripts in cache", "[ASYNC | SYNC]");
-  add.Sub(script, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ScriptHelpCommand,
+          "O(N) with N being the number of scripts in cache", "[ASYNC | SYNC]",
+          {"request_policy:all_nodes", "response_policy:all_succeeded"});
+  add.Sub(script, "help", 2, kCmdLoading | kCmdStale, {}, ScriptHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
-  add.Sub(script, "kill", 2, kCmdNoscript | kCmdAllowBusy, 0, 0, 0, ScriptKillCommand,
-          "Terminates a server-side Lua script during execution.", "2.6.0", "O(1)", "");
-  add.Sub(script, "load", 3, kCmdNoscript | kCmdStale, 0, 0, 0, ScriptLoadCommand,
+  add.Sub(script, "kill", 2, kCmdNoscript | kCmdAllowBusy, {}, ScriptKillCommand,
+          "Terminates a server-side Lua script during execution.", "2.6.0", "O(1)", "",
+          {"request_policy:all_shards", "response_policy:one_succeeded"});
+  add.Sub(script, "load", 3, kCmdNoscript | kCmdStale, {}, ScriptLoadCommand,
           "Loads a server-side Lua script to the script cache.", "2.6.0",
-          "O(N) with N being the length in bytes of the script body.", "script");
+          "O(N) with N being the length in bytes of the script body.", "script",
+          {"request_policy:all_nodes", "response_policy:all_succeeded"});
 
-  Command* function = add("function", -2, 0, 0, 0, 0, nullptr, "A container for function commands.",
+  Command* function = add("function", -2, 0, {}, nullptr, "A container for function commands.",
                           "7.0.0", "Depends on subcommand.", "");
-  add.Sub(function, "delete", 3, kCmdWrite | kCmdNoscript, 0, 0, 0, FunctionDeleteCommand,
-          "Deletes a library and its functions.", "7.0.0", "O(1)", "library-name");
-  add.Sub(function, "dump", 2, kCmdNoscript, 0, 0, 0, FunctionDumpCommand,
+  add.Sub(function, "delete", 3, kCmdWrite | kCmdNoscript, {}, FunctionDeleteCommand,
+          "Deletes a library and its functions.", "7.0.0", "O(1)", "library-name",
+          {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add.Sub(function, "dump", 2, kCmdNoscript, {}, FunctionDumpCommand,
           "Dumps all libraries into a serialized binary payload.", "7.0.0",
           "O(N) where N is the number of functions", "");
-  add.Sub(function, "flush", -2, kCmdWrite | kCmdNoscript, 0, 0, 0, FunctionFlushCommand,
+  add.Sub(function, "flush", -2, kCmdWrite | kCmdNoscript, {}, FunctionFlushCommand,
           "Deletes all libraries and functions.", "7.0.0",
-          "O(N) where N is the number of functions deleted", "[ASYNC | SYNC]");
-  add.Sub(function, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, FunctionHelpCommand,
+          "O(N) where N is the number of functions deleted", "[ASYNC | SYNC]",
+          {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add.Sub(function, "help", 2, kCmdLoading | kCmdStale, {}, FunctionHelpCommand,
           "Returns helpful text about the different subcommands.", "7.0.0", "O(1)", "");
-  add.Sub(function, "kill", 2, kCmdNoscript | kCmdAllowBusy, 0, 0, 0, FunctionKillCommand,
-          "Terminates a function during execution.", "7.0.0", "O(1)", "");
-  add.Sub(function, "list", -2, kCmdNoscript, 0, 0, 0, FunctionListCommand,
+  add.Sub(function, "kill", 2, kCmdNoscript | kCmdAllowBusy, {}, FunctionKillCommand,
+          "Terminates a function during execution.", "7.0.0", "O(1)", "",
+          {"request_policy:all_shards", "response_policy:one_succeeded"});
+  add.Sub(function, "list", -2, kCmdNoscript, {}, FunctionListCommand,
           "Returns information about all libraries.", "7.0.0",
           "O(N) where N is the number of functions",
-          "[LIBRARYNAME library-name-pattern] [WITHCODE]");
-  add.Sub(function, "load", -3, kCmdWrite | kCmdDenyOom | kCmdNoscript, 0, 0, 0,
-          FunctionLoadCommand, "Creates a library.", "7.0.0",
-          "O(1) (considering compilation time is redundant)", "[REPLACE] function-code");
-  add.Sub(function, "restore", -3, kCmdWrite | kCmdDenyOom | kCmdNoscript, 0, 0, 0,
+          "[LIBRARYNAME library-name-pattern] [WITHCODE]", {"nondeterministic_output_order"});
+  add.Sub(function, "load", -3, kCmdWrite | kCmdDenyOom | kCmdNoscript, {}, FunctionLoadCommand,
+          "Creates a library.", "7.0.0", "O(1) (considering compilation time is redundant)",
+          "[REPLACE] function-code",
+          {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add.Sub(function, "restore", -3, kCmdWrite | kCmdDenyOom | kCmdNoscript, {},
           FunctionRestoreCommand, "Restores all libraries from a payload.", "7.0.0",
           "O(N) where N is the number of functions on the payload",
-          "serialized-value [FLUSH | APPEND | REPLACE]");
-  add.Sub(function, "stats", 2, kCmdNoscript | kCmdAllowBusy, 0, 0, 0, FunctionStatsCommand,
-          "Returns information about a function during execution.", "7.0.0", "O(1)", "");
+          "serialized-value [FLUSH | APPEND | REPLACE]",
+          {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add.Sub(function, "stats", 2, kCmdNoscript | kCmdAllowBusy, {}, FunctionStatsCommand,
+          "Returns information about a function during execution.", "7.0.0", "O(1)", "",
+          {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"});
 }
 
 }  // namespace goblin

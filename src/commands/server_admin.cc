@@ -884,99 +884,111 @@ void RegisterServerCommands(CommandTable* table) {
   constexpr uint32_t kAdmin = kCmdAdmin | kCmdNoscript | kCmdLoading | kCmdStale;
   CommandAdder add{table, "server"};
   Command* config =
-      add("config", -2, 0, 0, 0, 0, nullptr, "A container for server configuration commands.",
-          "2.0.0", "Depends on subcommand.", "");
-  add.Sub(config, "get", -3, kAdmin, 0, 0, 0, ConfigGetCommand,
+      add("config", -2, 0, {}, nullptr, "A container for server configuration commands.", "2.0.0",
+          "Depends on subcommand.", "");
+  add.Sub(config, "get", -3, kAdmin, {}, ConfigGetCommand,
           "Returns the effective values of configuration parameters.", "2.0.0",
           "O(N) when N is the number of configuration parameters provided",
           "parameter [parameter ...]");
-  add.Sub(config, "set", -4, kAdmin, 0, 0, 0, ConfigSetCommand,
+  add.Sub(config, "set", -4, kAdmin, {}, ConfigSetCommand,
           "Sets configuration parameters in-flight.", "2.0.0",
           "O(N) when N is the number of configuration parameters provided",
-          "parameter value [parameter value ...]");
-  add.Sub(config, "resetstat", 2, kAdmin, 0, 0, 0, ConfigResetstatCommand,
+          "parameter value [parameter value ...]",
+          {"request_policy:all_nodes", "response_policy:all_succeeded"});
+  add.Sub(config, "resetstat", 2, kAdmin, {}, ConfigResetstatCommand,
           "Resets the server's statistics.", "2.0.0", "O(1)", "");
-  add.Sub(config, "rewrite", 2, kAdmin, 0, 0, 0, ConfigRewriteCommand,
+  add.Sub(config, "rewrite", 2, kAdmin, {}, ConfigRewriteCommand,
           "Persists the effective configuration to file.", "2.8.0", "O(1)", "");
-  add.Sub(config, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCommand,
+  add.Sub(config, "help", 2, kCmdLoading | kCmdStale, {}, ConfigHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
-  add("monitor", 1, kAdmin, 0, 0, 0, MonitorCommand,
+  add("monitor", 1, kAdmin, {}, MonitorCommand,
       "Listens for all requests received by the server in real-time.", "1.0.0", "", "");
-  Command* role = add("role", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0,
-                      RoleCommand, "Returns the replication role.", "2.8.12", "O(1)", "");
-  role->acl = "@admin @dangerous";
-  add("time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand,
-      "Returns the server time.", "2.6.0", "O(1)", "");
-  add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, 0, 0, 0, ShutdownCommand,
+  add.In(kAclAdmin | kAclDangerous)("role", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast,
+                                    {}, RoleCommand, "Returns the replication role.", "2.8.12",
+                                    "O(1)", "");
+  add("time", 1, kCmdLoading | kCmdStale | kCmdFast, {}, TimeCommand, "Returns the server time.",
+      "2.6.0", "O(1)", "", {"nondeterministic_output"});
+  add("shutdown", -1, kAdmin | kCmdAllowBusy | kCmdNoMulti, {}, ShutdownCommand,
       "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0",
       "O(N) when saving, where N is the total number of keys in all databases when saving data, "
       "otherwise O(1)",
       "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]");
   Command* memory =
-      add("memory", -2, 0, 0, 0, 0, nullptr, "A container for memory diagnostics commands.",
-          "4.0.0", "Depends on subcommand.", "");
-  add.Sub(memory, "usage", -3, kCmdReadonly | kCmdNoTouch, 2, 2, 1, MemoryUsageCommand,
+      add("memory", -2, 0, {}, nullptr, "A container for memory diagnostics commands.", "4.0.0",
+          "Depends on subcommand.", "");
+  add.Sub(memory, "usage", -3, kCmdReadonly | kCmdNoTouch, {KeyAt(2, kKeyRO)}, MemoryUsageCommand,
           "Estimates the memory usage of a key.", "4.0.0", "O(N) where N is the number of samples.",
           "key [SAMPLES count]");
-  add.Sub(memory, "stats", 2, 0, 0, 0, 0, MemoryStatsCommand, "Returns details about memory usage.",
-          "4.0.0", "O(1)", "");
-  add.Sub(memory, "doctor", 2, 0, 0, 0, 0, MemoryDoctorCommand, "Outputs a memory problems report.",
-          "4.0.0", "O(1)", "");
-  add.Sub(memory, "malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStatsCommand,
+  add.Sub(memory, "stats", 2, 0, {}, MemoryStatsCommand, "Returns details about memory usage.",
+          "4.0.0", "O(1)", "",
+          {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"});
+  add.Sub(memory, "doctor", 2, 0, {}, MemoryDoctorCommand, "Outputs a memory problems report.",
+          "4.0.0", "O(1)", "",
+          {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"});
+  add.Sub(memory, "malloc-stats", 2, 0, {}, MemoryMallocStatsCommand,
           "Returns the allocator statistics.", "4.0.0",
-          "Depends on how much memory is allocated, could be slow", "");
-  add.Sub(memory, "purge", 2, 0, 0, 0, 0, MemoryPurgeCommand,
-          "Asks the allocator to release memory.", "4.0.0",
-          "Depends on how much memory is allocated, could be slow", "");
-  add.Sub(memory, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelpCommand,
+          "Depends on how much memory is allocated, could be slow", "",
+          {"nondeterministic_output", "request_policy:all_shards", "response_policy:special"});
+  add.Sub(memory, "purge", 2, 0, {}, MemoryPurgeCommand, "Asks the allocator to release memory.",
+          "4.0.0", "Depends on how much memory is allocated, could be slow", "",
+          {"request_policy:all_shards", "response_policy:all_succeeded"});
+  add.Sub(memory, "help", 2, kCmdLoading | kCmdStale, {}, MemoryHelpCommand,
           "Returns helpful text about the different subcommands.", "4.0.0", "O(1)", "");
-  Command* slowlog = add("slowlog", -2, 0, 0, 0, 0, nullptr, "A container for slow log commands.",
+  Command* slowlog = add("slowlog", -2, 0, {}, nullptr, "A container for slow log commands.",
                          "2.2.12", "Depends on subcommand.", "");
-  add.Sub(slowlog, "get", -2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogGetCommand,
+  add.Sub(slowlog, "get", -2, kCmdAdmin | kCmdLoading | kCmdStale, {}, SlowlogGetCommand,
           "Returns the slow log's entries.", "2.2.12",
-          "O(N) where N is the number of entries returned", "[count]");
-  add.Sub(slowlog, "len", 2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogLenCommand,
-          "Returns the number of entries in the slow log.", "2.2.12", "O(1)", "");
-  add.Sub(slowlog, "reset", 2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, SlowlogResetCommand,
+          "O(N) where N is the number of entries returned", "[count]",
+          {"request_policy:all_nodes", "nondeterministic_output"});
+  add.Sub(slowlog, "len", 2, kCmdAdmin | kCmdLoading | kCmdStale, {}, SlowlogLenCommand,
+          "Returns the number of entries in the slow log.", "2.2.12", "O(1)", "",
+          {"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"});
+  add.Sub(slowlog, "reset", 2, kCmdAdmin | kCmdLoading | kCmdStale, {}, SlowlogResetCommand,
           "Clears all entries from the slow log.", "2.2.12",
-          "O(N) where N is the number of entries in the slowlog", "");
-  add.Sub(slowlog, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, SlowlogHelpCommand,
+          "O(N) where N is the number of entries in the slowlog", "",
+          {"request_policy:all_nodes", "response_policy:all_succeeded"});
+  add.Sub(slowlog, "help", 2, kCmdLoading | kCmdStale, {}, SlowlogHelpCommand,
           "Show helpful text about the different subcommands", "6.2.0", "O(1)", "");
   Command* latency =
-      add("latency", -2, 0, 0, 0, 0, nullptr, "A container for latency diagnostics commands.",
-          "2.8.13", "Depends on subcommand.", "");
-  add.Sub(latency, "latest", 2, kAdmin, 0, 0, 0, LatencyLatestCommand,
-          "Returns the latest latency samples for all events.", "2.8.13", "O(1)", "");
-  add.Sub(latency, "history", 3, kAdmin, 0, 0, 0, LatencyHistoryCommand,
-          "Returns timestamp-latency samples for an event.", "2.8.13", "O(1)", "event");
-  add.Sub(latency, "reset", -2, kAdmin, 0, 0, 0, LatencyResetCommand,
+      add("latency", -2, 0, {}, nullptr, "A container for latency diagnostics commands.", "2.8.13",
+          "Depends on subcommand.", "");
+  add.Sub(latency, "latest", 2, kAdmin, {}, LatencyLatestCommand,
+          "Returns the latest latency samples for all events.", "2.8.13", "O(1)", "",
+          {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
+  add.Sub(latency, "history", 3, kAdmin, {}, LatencyHistoryCommand,
+          "Returns timestamp-latency samples for an event.", "2.8.13", "O(1)", "event",
+          {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
+  add.Sub(latency, "reset", -2, kAdmin, {}, LatencyResetCommand,
           "Resets the latency data for one or more events.", "2.8.13", "O(1)",
-          "[event [event ...]]");
-  add.Sub(latency, "doctor", 2, kAdmin, 0, 0, 0, LatencyDoctorCommand,
-          "Returns a human-readable latency analysis report.", "2.8.13", "O(1)", "");
-  add.Sub(latency, "graph", 3, kAdmin, 0, 0, 0, LatencyGraphCommand,
-          "Returns a latency graph for an event.", "2.8.13", "O(1)", "event");
-  add.Sub(latency, "histogram", -2, kAdmin, 0, 0, 0, LatencyHistogramCommand,
+          "[event [event ...]]", {"request_policy:all_nodes", "response_policy:all_succeeded"});
+  add.Sub(latency, "doctor", 2, kAdmin, {}, LatencyDoctorCommand,
+          "Returns a human-readable latency analysis report.", "2.8.13", "O(1)", "",
+          {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
+  add.Sub(latency, "graph", 3, kAdmin, {}, LatencyGraphCommand,
+          "Returns a latency graph for an event.", "2.8.13", "O(1)", "event",
+          {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
+  add.Sub(latency, "histogram", -2, kAdmin, {}, LatencyHistogramCommand,
           "Returns the cumulative distribution of latencies of a subset or all commands.", "7.0.0",
           "O(N) where N is the number of commands with latency information being retrieved.",
-          "[command [command ...]]");
-  add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, LatencyHelpCommand,
+          "[command [command ...]]",
+          {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
+  add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, {}, LatencyHelpCommand,
           "Returns helpful text about the different subcommands.", "2.8.13", "O(1)", "");
-  add("debug", -2, kAdmin, 0, 0, 0, DebugCommand, "A container for debugging commands.", "1.0.0",
+  add("debug", -2, kAdmin, {}, DebugCommand, "A container for debugging commands.", "1.0.0",
       "Depends on subcommand.", "subcommand [argument ...]");
-  Command* module = add("module", -2, 0, 0, 0, 0, nullptr, "A container for module commands.",
-                        "4.0.0", "Depends on subcommand.", "");
-  add.Sub(module, "list", 2, kCmdAdmin | kCmdNoscript, 0, 0, 0, ModuleListCommand,
+  Command* module = add("module", -2, 0, {}, nullptr, "A container for module commands.", "4.0.0",
+                        "Depends on subcommand.", "");
+  add.Sub(module, "list", 2, kCmdAdmin | kCmdNoscript, {}, ModuleListCommand,
           "Returns all loaded modules.", "4.0.0", "O(N) where N is the number of loaded modules.",
-          "");
-  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
-          ModuleLoadCommand, "Loads a module.", "4.0.0", "O(1)", "path [arg [arg ...]]");
-  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
+          "", {"nondeterministic_output_order"});
+  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {}, ModuleLoadCommand,
+          "Loads a module.", "4.0.0", "O(1)", "path [arg [arg ...]]");
+  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {},
           ModuleLoadCommand, "Loads a module using extended parameters.", "7.0.0", "O(1)",
           "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]");
-  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, 0, 0, 0,
+  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {},
           ModuleUnloadCommand, "Unloads a module.", "4.0.0", "O(1)", "name");
-  add.Sub(module, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ModuleHelpCommand,
+  add.Sub(module, "help", 2, kCmdLoading | kCmdStale, {}, ModuleHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
 }
 

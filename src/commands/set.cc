@@ -462,71 +462,88 @@ void RegisterSetCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
-  CommandAdder add{table, "set"};
-  add("sadd", -3, kWriteFast, 1, 1, 1, SaddCommand,
+  CommandAdder add{table, "set", kAclSet};
+  add("sadd", -3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, SaddCommand,
       "Adds one or more members to a set. Creates the key if it doesn't exist.", "1.0.0",
       "O(1) for each element added, so O(N) to add N elements when the command is called with "
       "multiple arguments.",
       "key member [member ...]");
-  add("srem", -3, kCmdWrite | kCmdFast, 1, 1, 1, SremCommand,
+  add("srem", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, SremCommand,
       "Removes one or more members from a set. Deletes the set if the last member was removed.",
       "1.0.0", "O(N) where N is the number of members to be removed.", "key member [member ...]");
-  add("sismember", 3, kReadFast, 1, 1, 1, SismemberCommand,
+  add("sismember", 3, kReadFast, {KeyAt(1, kKeyRO)}, SismemberCommand,
       "Determines whether a member belongs to a set.", "1.0.0", "O(1)", "key member");
-  add("smismember", -3, kReadFast, 1, 1, 1, SmismemberCommand,
+  add("smismember", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, SmismemberCommand,
       "Determines whether multiple members belong to a set.", "6.2.0",
       "O(N) where N is the number of elements being checked for membership",
       "key member [member ...]");
-  add("scard", 2, kReadFast, 1, 1, 1, ScardCommand, "Returns the number of members in a set.",
-      "1.0.0", "O(1)", "key");
-  add("smembers", 2, kRead, 1, 1, 1, SmembersCommand, "Returns all members of a set.", "1.0.0",
-      "O(N) where N is the set cardinality.", "key");
-  add("spop", -2, kCmdWrite | kCmdFast, 1, 1, 1, SpopCommand,
+  add("scard", 2, kReadFast, {KeyAt(1, kKeyRO)}, ScardCommand,
+      "Returns the number of members in a set.", "1.0.0", "O(1)", "key");
+  add("smembers", 2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, SmembersCommand,
+      "Returns all members of a set.", "1.0.0", "O(N) where N is the set cardinality.", "key",
+      {"nondeterministic_output_order"});
+  add("spop", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)}, SpopCommand,
       "Returns one or more random members from a set after removing them. Deletes the set if the "
       "last member was popped.",
       "1.0.0",
       "Without the count argument O(1), otherwise O(N) where N is the value of the passed "
       "count.",
-      "key [count]");
-  add("srandmember", -2, kRead, 1, 1, 1, SrandmemberCommand,
+      "key [count]", {"nondeterministic_output"});
+  add("srandmember", -2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, SrandmemberCommand,
       "Get one or multiple random members from a set", "1.0.0",
       "Without the count argument O(1), otherwise O(N) where N is the absolute value of the "
       "passed count.",
-      "key [count]");
-  add("smove", 4, kCmdWrite | kCmdFast, 1, 2, 1, SmoveCommand,
+      "key [count]", {"nondeterministic_output"});
+  add("smove", 4, kCmdWrite | kCmdFast,
+      {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete), KeyAt(2, kKeyRW | kKeyInsert)}, SmoveCommand,
       "Moves a member from one set to another.", "1.0.0", "O(1)", "source destination member");
-  add("sinter", -2, kRead, 1, -1, 1, SinterCommand, "Returns the intersect of multiple sets.",
-      "1.0.0",
+  add("sinter", -2, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, SinterCommand,
+      "Returns the intersect of multiple sets.", "1.0.0",
       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
       "sets.",
-      "key [key ...]");
-  add.Counted(
-      1, "sintercard", -3, kRead | kCmdMovableKeys, 0, 0, 0, SintercardCommand,
-      "Returns the number of members of the intersect of multiple sets.", "7.0.0",
+      "key [key ...]", {"nondeterministic_output_order"});
+  add("sintercard", -3, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}},
+      SintercardCommand, "Returns the number of members of the intersect of multiple sets.",
+      "7.0.0",
       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
       "sets.",
       "numkeys key [key ...] [LIMIT limit]");
-  add("sinterstore", -3, kWrite, 1, -1, 1, SinterstoreCommand,
-      "Stores the intersect of multiple sets in a key.", "1.0.0",
+  add("sinterstore", -3, kWrite,
+      {KeyAt(1, kKeyRW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Range(-1, 1, 0)}},
+      SinterstoreCommand, "Stores the intersect of multiple sets in a key.", "1.0.0",
       "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of "
       "sets.",
       "destination key [key ...]");
-  add("sunion", -2, kRead, 1, -1, 1, SunionCommand, "Returns the union of multiple sets.", "1.0.0",
-      "O(N) where N is the total number of elements in all given sets.", "key [key ...]");
-  add("sunionstore", -3, kWrite, 1, -1, 1, SunionstoreCommand,
-      "Stores the union of multiple sets in a key.", "1.0.0",
+  add("sunion", -2, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, SunionCommand,
+      "Returns the union of multiple sets.", "1.0.0",
+      "O(N) where N is the total number of elements in all given sets.", "key [key ...]",
+      {"nondeterministic_output_order"});
+  add("sunionstore", -3, kWrite,
+      {KeyAt(1, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Range(-1, 1, 0)}},
+      SunionstoreCommand, "Stores the union of multiple sets in a key.", "1.0.0",
       "O(N) where N is the total number of elements in all given sets.",
       "destination key [key ...]");
-  add("sdiff", -2, kRead, 1, -1, 1, SdiffCommand, "Returns the difference of multiple sets.",
-      "1.0.0", "O(N) where N is the total number of elements in all given sets.", "key [key ...]");
-  add("sdiffstore", -3, kWrite, 1, -1, 1, SdiffstoreCommand,
-      "Stores the difference of multiple sets in a key.", "1.0.0",
+  add("sdiff", -2, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, SdiffCommand,
+      "Returns the difference of multiple sets.", "1.0.0",
+      "O(N) where N is the total number of elements in all given sets.", "key [key ...]",
+      {"nondeterministic_output_order"});
+  add("sdiffstore", -3, kWrite,
+      {KeyAt(1, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Range(-1, 1, 0)}},
+      SdiffstoreCommand, "Stores the difference of multiple sets in a key.", "1.0.0",
       "O(N) where N is the total number of elements in all given sets.",
       "destination key [key ...]");
-  add("sscan", -3, kRead, 1, 1, 1, SscanCommand, "Iterates over members of a set.", "2.0.0",
+  add("sscan", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, SscanCommand,
+      "Iterates over members of a set.", "2.0.0",
       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
       "the cursor to return back to 0. N is the number of elements inside the collection.",
-      "key cursor [MATCH pattern] [COUNT count]");
+      "key cursor [MATCH pattern] [COUNT count]", {"nondeterministic_output"});
 }
 
 }  // namespace goblin

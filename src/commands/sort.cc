@@ -299,25 +299,35 @@ std::optional<std::vector<size_t>> SortKeys(const std::vector<std::string_view>&
 }  // namespace
 
 void RegisterSortCommands(CommandTable* table) {
-  CommandAdder add{table, "generic"};
+  // SORT is no @keyspace command in Redis: it is listed with the types it sorts.
+  CommandAdder add{table, "generic", kAclSet | kAclSortedSet | kAclList | kAclDangerous};
   Command* sort =
-      add("sort", -2, kCmdWrite | kCmdDenyOom | kCmdMovableKeys, 1, 1, 1, SortCommand,
+      add("sort", -2, kCmdWrite | kCmdDenyOom,
+          {KeyAt(1, kKeyRO | kKeyAccess),
+           KeySpec{kKeyRO | kKeyAccess, KeyBegin::Unknown(), KeyFind::Unknown(),
+                   "For the optional BY/GET keyword. It is marked 'unknown' because the key names "
+                   "derive from the content of the key we sort"},
+           KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Unknown(), KeyFind::Unknown(),
+                   "For the optional STORE keyword. It is marked 'unknown' because the keyword can "
+                   "appear anywhere in the argument array"}},
+          SortCommand,
           "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
           "1.0.0",
           "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
           "number of returned elements. When the elements are not sorted, complexity is O(N).",
           "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] "
           "[ALPHA] [STORE destination]");
-  sort->acl = "@set @sortedset @list @dangerous";
   sort->find_keys = SortKeys;
-  Command* sort_ro =
-      add("sort_ro", -2, kCmdReadonly | kCmdMovableKeys, 1, 1, 1, SortRoCommand,
-          "Returns the sorted elements of a list, a set, or a sorted set.", "7.0.0",
-          "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
-          "number of returned elements. When the elements are not sorted, complexity is O(N).",
-          "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] "
-          "[ALPHA]");
-  sort_ro->acl = "@set @sortedset @list @dangerous";
+  add("sort_ro", -2, kCmdReadonly,
+      {KeyAt(1, kKeyRO | kKeyAccess),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Unknown(), KeyFind::Unknown(),
+               "For the optional BY/GET keyword. It is marked 'unknown' because the key names "
+               "derive from the content of the key we sort"}},
+      SortRoCommand, "Returns the sorted elements of a list, a set, or a sorted set.", "7.0.0",
+      "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
+      "number of returned elements. When the elements are not sorted, complexity is O(N).",
+      "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] "
+      "[ALPHA]");
 }
 
 }  // namespace goblin

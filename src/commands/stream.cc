@@ -486,40 +486,44 @@ void XsetidCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterStreamCommands(CommandTable* table) {
-  CommandAdder add{table, "stream"};
-  add("xadd", -5, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, XaddCommand,
-      "Appends a new message to a stream. Creates the key if it doesn't exist.", "5.0.0",
+  CommandAdder add{table, "stream", kAclStream};
+  add("xadd", -5, kCmdWrite | kCmdDenyOom | kCmdFast,
+      {KeySpec{kKeyRW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
+               "UPDATE instead of INSERT because of the optional trimming feature"}},
+      XaddCommand, "Appends a new message to a stream. Creates the key if it doesn't exist.",
+      "5.0.0",
       "O(1) when adding a new entry, O(N) when trimming where N being the number of entries "
       "evicted.",
       "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value "
-      "[field value ...]");
-  add("xlen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, XlenCommand,
+      "[field value ...]",
+      {"nondeterministic_output"});
+  add("xlen", 2, kCmdReadonly | kCmdFast, {KeyAt(1, kKeyRO)}, XlenCommand,
       "Return the number of messages in a stream.", "5.0.0", "O(1)", "key");
-  add("xrange", -4, kCmdReadonly, 1, 1, 1, XrangeCommand,
+  add("xrange", -4, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XrangeCommand,
       "Returns the messages from a stream within a range of IDs.", "5.0.0",
       "O(N) with N being the number of elements being returned. If N is constant (e.g. always "
       "asking for the first 10 elements with COUNT), you can consider it O(1).",
       "key start end [COUNT count]");
-  add("xrevrange", -4, kCmdReadonly, 1, 1, 1, XrevrangeCommand,
+  add("xrevrange", -4, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XrevrangeCommand,
       "Returns the messages from a stream within a range of IDs in reverse order.", "5.0.0",
       "O(N) with N being the number of elements returned. If N is constant (e.g. always asking "
       "for the first 10 elements with COUNT), you can consider it O(1).",
       "key end start [COUNT count]");
-  add("xdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, XdelCommand,
+  add("xdel", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, XdelCommand,
       "Returns the number of messages after removing them from a stream.", "5.0.0",
       "O(1) for each single item to delete in the stream, regardless of the stream size.",
       "key id [id ...]");
-  add("xtrim", -4, kCmdWrite, 1, 1, 1, XtrimCommand,
+  add("xtrim", -4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, XtrimCommand,
       "Deletes messages from the beginning of a stream.", "5.0.0",
       "O(N), with N being the number of evicted entries. Constant times are very small however, "
       "since entries are organized in macro nodes containing multiple entries that can be "
       "released with a single deallocation.",
-      "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]");
+      "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]", {"nondeterministic_output"});
   RegisterStreamReadCommands(table);
   RegisterStreamGroupCommands(table);
   RegisterStreamInfoCommand(table);
-  add("xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, XsetidCommand,
-      "An internal command for replicating stream values.", "5.0.0", "O(1)",
+  add("xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)},
+      XsetidCommand, "An internal command for replicating stream values.", "5.0.0", "O(1)",
       "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]");
 }
 

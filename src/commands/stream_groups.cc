@@ -462,30 +462,31 @@ void XautoclaimCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterStreamGroupCommands(CommandTable* table) {
-  CommandAdder add{table, "stream"};
-  Command* xgroup = add("xgroup", -2, 0, 0, 0, 0, nullptr, "A container for consumer groups commands.",
+  CommandAdder add{table, "stream", kAclStream};
+  Command* xgroup = add("xgroup", -2, 0, {}, nullptr, "A container for consumer groups commands.",
                         "5.0.0", "Depends on subcommand.", "");
-  add.Sub(xgroup, "create", -5, kCmdWrite | kCmdDenyOom, 2, 2, 1, XgroupCommand,
-          "Creates a consumer group.", "5.0.0", "O(1)",
+  add.Sub(xgroup, "create", -5, kCmdWrite | kCmdDenyOom, {KeyAt(2, kKeyRW | kKeyInsert)},
+          XgroupCommand, "Creates a consumer group.", "5.0.0", "O(1)",
           "key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]");
-  add.Sub(xgroup, "createconsumer", 5, kCmdWrite | kCmdDenyOom, 2, 2, 1, XgroupCommand,
-          "Creates a consumer in a consumer group.", "6.2.0", "O(1)", "key group consumer");
-  add.Sub(xgroup, "delconsumer", 5, kCmdWrite, 2, 2, 1, XgroupCommand,
+  add.Sub(xgroup, "createconsumer", 5, kCmdWrite | kCmdDenyOom, {KeyAt(2, kKeyRW | kKeyInsert)},
+          XgroupCommand, "Creates a consumer in a consumer group.", "6.2.0", "O(1)",
+          "key group consumer");
+  add.Sub(xgroup, "delconsumer", 5, kCmdWrite, {KeyAt(2, kKeyRW | kKeyDelete)}, XgroupCommand,
           "Deletes a consumer from a consumer group.", "5.0.0", "O(1)", "key group consumer");
-  add.Sub(xgroup, "destroy", 4, kCmdWrite, 2, 2, 1, XgroupCommand, "Destroys a consumer group.",
-          "5.0.0",
+  add.Sub(xgroup, "destroy", 4, kCmdWrite, {KeyAt(2, kKeyRW | kKeyDelete)}, XgroupCommand,
+          "Destroys a consumer group.", "5.0.0",
           "O(N) where N is the number of entries in the group's pending entries list (PEL).",
           "key group");
-  add.Sub(xgroup, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, XgroupHelpCommand,
+  add.Sub(xgroup, "help", 2, kCmdLoading | kCmdStale, {}, XgroupHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
-  add.Sub(xgroup, "setid", -5, kCmdWrite, 2, 2, 1, XgroupCommand,
+  add.Sub(xgroup, "setid", -5, kCmdWrite, {KeyAt(2, kKeyRW | kKeyUpdate)}, XgroupCommand,
           "Sets the last-delivered ID of a consumer group.", "5.0.0", "O(1)",
           "key group <id | $> [ENTRIESREAD entries-read]");
-  add("xack", -4, kCmdWrite | kCmdFast, 1, 1, 1, XackCommand,
+  add("xack", -4, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, XackCommand,
       "Returns the number of messages that were successfully acknowledged by the consumer group "
       "member of a stream.",
       "5.0.0", "O(1) for each message ID processed.", "key group id [id ...]");
-  add("xpending", -3, kCmdReadonly, 1, 1, 1, XpendingCommand,
+  add("xpending", -3, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XpendingCommand,
       "Returns the information and entries from a stream consumer group's pending entries list.",
       "5.0.0",
       "O(N) with N being the number of elements returned, so asking for a small fixed number of "
@@ -493,18 +494,19 @@ void RegisterStreamGroupCommands(CommandTable* table) {
       "with the IDLE filter. When the command returns just the summary and the list of consumers "
       "is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every "
       "consumer.",
-      "key group [[IDLE min-idle-time] start end count [consumer]]");
-  add("xclaim", -6, kCmdWrite | kCmdFast, 1, 1, 1, XclaimCommand,
+      "key group [[IDLE min-idle-time] start end count [consumer]]", {"nondeterministic_output"});
+  add("xclaim", -6, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, XclaimCommand,
       "Changes, or acquires, ownership of a message in a consumer group, as if the message was "
       "delivered a consumer group member.",
       "5.0.0", "O(log N) with N being the number of messages in the PEL of the consumer group.",
       "key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] "
-      "[RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]");
-  add("xautoclaim", -6, kCmdWrite | kCmdFast, 1, 1, 1, XautoclaimCommand,
+      "[RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]",
+      {"nondeterministic_output"});
+  add("xautoclaim", -6, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, XautoclaimCommand,
       "Changes, or acquires, ownership of messages in a consumer group, as if the messages were "
       "delivered to as consumer group member.",
       "6.2.0", "O(1) if COUNT is small.",
-      "key group consumer min-idle-time start [COUNT count] [JUSTID]");
+      "key group consumer min-idle-time start [COUNT count] [JUSTID]", {"nondeterministic_output"});
 }
 
 }  // namespace goblin

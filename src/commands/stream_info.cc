@@ -220,16 +220,18 @@ void XinfoConsumersCommand(CommandContext& ctx) {
 }  // namespace
 
 void RegisterStreamInfoCommand(CommandTable* table) {
-  CommandAdder add{table, "stream"};
-  Command* xinfo = add("xinfo", -2, 0, 0, 0, 0, nullptr, "A container for stream introspection commands.",
-                       "5.0.0", "Depends on subcommand.", "");
-  add.Sub(xinfo, "consumers", 4, kCmdReadonly, 2, 2, 1, XinfoConsumersCommand,
-          "Returns a list of the consumers in a consumer group.", "5.0.0", "O(1)", "key group");
-  add.Sub(xinfo, "groups", 3, kCmdReadonly, 2, 2, 1, XinfoGroupsCommand,
+  CommandAdder add{table, "stream", kAclStream};
+  Command* xinfo =
+      add("xinfo", -2, 0, {}, nullptr, "A container for stream introspection commands.", "5.0.0",
+          "Depends on subcommand.", "");
+  add.Sub(xinfo, "consumers", 4, kCmdReadonly, {KeyAt(2, kKeyRO | kKeyAccess)},
+          XinfoConsumersCommand, "Returns a list of the consumers in a consumer group.", "5.0.0",
+          "O(1)", "key group", {"nondeterministic_output"});
+  add.Sub(xinfo, "groups", 3, kCmdReadonly, {KeyAt(2, kKeyRO | kKeyAccess)}, XinfoGroupsCommand,
           "Returns a list of the consumer groups of a stream.", "5.0.0", "O(1)", "key");
-  add.Sub(xinfo, "help", 2, kCmdLoading | kCmdStale, 0, 0, 0, XinfoHelpCommand,
+  add.Sub(xinfo, "help", 2, kCmdLoading | kCmdStale, {}, XinfoHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");
-  add.Sub(xinfo, "stream", -3, kCmdReadonly, 2, 2, 1, XinfoStreamCommand,
+  add.Sub(xinfo, "stream", -3, kCmdReadonly, {KeyAt(2, kKeyRO | kKeyAccess)}, XinfoStreamCommand,
           "Returns information about a stream.", "5.0.0", "O(1)", "key [FULL [COUNT count]]");
 }
 

@@ -347,9 +347,10 @@ void XreadgroupCommand(CommandContext& ctx) { ReadGeneric(ctx, true); }
 }  // namespace
 
 void RegisterStreamReadCommands(CommandTable* table) {
-  CommandAdder add{table, "stream"};
-  Command* xread = add(
-      "xread", -4, kCmdReadonly | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadCommand,
+  CommandAdder add{table, "stream", kAclStream};
+  add("xread", -4, kCmdReadonly | kCmdBlocking,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Keyword("STREAMS", 1), KeyFind::Range(-1, 1, 2)}},
+      XreadCommand,
       "Returns messages from multiple streams with IDs greater than the ones requested. "
       "Blocks until a message is available otherwise.",
       "5.0.0",
@@ -358,9 +359,9 @@ void RegisterStreamReadCommands(CommandTable* table) {
       "is used, XADD will pay O(M) time in order to serve the M clients blocked on the "
       "stream getting new data.",
       "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]");
-  xread->keys_after_keyword = "streams";
-  Command* xreadgroup = add(
-      "xreadgroup", -7, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, XreadgroupCommand,
+  add("xreadgroup", -7, kCmdWrite | kCmdBlocking,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Keyword("STREAMS", 4), KeyFind::Range(-1, 1, 2)}},
+      XreadgroupCommand,
       "Returns new or historical messages from a stream for a consumer in a group. Blocks "
       "until a message is available otherwise.",
       "5.0.0",
@@ -370,7 +371,6 @@ void RegisterStreamReadCommands(CommandTable* table) {
       "serve the N clients blocked on the stream getting new data.",
       "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] "
       "id [id ...]");
-  xreadgroup->keys_after_keyword = "streams";
 }
 
 }  // namespace goblin

@@ -537,79 +537,95 @@ void RegisterStringCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
-  CommandAdder add{table, "string"};
-  add("get", 2, kReadFast, 1, 1, 1, GetCommand, "Returns the string value of a key.", "1.0.0",
-      "O(1)", "key");
-  add("set", -3, kWrite, 1, 1, 1, SetCommand,
+  CommandAdder add{table, "string", kAclString};
+  add("get", 2, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, GetCommand,
+      "Returns the string value of a key.", "1.0.0", "O(1)", "key");
+  add("set", -3, kWrite,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, KeyBegin::Index(1),
+               KeyFind::Range(0, 1, 0), "RW and ACCESS due to the optional `GET` argument"}},
+      SetCommand,
       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
       "1.0.0", "O(1)",
       "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | "
       "PXAT unix-time-milliseconds | KEEPTTL]");
-  add("setnx", 3, kWriteFast, 1, 1, 1, SetnxCommand,
+  add("setnx", 3, kWriteFast, {KeyAt(1, kKeyOW | kKeyInsert)}, SetnxCommand,
       "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)",
       "key value");
-  add("setex", 4, kWrite, 1, 1, 1, SetexCommand,
+  add("setex", 4, kWrite, {KeyAt(1, kKeyOW | kKeyUpdate)}, SetexCommand,
       "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
       "2.0.0", "O(1)", "key seconds value");
-  add("psetex", 4, kWrite, 1, 1, 1, PsetexCommand,
+  add("psetex", 4, kWrite, {KeyAt(1, kKeyOW | kKeyUpdate)}, PsetexCommand,
       "Sets both string value and expiration time in milliseconds of a key. The key is created "
       "if it doesn't exist.",
       "2.6.0", "O(1)", "key milliseconds value");
-  add("getset", 3, kWriteFast, 1, 1, 1, GetsetCommand,
+  add("getset", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, GetsetCommand,
       "Returns the previous string value of a key after setting it to a new value.", "1.0.0",
       "O(1)", "key value");
-  add("getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetdelCommand,
-      "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)", "key");
-  add("getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, GetexCommand,
-      "Returns the string value of a key after setting its expiration time.", "6.2.0", "O(1)",
+  add("getdel", 2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
+      GetdelCommand, "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)",
+      "key");
+  add("getex", -2, kCmdWrite | kCmdFast,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
+               "RW and UPDATE because it changes the TTL"}},
+      GetexCommand, "Returns the string value of a key after setting its expiration time.", "6.2.0",
+      "O(1)",
       "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds "
       "| PERSIST]");
-  add("mget", -2, kReadFast, 1, -1, 1, MgetCommand,
+  add("mget", -2, kReadFast,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}}, MgetCommand,
       "Atomically returns the string values of one or more keys.", "1.0.0",
-      "O(N) where N is the number of keys to retrieve.", "key [key ...]");
-  add("mset", -3, kWrite, 1, -1, 2, MsetCommand,
+      "O(N) where N is the number of keys to retrieve.", "key [key ...]",
+      {"request_policy:multi_shard"});
+  add("mset", -3, kWrite,
+      {KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(-1, 2, 0)}}, MsetCommand,
       "Atomically creates or modifies the string values of one or more keys.", "1.0.1",
-      "O(N) where N is the number of keys to set.", "key value [key value ...]");
-  add("msetnx", -3, kWrite, 1, -1, 2, MsetnxCommand,
+      "O(N) where N is the number of keys to set.", "key value [key value ...]",
+      {"request_policy:multi_shard", "response_policy:all_succeeded"});
+  add("msetnx", -3, kWrite,
+      {KeySpec{kKeyOW | kKeyInsert, KeyBegin::Index(1), KeyFind::Range(-1, 2, 0)}}, MsetnxCommand,
       "Atomically modifies the string values of one or more keys only when all keys don't "
       "exist.",
-      "1.0.1", "O(N) where N is the number of keys to set.", "key value [key value ...]");
-  add("append", 3, kWriteFast, 1, 1, 1, AppendCommand,
+      "1.0.1", "O(N) where N is the number of keys to set.", "key value [key value ...]",
+      {"request_policy:multi_shard", "response_policy:agg_min"});
+  add("append", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, AppendCommand,
       "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0",
       "O(1).", "key value");
-  add("strlen", 2, kReadFast, 1, 1, 1, StrlenCommand, "Returns the length of a string value.",
-      "2.2.0", "O(1)", "key");
-  add("getrange", 4, kRead, 1, 1, 1, GetrangeCommand,
+  add("strlen", 2, kReadFast, {KeyAt(1, kKeyRO)}, StrlenCommand,
+      "Returns the length of a string value.", "2.2.0", "O(1)", "key");
+  add("getrange", 4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, GetrangeCommand,
       "Returns a substring of the string stored at a key.", "2.4.0",
       "O(N) where N is the length of the returned string.", "key start end");
-  add("substr", 4, kRead, 1, 1, 1, GetrangeCommand, "Returns a substring from a string value.",
-      "1.0.0", "O(N) where N is the length of the returned string.", "key start end");
-  add("setrange", 4, kWrite, 1, 1, 1, SetrangeCommand,
+  add("substr", 4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, GetrangeCommand,
+      "Returns a substring from a string value.", "1.0.0",
+      "O(N) where N is the length of the returned string.", "key start end");
+  add("setrange", 4, kWrite, {KeyAt(1, kKeyRW | kKeyUpdate)}, SetrangeCommand,
       "Overwrites a part of a string value with another by an offset. Creates the key if it "
       "doesn't exist.",
       "2.2.0", "O(1), not counting the time taken to copy the new string in place.",
       "key offset value");
-  add("incr", 2, kWriteFast, 1, 1, 1, IncrCommand,
+  add("incr", 2, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, IncrCommand,
       "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "
       "exist.",
       "1.0.0", "O(1)", "key");
-  add("decr", 2, kWriteFast, 1, 1, 1, DecrCommand,
+  add("decr", 2, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, DecrCommand,
       "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't "
       "exist.",
       "1.0.0", "O(1)", "key");
-  add("incrby", 3, kWriteFast, 1, 1, 1, IncrbyCommand,
+  add("incrby", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, IncrbyCommand,
       "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
       "doesn't exist.",
       "1.0.0", "O(1)", "key increment");
-  add("decrby", 3, kWriteFast, 1, 1, 1, DecrbyCommand,
+  add("decrby", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, DecrbyCommand,
       "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
       "doesn't exist.",
       "1.0.0", "O(1)", "key decrement");
-  add("incrbyfloat", 3, kWriteFast, 1, 1, 1, IncrbyfloatCommand,
+  add("incrbyfloat", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)},
+      IncrbyfloatCommand,
       "Increment the floating point value of a key by a number. Uses 0 as initial value if the "
       "key doesn't exist.",
       "2.6.0", "O(1)", "key increment");
-  add("lcs", -3, kRead, 1, 2, 1, LcsCommand, "Finds the longest common substring.", "7.0.0",
+  add("lcs", -3, kRead, {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Range(1, 1, 0)}},
+      LcsCommand, "Finds the longest common substring.", "7.0.0",
       "O(N*M) where N and M are the lengths of s1 and s2, respectively",
       "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]");
 }

@@ -75,17 +75,17 @@ void UnwatchCommand(CommandContext& ctx) {
 void RegisterTransactionCommands(CommandTable* table) {
   constexpr uint32_t kControl =
       kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy | kCmdTransactionControl;
-  CommandAdder add{table, "transactions"};
-  add("multi", 1, kControl, 0, 0, 0, MultiCommand, "Starts a transaction.", "1.2.0", "O(1)", "");
+  CommandAdder add{table, "transactions", kAclTransaction};
+  add("multi", 1, kControl, {}, MultiCommand, "Starts a transaction.", "1.2.0", "O(1)", "");
   add("exec", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdSkipSlowlog | kCmdTransactionControl,
-      0, 0, 0, ExecCommand, "Executes all commands in a transaction.", "1.2.0",
+      {}, ExecCommand, "Executes all commands in a transaction.", "1.2.0",
       "Depends on commands in the transaction", "");
-  add("discard", 1, kControl, 0, 0, 0, DiscardCommand, "Discards a transaction.", "2.0.0",
+  add("discard", 1, kControl, {}, DiscardCommand, "Discards a transaction.", "2.0.0",
       "O(N), when N is the number of queued commands", "");
-  add("watch", -2, kControl, 1, -1, 1, WatchCommand,
-      "Monitors changes to keys to determine the execution of a transaction.", "2.2.0",
-      "O(1) for every key.", "key [key ...]");
-  add("unwatch", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0, 0, 0,
+  add("watch", -2, kControl, {KeySpec{kKeyRO, KeyBegin::Index(1), KeyFind::Range(-1, 1, 0)}},
+      WatchCommand, "Monitors changes to keys to determine the execution of a transaction.",
+      "2.2.0", "O(1) for every key.", "key [key ...]");
+  add("unwatch", 1, kCmdNoscript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, {},
       UnwatchCommand, "Forgets about watched keys of a transaction.", "2.2.0", "O(1)", "");
 }
 

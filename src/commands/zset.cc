@@ -995,151 +995,161 @@ void RegisterZsetCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kWrite | kCmdFast;
   constexpr uint32_t kRead = kCmdReadonly;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
-  CommandAdder add{table, "sorted-set"};
-  add("zadd", -4, kWriteFast, 1, 1, 1, ZaddCommand,
+  CommandAdder add{table, "sorted-set", kAclSortedSet};
+  add("zadd", -4, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, ZaddCommand,
       "Adds one or more members to a sorted set, or updates their scores. Creates the key if it "
       "doesn't exist.",
       "1.2.0",
       "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
       "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]");
-  add("zincrby", 4, kWriteFast, 1, 1, 1, ZincrbyCommand,
+  add("zincrby", 4, kWriteFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)}, ZincrbyCommand,
       "Increments the score of a member in a sorted set.", "1.2.0",
       "O(log(N)) where N is the number of elements in the sorted set.", "key increment member");
-  add("zscore", 3, kReadFast, 1, 1, 1, ZscoreCommand,
+  add("zscore", 3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZscoreCommand,
       "Returns the score of a member in a sorted set.", "1.2.0", "O(1)", "key member");
-  add("zmscore", -3, kReadFast, 1, 1, 1, ZmscoreCommand,
+  add("zmscore", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZmscoreCommand,
       "Returns the score of one or more members in a sorted set.", "6.2.0",
       "O(N) where N is the number of members being requested.", "key member [member ...]");
-  add("zcard", 2, kReadFast, 1, 1, 1, ZcardCommand,
+  add("zcard", 2, kReadFast, {KeyAt(1, kKeyRO)}, ZcardCommand,
       "Returns the number of members in a sorted set.", "1.2.0", "O(1)", "key");
-  add("zcount", 4, kReadFast, 1, 1, 1, ZcountCommand,
+  add("zcount", 4, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZcountCommand,
       "Returns the count of members in a sorted set that have scores within a range.", "2.0.0",
       "O(log(N)) with N being the number of elements in the sorted set.", "key min max");
-  add("zlexcount", 4, kReadFast, 1, 1, 1, ZlexcountCommand,
+  add("zlexcount", 4, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZlexcountCommand,
       "Returns the number of members in a sorted set within a lexicographical range.", "2.8.9",
       "O(log(N)) with N being the number of elements in the sorted set.", "key min max");
-  add("zrank", -3, kReadFast, 1, 1, 1, ZrankCommand,
+  add("zrank", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrankCommand,
       "Returns the index of a member in a sorted set ordered by ascending scores.", "2.0.0",
       "O(log(N))", "key member [WITHSCORE]");
-  add("zrevrank", -3, kReadFast, 1, 1, 1, ZrevrankCommand,
+  add("zrevrank", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrevrankCommand,
       "Returns the index of a member in a sorted set ordered by descending scores.", "2.0.0",
       "O(log(N))", "key member [WITHSCORE]");
-  add("zrange", -4, kRead, 1, 1, 1, ZrangeCommand,
+  add("zrange", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrangeCommand,
       "Returns members in a sorted set within a range of indexes.", "1.2.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements returned.",
       "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]");
-  add("zrangestore", -5, kWrite, 1, 2, 1, ZrangestoreCommand,
-      "Stores a range of members from sorted set in a key.", "6.2.0",
+  add("zrangestore", -5, kWrite, {KeyAt(1, kKeyOW | kKeyUpdate), KeyAt(2, kKeyRO | kKeyAccess)},
+      ZrangestoreCommand, "Stores a range of members from sorted set in a key.", "6.2.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements stored into the destination key.",
       "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]");
-  add("zrangebyscore", -4, kRead, 1, 1, 1, ZrangebyscoreCommand,
+  add("zrangebyscore", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrangebyscoreCommand,
       "Returns members in a sorted set within a range of scores.", "1.0.5",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
       "with LIMIT), you can consider it O(log(N)).",
       "key min max [WITHSCORES] [LIMIT offset count]");
-  add("zrevrangebyscore", -4, kRead, 1, 1, 1, ZrevrangebyscoreCommand,
+  add("zrevrangebyscore", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrevrangebyscoreCommand,
       "Returns members in a sorted set within a range of scores in reverse order.", "2.2.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
       "with LIMIT), you can consider it O(log(N)).",
       "key max min [WITHSCORES] [LIMIT offset count]");
-  add("zrangebylex", -4, kRead, 1, 1, 1, ZrangebylexCommand,
+  add("zrangebylex", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrangebylexCommand,
       "Returns members in a sorted set within a lexicographical range.", "2.8.9",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
       "with LIMIT), you can consider it O(log(N)).",
       "key min max [LIMIT offset count]");
-  add("zrevrangebylex", -4, kRead, 1, 1, 1, ZrevrangebylexCommand,
+  add("zrevrangebylex", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrevrangebylexCommand,
       "Returns members in a sorted set within a lexicographical range in reverse order.", "2.8.9",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements being returned. If M is constant (e.g. always asking for the first 10 elements "
       "with LIMIT), you can consider it O(log(N)).",
       "key max min [LIMIT offset count]");
-  add("zrevrange", -4, kRead, 1, 1, 1, ZrevrangeCommand,
+  add("zrevrange", -4, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrevrangeCommand,
       "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements returned.",
       "key start stop [WITHSCORES]");
-  add("zrem", -3, kCmdWrite | kCmdFast, 1, 1, 1, ZremCommand,
+  add("zrem", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, ZremCommand,
       "Removes one or more members from a sorted set. Deletes the sorted set if all members were "
       "removed.",
       "1.2.0",
       "O(M*log(N)) with N being the number of elements in the sorted set and M the number of "
       "elements to be removed.",
       "key member [member ...]");
-  add("zremrangebyrank", 4, kCmdWrite, 1, 1, 1, ZremrangebyrankCommand,
+  add("zremrangebyrank", 4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, ZremrangebyrankCommand,
       "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all "
       "members were removed.",
       "2.0.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements removed by the operation.",
       "key start stop");
-  add("zremrangebyscore", 4, kCmdWrite, 1, 1, 1, ZremrangebyscoreCommand,
+  add("zremrangebyscore", 4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, ZremrangebyscoreCommand,
       "Removes members in a sorted set within a range of scores. Deletes the sorted set if all "
       "members were removed.",
       "1.2.0",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements removed by the operation.",
       "key min max");
-  add("zremrangebylex", 4, kCmdWrite, 1, 1, 1, ZremrangebylexCommand,
+  add("zremrangebylex", 4, kCmdWrite, {KeyAt(1, kKeyRW | kKeyDelete)}, ZremrangebylexCommand,
       "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if "
       "all members were removed.",
       "2.8.9",
       "O(log(N)+M) with N being the number of elements in the sorted set and M the number of "
       "elements removed by the operation.",
       "key min max");
-  add("zpopmin", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZpopminCommand,
+  add("zpopmin", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
+      ZpopminCommand,
       "Returns the lowest-scoring members from a sorted set after removing them. Deletes the "
       "sorted set if the last member was popped.",
       "5.0.0",
       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
       "number of elements popped.",
       "key [count]");
-  add("zpopmax", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZpopmaxCommand,
+  add("zpopmax", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
+      ZpopmaxCommand,
       "Returns the highest-scoring members from a sorted set after removing them. Deletes the "
       "sorted set if the last member was popped.",
       "5.0.0",
       "O(log(N)*M) with N being the number of elements in the sorted set, and M being the "
       "number of elements popped.",
       "key [count]");
-  add("bzpopmin", -3, kCmdWrite | kCmdFast | kCmdBlocking, 1, -2, 1, BzpopminCommand,
+  add("bzpopmin", -3, kCmdWrite | kCmdFast | kCmdBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-2, 1, 0)}},
+      BzpopminCommand,
       "Removes and returns the member with the lowest score from one or more sorted sets. Blocks "
       "until a member is available otherwise. Deletes the sorted set if the last element was "
       "popped.",
       "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
       "key [key ...] timeout");
-  add("bzpopmax", -3, kCmdWrite | kCmdFast | kCmdBlocking, 1, -2, 1, BzpopmaxCommand,
+  add("bzpopmax", -3, kCmdWrite | kCmdFast | kCmdBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Range(-2, 1, 0)}},
+      BzpopmaxCommand,
       "Removes and returns the member with the highest score from one or more sorted sets. "
       "Blocks until a member available otherwise.  Deletes the sorted set if the last element "
       "was popped.",
       "5.0.0", "O(log(N)) with N being the number of elements in the sorted set.",
       "key [key ...] timeout");
-  add.Counted(
-      2, "bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BzmpopCommand,
+  add("bzmpop", -5, kCmdWrite | kCmdBlocking,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      BzmpopCommand,
       "Removes and returns a member by score from one or more sorted sets. Blocks until a member "
       "is available otherwise. Deletes the sorted set if the last element was popped.",
       "7.0.0",
       "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements "
       "in the sorted set, and M being the number of elements popped.",
       "timeout numkeys key [key ...] <MIN | MAX> [COUNT count]");
-  add.Counted(1, "zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZmpopCommand,
-              "Returns the highest- or lowest-scoring members from one or more sorted sets after "
-              "removing them. Deletes the sorted set if the last member was popped.",
-              "7.0.0",
-              "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-              "elements in the sorted set, and M being the number of elements popped.",
-              "numkeys key [key ...] <MIN | MAX> [COUNT count]");
-  add("zrandmember", -2, kRead, 1, 1, 1, ZrandmemberCommand,
+  add("zmpop", -4, kCmdWrite,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyDelete, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}},
+      ZmpopCommand,
+      "Returns the highest- or lowest-scoring members from one or more sorted sets after "
+      "removing them. Deletes the sorted set if the last member was popped.",
+      "7.0.0",
+      "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
+      "elements in the sorted set, and M being the number of elements popped.",
+      "numkeys key [key ...] <MIN | MAX> [COUNT count]");
+  add("zrandmember", -2, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZrandmemberCommand,
       "Returns one or more random members from a sorted set.", "6.2.0",
-      "O(N) where N is the number of members returned", "key [count [WITHSCORES]]");
-  add("zscan", -3, kRead, 1, 1, 1, ZscanCommand,
+      "O(N) where N is the number of members returned", "key [count [WITHSCORES]]",
+      {"nondeterministic_output"});
+  add("zscan", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, ZscanCommand,
       "Iterates over members and scores of a sorted set.", "2.8.0",
       "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
       "the cursor to return back to 0. N is the number of elements inside the collection.",
-      "key cursor [MATCH pattern] [COUNT count]");
+      "key cursor [MATCH pattern] [COUNT count]", {"nondeterministic_output"});
   AddZsetSetOperationCommands(add);
 }
 

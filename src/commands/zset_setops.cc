@@ -319,8 +319,8 @@ void ZdiffstoreCommand(CommandContext& ctx) { StoreGeneric(ctx, SetOperation::kD
 }  // namespace
 
 void AddZsetSetOperationCommands(const CommandAdder& add) {
-  constexpr uint32_t kRead = kCmdReadonly | kCmdMovableKeys;
-  constexpr uint32_t kStore = kCmdWrite | kCmdDenyOom | kCmdMovableKeys;
+  constexpr uint32_t kRead = kCmdReadonly;
+  constexpr uint32_t kStore = kCmdWrite | kCmdDenyOom;
   constexpr const char* kUnionComplexity =
       "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being "
       "the number of elements in the resulting sorted set.";
@@ -331,31 +331,43 @@ void AddZsetSetOperationCommands(const CommandAdder& add) {
   constexpr const char* kDiffComplexity =
       "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N "
       "is the size of the first set, and K is the size of the result set.";
-  add.Counted(1, "zunion", -3, kRead, 0, 0, 0, ZunionCommand,
-              "Returns the union of multiple sorted sets.", "6.2.0", kUnionComplexity,
-              "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] "
-              "[WITHSCORES]");
-  add.Counted(1, "zinter", -3, kRead, 0, 0, 0, ZinterCommand,
-              "Returns the intersect of multiple sorted sets.", "6.2.0", kInterComplexity,
-              "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] "
-              "[WITHSCORES]");
-  add.Counted(1, "zdiff", -3, kRead, 0, 0, 0, ZdiffCommand,
-              "Returns the difference between multiple sorted sets.", "6.2.0", kDiffComplexity,
-              "numkeys key [key ...] [WITHSCORES]");
-  add.Counted(2, "zunionstore", -4, kStore, 1, 1, 1, ZunionstoreCommand,
-              "Stores the union of multiple sorted sets in a key.", "2.0.0", kUnionComplexity,
-              "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
-              "[AGGREGATE <SUM | MIN | MAX>]");
-  add.Counted(2, "zinterstore", -4, kStore, 1, 1, 1, ZinterstoreCommand,
-              "Stores the intersect of multiple sorted sets in a key.", "2.0.0", kInterComplexity,
-              "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
-              "[AGGREGATE <SUM | MIN | MAX>]");
-  add.Counted(2, "zdiffstore", -4, kStore, 1, 1, 1, ZdiffstoreCommand,
-              "Stores the difference of multiple sorted sets in a key.", "6.2.0", kDiffComplexity,
-              "destination numkeys key [key ...]");
-  add.Counted(
-      1, "zintercard", -3, kRead, 0, 0, 0, ZintercardCommand,
-      "Returns the number of members of the intersect of multiple sorted sets.", "7.0.0",
+  add("zunion", -3, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}}, ZunionCommand,
+      "Returns the union of multiple sorted sets.", "6.2.0", kUnionComplexity,
+      "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] "
+      "[WITHSCORES]");
+  add("zinter", -3, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}}, ZinterCommand,
+      "Returns the intersect of multiple sorted sets.", "6.2.0", kInterComplexity,
+      "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE <SUM | MIN | MAX>] "
+      "[WITHSCORES]");
+  add("zdiff", -3, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}}, ZdiffCommand,
+      "Returns the difference between multiple sorted sets.", "6.2.0", kDiffComplexity,
+      "numkeys key [key ...] [WITHSCORES]");
+  add("zunionstore", -4, kStore,
+      {KeyAt(1, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      ZunionstoreCommand, "Stores the union of multiple sorted sets in a key.", "2.0.0",
+      kUnionComplexity,
+      "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
+      "[AGGREGATE <SUM | MIN | MAX>]");
+  add("zinterstore", -4, kStore,
+      {KeyAt(1, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      ZinterstoreCommand, "Stores the intersect of multiple sorted sets in a key.", "2.0.0",
+      kInterComplexity,
+      "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] "
+      "[AGGREGATE <SUM | MIN | MAX>]");
+  add("zdiffstore", -4, kStore,
+      {KeyAt(1, kKeyOW | kKeyUpdate),
+       KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(2), KeyFind::Keynum(0, 1, 1)}},
+      ZdiffstoreCommand, "Stores the difference of multiple sorted sets in a key.", "6.2.0",
+      kDiffComplexity, "destination numkeys key [key ...]");
+  add("zintercard", -3, kRead,
+      {KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1)}},
+      ZintercardCommand, "Returns the number of members of the intersect of multiple sorted sets.",
+      "7.0.0",
       "O(N*K) worst case with N being the smallest input sorted set, K being the number of input "
       "sorted sets.",
       "numkeys key [key ...] [LIMIT limit]");

@@ -1,10 +1,22 @@
-// The one table of commands: name, arity, flags, key positions and documentation.
+// The one table of commands: name, arity, flags, key specs, ACL categories and documentation.
 //
 // Every command family (src/commands/*.cc) registers its rows here at startup (main.cc calls
 // RegisterAllCommands, commands/families.h); dispatch,
-// COMMAND (COUNT, INFO, DOCS, LIST), INFO commandstats and arity errors all read the same rows.
-// Container commands (CONFIG, CLIENT, ...) own their subcommands as child rows, named
+// COMMAND (COUNT, INFO, DOCS, LIST, GETKEYS), INFO commandstats and arity errors all read the
+// same rows. Container commands (CONFIG, CLIENT, ...) own their subcommands as child rows, named
 // "config|get" as Redis names them.
+//
+// A row describes its keys once, as Redis 7's key specs (server/key_specs.h). Everything else
+// about keys is derived from them:
+//   1. Command::Keys finds the keys of a call, with the flags of the spec that names each: for
+//      dispatch, tracking, COMMAND GETKEYS and GETKEYSANDFLAGS alike.
+//   2. first_key, last_key and key_step (COMMAND INFO's legacy triple, and the prefetch of
+//      pipelined keys) and the movablekeys flag are computed at registration as Redis computes
+//      them (populateCommandLegacyRangeSpec).
+//   3. A spec Redis marks incomplete (SORT ... STORE, MIGRATE ... KEYS) is completed by the
+//      row's find_keys, the command's own parser, as Redis's getkeys_proc does.
+// Likewise a row names its own ACL categories (its family's type, @dangerous, ...), and
+// registration adds those its flags imply (@write, @read, @fast or @slow, ...).
 #pragma once
 
 #include <cstdint>
@@ -16,11 +28,12 @@
 #include <vector>
 
 #include "core/latency_histogram.h"
+#include "server/acl_categories.h"
+#include "server/key_specs.h"
 
 namespace goblin {
 
 struct CommandContext;
-struct CommandKeySpecs;
 using CommandHandler = void (*)(CommandContext& ctx);
 
 // Redis's command flags, reported by COMMAND INFO.
@@ -43,7 +56,8 @@ enum CommandFlag : uint32_t {
   // Goblin's own, not reported by COMMAND: runs at once inside MULTI instead of being queued.
   kCmdTransactionControl = 1 << 15,
   kCmdNoAsyncLoading = 1 << 16,
-  kCmdMovableKeys = 1 << 17,  // keys found by parsing the arguments (ZUNION, ZMPOP, ...)
+  // Keys found by parsing the arguments (ZUNION, ZMPOP, ...): derived from the key specs.
+  kCmdMovableKeys = 1 << 17,
   // Goblin's own, not reported: looking keys up leaves them unused for the eviction clock
   // (Redis's LOOKUP_NOTOUCH: TYPE, EXISTS, OBJECT, MEMORY USAGE).
   kCmdNoTouch = 1 << 18,
@@ -71,29 +85,29 @@ struct Command {
   std::string name;  // lowercase; "config|get" for a subcommand
   int arity = 0;     // >0 exact argument count (name included), <0 at least -arity
   uint32_t flags = 0;
-  int first_key = 0;  // 0 when the command takes no key
-  int last_key = 0;   // negative counts from the end
-  int key_step = 0;
-  // Movable keys counted by an argument (ZUNION numkeys key ...): its index, the keys follow
-  // it; 0 for none. COMMAND INFO reports only first_key..last_key, as Redis does.
-  int keynum_index = 0;
-  // Movable keys after a keyword (XREAD ... STREAMS key [key ...] id [id ...]): the first half
-  // of the arguments after it; empty for none.
-  std::string_view keys_after_keyword;
-  // Keys only the command's own parser can find (GEORADIUS ... STORE key): the positions of a
-  // call, replacing the rules above; nullptr for none.
+  // Redis's ACL categories (AclCategory): the row's own and those its flags imply.
+  uint32_t acl_categories = 0;
+  // Where the keys of a call sit and what the command does to each: the one description of
+  // the command's keys (see the top of this file).
+  std::vector<KeySpec> key_specs;
+  // Completes the specs marked incomplete: the key positions of a call as the command's own
+  // parser finds them, nullopt when the call is malformed; nullptr for a command whose specs
+  // are all complete.
   std::optional<std::vector<size_t>> (*find_keys)(const std::vector<std::string_view>& argv) =
       nullptr;
-  // Redis's key specs and tips for the command (server/key_specs.h); nullptr for a command
-  // Redis describes with neither.
-  const CommandKeySpecs* key_specs = nullptr;
+  // Redis's command tips (COMMAND INFO): "nondeterministic_output", "request_policy:...".
+  std::vector<std::string_view> tips;
+  // Derived from key_specs at registration: COMMAND INFO's first key, last key (negative
+  // counts from the end) and step; 0 for a command without a plain range of keys.
+  int first_key = 0;
+  int last_key = 0;
+  int key_step = 0;
   CommandHandler handler = nullptr;
   std::string group;  // "string", "generic", "connection", "server", "sorted-set", ...
   std::string summary;
   std::string since;
   std::string complexity;
   std::string syntax;  // the arguments after the name, as redis.io writes them
-  std::string acl;     // ACL categories beyond those implied by group and flags ("@dangerous")
   std::vector<std::unique_ptr<Command>> subcommands;
   Command* parent = nullptr;
   mutable CommandStats stats;
@@ -103,10 +117,14 @@ struct Command {
   bool ArityOk(size_t argc) const {
     return arity > 0 ? argc == static_cast<size_t>(arity) : argc >= static_cast<size_t>(-arity);
   }
-  // The key positions of a concrete call (indexes into argv, argv[0] the name): first_key..
-  // last_key, then the keys a keynum argument counts; nullopt when that count is not a number
-  // of keys the call holds. Pub/sub's shard channels are not keys.
-  std::optional<std::vector<size_t>> KeyPositions(const std::vector<std::string_view>& argv) const;
+  // Whether any spec names keys rather than shard channels (COMMAND GETKEYS's "no key
+  // arguments").
+  bool HasKeys() const;
+  // The keys of a concrete call (positions into argv, argv[0] the name) in the order of the
+  // specs, each with its spec's flags (variable flags resolved for the call); nullopt when the
+  // call contradicts its specs (a count that is not a number of keys the call holds, or no key
+  // where one is mandatory). Shard channels (not_key specs) are left out.
+  std::optional<std::vector<KeyReference>> Keys(const std::vector<std::string_view>& argv) const;
 };
 
 class CommandTable {

@@ -1,7 +1,6 @@
 #include "server/key_specs.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "core/ascii.h"
 #include "core/string_number.h"
@@ -30,7 +29,8 @@ std::vector<std::string_view> KeySpecFlagNames(uint32_t flags) {
 
 namespace {
 
-// The index of the spec's first key in argv, or -1 when the call has none for it.
+// The index of the spec's first key in argv: argc when a keyword is the last argument, -1 when
+// the call has none for it.
 int BeginPosition(const KeyBegin& begin, const std::vector<std::string_view>& argv) {
   const int argc = static_cast<int>(argv.size());
   if (begin.type == KeyBegin::Type::kIndex) return begin.index < argc ? begin.index : -1;
@@ -44,11 +44,14 @@ int BeginPosition(const KeyBegin& begin, const std::vector<std::string_view>& ar
 
 }  // namespace
 
-void KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const {
-  if (!complete()) return;
+bool KeySpec::Find(const std::vector<std::string_view>& argv, Span* span) const {
+  *span = Span();
+  if (!complete()) return true;
   const int argc = static_cast<int>(argv.size());
   int first = BeginPosition(begin, argv);
-  if (first < 0 || first >= argc) return;
+  if (first < 0) return true;
+  // STREAMS with nothing after it names no stream, which XREAD rejects.
+  if (first >= argc) return begin.type != KeyBegin::Type::kKeyword;
   int last;
   int step;
   if (find.type == KeyFind::Type::kRange) {
@@ -60,38 +63,36 @@ void KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<s
     } else if (limit <= 1) {
       last = argc + last_key;
     } else {
+      if ((argc - first) % limit != 0) return false;
       last = first + (argc - first) / limit + last_key;
     }
   } else {
     const int count_at = first + find.a;
     int64_t count;
-    if (count_at >= argc || !ParseInt64(argv[count_at], &count) || count < 0 || count > argc) {
-      return;
-    }
+    if (count_at >= argc || !ParseInt64(argv[count_at], &count) || count < 0) return false;
     step = find.c;
     first = count_at + find.b;
+    if (count > (argc - first + step - 1) / std::max(step, 1)) return false;
     last = first + static_cast<int>(count - 1) * step;
   }
-  if (step <= 0) return;
-  for (int i = first; i <= last && i < argc; i += step) out->push_back(static_cast<size_t>(i));
+  last = std::min(last, argc - 1);
+  if (step <= 0 || last < first) return true;
+  *span = {static_cast<size_t>(first), static_cast<size_t>(last), static_cast<size_t>(step)};
+  return true;
 }
 
-const CommandKeySpecs* FindKeySpecs(std::string_view name) {
-  static const auto* const kByName = [] {
-    auto* by_name = new std::unordered_map<std::string_view, const CommandKeySpecs*>();
-    for (const CommandKeySpecs& row : KeySpecTable()) (*by_name)[row.name] = &row;
-    return by_name;
-  }();
-  auto it = kByName->find(name);
-  return it == kByName->end() ? nullptr : it->second;
+bool KeySpec::Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const {
+  Span span;
+  if (!Find(argv, &span)) return false;
+  if (span.empty()) return true;
+  for (size_t i = span.first; i <= span.last; i += span.step) out->push_back(i);
+  return true;
 }
 
-namespace {
-
-// Redis resolves SET's variable flags by its GET option, BITFIELD's by whether every
-// operation is a GET (a malformed call counts as a write).
 uint32_t ResolveVariableFlags(std::string_view command, const std::vector<std::string_view>& argv,
                               uint32_t flags) {
+  // Redis resolves SET's variable flags by its GET option, BITFIELD's by whether every
+  // operation is a GET (a malformed call counts as a write).
   if (command == "set") {
     for (size_t i = 3; i < argv.size(); ++i) {
       if (EqualsIgnoreCase(argv[i], "get")) return kKeyRW | kKeyAccess | kKeyUpdate;
@@ -114,13 +115,11 @@ uint32_t ResolveVariableFlags(std::string_view command, const std::vector<std::s
   return flags;
 }
 
-}  // namespace
-
-uint32_t KeyFlagsOf(const CommandKeySpecs& specs, const std::vector<std::string_view>& argv,
+uint32_t KeyFlagsOf(const std::vector<KeySpec>& specs, const std::vector<std::string_view>& argv,
                     size_t position) {
   const KeySpec* chosen = nullptr;
   std::vector<size_t> positions;
-  for (const KeySpec& spec : specs.specs) {
+  for (const KeySpec& spec : specs) {
     positions.clear();
     spec.Positions(argv, &positions);
     if (std::find(positions.begin(), positions.end(), position) != positions.end()) {
@@ -129,11 +128,7 @@ uint32_t KeyFlagsOf(const CommandKeySpecs& specs, const std::vector<std::string_
     }
     if (!spec.complete()) chosen = &spec;
   }
-  if (chosen == nullptr) return 0;
-  if (chosen->flags & kKeyVariableFlags) {
-    return ResolveVariableFlags(specs.name, argv, chosen->flags);
-  }
-  return chosen->flags;
+  return chosen == nullptr ? 0 : chosen->flags;
 }
 
 }  // namespace goblin

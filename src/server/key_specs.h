@@ -2,10 +2,10 @@
 // to each, as Redis 7 describes them (COMMAND INFO's key_specs, COMMAND GETKEYSANDFLAGS), with
 // the command tips COMMAND INFO reports beside them.
 //
-// The rows are interface data, one per command that has keys or tips (key_spec_table.cc,
-// written from redis-server's COMMAND INFO by tools/key_specs_from_redis.py). Dispatch does not
-// read them: Command's first_key/last_key/keynum rules find the keys of a call, and the specs
-// only say which flags each of those keys carries.
+// Each command row carries its specs (server/command_table.h, written beside the name in the
+// family's file as Redis's command JSON writes them): they are the one description of a
+// command's keys, from which Command::Keys finds the keys of a call and their flags, and
+// COMMAND INFO's legacy first key, last key and step are derived.
 #pragma once
 
 #include <cstddef>
@@ -79,27 +79,42 @@ struct KeySpec {
     return !(flags & kKeyIncomplete) && begin.type != KeyBegin::Type::kUnknown &&
            find.type != KeyFind::Type::kUnknown;
   }
-  // The positions this spec names in argv (argv[0] the command name), appended to *out; none
-  // when the spec is not complete or the call does not fit it.
-  void Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const;
+  // The positions this spec names in argv (argv[0] the command name): first, first + step, ...
+  // up to last, none when the spec is not complete. Returns false when the call contradicts
+  // the spec: a count that is not a count of keys the call holds, a keyword with nothing after
+  // it, or a tail that does not split into `limit` equal parts (XREAD's keys and ids).
+  struct Span {
+    size_t first = 0;
+    size_t last = 0;  // inclusive
+    size_t step = 0;  // 0: no keys
+    bool empty() const { return step == 0; }
+  };
+  bool Find(const std::vector<std::string_view>& argv, Span* span) const;
+  // The same positions, appended to *out.
+  bool Positions(const std::vector<std::string_view>& argv, std::vector<size_t>* out) const;
 };
 
-struct CommandKeySpecs {
-  std::string_view name;  // "config|get" for a subcommand
-  std::vector<std::string_view> tips;
-  std::vector<KeySpec> specs;
-};
+// The most common spec: one key, at argv[index].
+constexpr KeySpec KeyAt(int index, uint32_t flags) {
+  return KeySpec(flags, KeyBegin::Index(index), KeyFind::Range(0, 1, 0));
+}
 
-// The row for a command name, or nullptr for a command without keys or tips.
-const CommandKeySpecs* FindKeySpecs(std::string_view name);
+// A key of a call: its index in argv and what the command does to it (KeySpecFlag).
+struct KeyReference {
+  size_t position;
+  uint32_t flags;
+  bool operator==(const KeyReference&) const = default;
+};
 
 // The flags of the key at argv[position], a key of the call that `specs` describes: those of
 // the complete spec that names the position, else those of the last spec that could (the
-// incomplete or unknown one: SORT ... STORE), with variable flags resolved for the call as
-// Redis resolves them (SET without GET overwrites; BITFIELD with only GETs reads).
-uint32_t KeyFlagsOf(const CommandKeySpecs& specs, const std::vector<std::string_view>& argv,
+// incomplete or unknown one: SORT ... STORE).
+uint32_t KeyFlagsOf(const std::vector<KeySpec>& specs, const std::vector<std::string_view>& argv,
                     size_t position);
 
-const std::vector<CommandKeySpecs>& KeySpecTable();
+// Variable flags resolved for a call of `command` as Redis resolves them (SET without GET
+// overwrites; BITFIELD with only GETs reads); `flags` unchanged for other commands.
+uint32_t ResolveVariableFlags(std::string_view command, const std::vector<std::string_view>& argv,
+                              uint32_t flags);
 
 }  // namespace goblin

@@ -246,9 +246,9 @@ void Tracking::RememberKeys(const Command& command, const std::vector<std::strin
   }
   const Client::Tracking& state = current_->tracking;
   if ((state.optin && !state.caching) || (state.optout && state.caching)) return;
-  std::optional<std::vector<size_t>> positions = command.KeyPositions(argv);
-  if (!positions || positions->empty()) return;
-  for (size_t position : *positions) table_.Add(argv[position], current_->id);
+  std::optional<std::vector<KeyReference>> keys = command.Keys(argv);
+  if (!keys || keys->empty()) return;
+  for (const KeyReference& key : *keys) table_.Add(argv[key.position], current_->id);
   UpdateListening();
 }
 

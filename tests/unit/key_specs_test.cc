@@ -61,23 +61,35 @@ TEST(KeySpecTest, IncompleteSpecsNameNoPositions) {
 }
 
 TEST(KeySpecTest, FlagsOfAKey) {
-  const CommandKeySpecs* sort = FindKeySpecs("sort");
-  ASSERT_NE(sort, nullptr);
+  const std::vector<KeySpec> sort = {
+      KeyAt(1, kKeyRO | kKeyAccess),
+      KeySpec(kKeyRO | kKeyAccess, KeyBegin::Unknown(), KeyFind::Unknown()),
+      KeySpec(kKeyOW | kKeyUpdate, KeyBegin::Unknown(), KeyFind::Unknown())};
   const std::vector<std::string_view> call{"sort", "a", "store", "b"};
-  EXPECT_EQ(KeyFlagsOf(*sort, call, 1), kKeyRO | kKeyAccess);
-  EXPECT_EQ(KeyFlagsOf(*sort, call, 3), kKeyOW | kKeyUpdate);  // the last unknown spec's
-  const CommandKeySpecs* set = FindKeySpecs("set");
-  ASSERT_NE(set, nullptr);
-  EXPECT_EQ(KeyFlagsOf(*set, {"set", "k", "v"}, 1), kKeyOW | kKeyUpdate);
-  EXPECT_EQ(KeyFlagsOf(*set, {"set", "k", "v", "get"}, 1), kKeyRW | kKeyAccess | kKeyUpdate);
-  // The value "get" is not the option.
-  EXPECT_EQ(KeyFlagsOf(*set, {"set", "k", "get"}, 1), kKeyOW | kKeyUpdate);
-  const CommandKeySpecs* bitfield = FindKeySpecs("bitfield");
-  ASSERT_NE(bitfield, nullptr);
-  EXPECT_EQ(KeyFlagsOf(*bitfield, {"bitfield", "k", "get", "u8", "0"}, 1), kKeyRO | kKeyAccess);
-  EXPECT_EQ(KeyFlagsOf(*bitfield, {"bitfield", "k", "set", "u8", "0", "1"}, 1),
+  EXPECT_EQ(KeyFlagsOf(sort, call, 1), kKeyRO | kKeyAccess);
+  EXPECT_EQ(KeyFlagsOf(sort, call, 3), kKeyOW | kKeyUpdate);  // the last unknown spec's
+  const uint32_t set = kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags;
+  EXPECT_EQ(ResolveVariableFlags("set", {"set", "k", "v"}, set), kKeyOW | kKeyUpdate);
+  EXPECT_EQ(ResolveVariableFlags("set", {"set", "k", "v", "get"}, set),
             kKeyRW | kKeyAccess | kKeyUpdate);
-  EXPECT_EQ(FindKeySpecs("no-such-command"), nullptr);
+  // The value "get" is not the option.
+  EXPECT_EQ(ResolveVariableFlags("set", {"set", "k", "get"}, set), kKeyOW | kKeyUpdate);
+  EXPECT_EQ(ResolveVariableFlags("bitfield", {"bitfield", "k", "get", "u8", "0"}, set),
+            kKeyRO | kKeyAccess);
+  EXPECT_EQ(ResolveVariableFlags("bitfield", {"bitfield", "k", "set", "u8", "0", "1"}, set),
+            kKeyRW | kKeyAccess | kKeyUpdate);
+}
+
+TEST(KeySpecTest, CallsThatContradictTheirSpecs) {
+  std::vector<size_t> out;
+  const KeySpec zunion(kKeyRO, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 1));
+  EXPECT_FALSE(zunion.Positions({"zunion", "x", "a"}, &out));
+  EXPECT_FALSE(zunion.Positions({"zunion", "2", "a"}, &out));
+  EXPECT_TRUE(zunion.Positions({"zunion", "0"}, &out));
+  const KeySpec streams(kKeyRO, KeyBegin::Keyword("STREAMS", 1), KeyFind::Range(-1, 1, 2));
+  EXPECT_FALSE(streams.Positions({"xread", "streams", "a", "b", "0"}, &out));
+  EXPECT_FALSE(streams.Positions({"xread", "streams"}, &out));
+  EXPECT_TRUE(out.empty());
 }
 
 TEST(KeySpecTest, FlagNamesInRedisOrder) {
