@@ -51,13 +51,6 @@ void ConfigGetCommand(CommandContext& ctx) {
   }
 }
 
-// A Unix socket or a loopback peer: where enable-debug-command, enable-module-command and
-// enable-protected-configs "local" allow what they guard.
-bool IsLocalClient(const Client& client) {
-  const std::string& addr = client.address;
-  return client.unix_socket || addr.rfind("127.", 0) == 0 || addr.rfind("::1:", 0) == 0;
-}
-
 void ConfigSetCommand(CommandContext& ctx) {
   if (ctx.argc() % 2 != 0) {
     ctx.reply.Error(errors::kSyntax);
@@ -69,7 +62,7 @@ void ConfigSetCommand(CommandContext& ctx) {
   Config before = ctx.server.config;
   const std::string& protection = ctx.server.config.enable_protected_configs;
   const bool allow_protected =
-      protection == "yes" || (protection == "local" && IsLocalClient(ctx.client));
+      protection == "yes" || (protection == "local" && ctx.client.is_local());
   std::string error = ctx.server.config_registry.SetAtRuntime(pairs, allow_protected, &changed);
   if (error.empty()) {
     error = ctx.server.ApplyConfigChanges(changed);
@@ -589,16 +582,6 @@ void LatencyHelpCommand(CommandContext& ctx) {
 
 // --- DEBUG --------------------------------------------------------------------------------
 
-bool DebugAllowed(CommandContext& ctx) {
-  const std::string& mode = ctx.server.config.enable_debug_command;
-  if (mode == "yes" || (mode == "local" && IsLocalClient(ctx.client))) return true;
-  ctx.reply.Error(
-      "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-      "you can run it from a local connection, otherwise you need to set this option in the "
-      "configuration file, and then restart the server.");
-  return false;
-}
-
 // DEBUG DIGEST-VALUE: the value alone (its type and content), whatever its encoding.
 ValueDigest DigestValue(const KeyEntry* entry) {
   ValueDigest digest;
@@ -623,7 +606,6 @@ ValueDigest DigestKey(int db, const KeyEntry* entry) {
 }
 
 void DebugCommand(CommandContext& ctx) {
-  if (!DebugAllowed(ctx)) return;
   std::string_view sub = ctx.arg(1);
   if (EqualsIgnoreCase(sub, "sleep") && ctx.argc() == 3) {
     // As Redis reads it: the longest prefix that is a number, 0 when there is none.
@@ -804,26 +786,13 @@ void DebugCommand(CommandContext& ctx) {
 
 void ModuleListCommand(CommandContext& ctx) { ctx.reply.Array(0); }
 
-// Redis 7 refuses module loading unless enable-module-command allows it.
-bool ModuleCommandAllowed(CommandContext& ctx) {
-  const std::string& mode = ctx.server.config.enable_module_command;
-  if (mode == "yes" || (mode == "local" && IsLocalClient(ctx.client))) return true;
-  ctx.reply.Error(
-      "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
-      "you can run it from a local connection, otherwise you need to set this option in the "
-      "configuration file, and then restart the server.");
-  return false;
-}
-
 void ModuleLoadCommand(CommandContext& ctx) {
-  if (!ModuleCommandAllowed(ctx)) return;
   LogWarning("Module " + std::string(ctx.arg(2)) +
              " failed to load: Goblin does not load Redis modules");
   ctx.reply.Error("ERR Error loading the extension. Please check the server logs.");
 }
 
 void ModuleUnloadCommand(CommandContext& ctx) {
-  if (!ModuleCommandAllowed(ctx)) return;
   ctx.reply.Error("ERR Error unloading module: no such module with that name");
 }
 
@@ -974,19 +943,19 @@ void RegisterServerCommands(CommandTable* table) {
           {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"});
   add.Sub(latency, "help", 2, kCmdLoading | kCmdStale, {}, LatencyHelpCommand,
           "Returns helpful text about the different subcommands.", "2.8.13", "O(1)", "");
-  add("debug", -2, kAdmin, {}, DebugCommand, "A container for debugging commands.", "1.0.0",
-      "Depends on subcommand.", "subcommand [argument ...]");
+  add("debug", -2, kAdmin | kCmdProtected, {}, DebugCommand, "A container for debugging commands.",
+      "1.0.0", "Depends on subcommand.", "subcommand [argument ...]");
   Command* module = add("module", -2, 0, {}, nullptr, "A container for module commands.", "4.0.0",
                         "Depends on subcommand.", "");
   add.Sub(module, "list", 2, kCmdAdmin | kCmdNoscript, {}, ModuleListCommand,
           "Returns all loaded modules.", "4.0.0", "O(N) where N is the number of loaded modules.",
           "", {"nondeterministic_output_order"});
-  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {}, ModuleLoadCommand,
-          "Loads a module.", "4.0.0", "O(1)", "path [arg [arg ...]]");
-  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {},
+  add.Sub(module, "load", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdProtected, {},
+          ModuleLoadCommand, "Loads a module.", "4.0.0", "O(1)", "path [arg [arg ...]]");
+  add.Sub(module, "loadex", -3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdProtected, {},
           ModuleLoadCommand, "Loads a module using extended parameters.", "7.0.0", "O(1)",
           "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]");
-  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading, {},
+  add.Sub(module, "unload", 3, kCmdAdmin | kCmdNoscript | kCmdNoAsyncLoading | kCmdProtected, {},
           ModuleUnloadCommand, "Unloads a module.", "4.0.0", "O(1)", "name");
   add.Sub(module, "help", 2, kCmdLoading | kCmdStale, {}, ModuleHelpCommand,
           "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", "");

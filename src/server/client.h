@@ -119,6 +119,11 @@ struct Client final : net::EventHandler {
   Server* server = nullptr;  // set while connection is watched
   ClientKind kind;
   bool is_connection() const { return kind == ClientKind::kConnection; }
+  // A Unix socket or a loopback peer: where an enable-*-command or enable-protected-configs
+  // option set to "local" allows what it guards.
+  bool is_local() const {
+    return unix_socket || address.starts_with("127.") || address.starts_with("::1:");
+  }
   bool unix_socket = false;
   std::string address;        // "ip:port" of the peer, or "/path:0" for a Unix socket
   std::string local_address;  // "ip:port" of our end

@@ -69,6 +69,9 @@ enum CommandFlag : uint32_t {
   // Runs on a cluster node that is importing the key's slot (RESTORE-ASKING); Goblin has no
   // cluster mode, so the flag is reported only.
   kCmdAsking = 1 << 21,
+  // Refused before authentication unless enable-debug-command (DEBUG) or enable-module-command
+  // (MODULE LOAD, LOADEX, UNLOAD) allows it; COMMAND does not report it, as Redis does not.
+  kCmdProtected = 1 << 22,
 };
 
 struct CommandStats {

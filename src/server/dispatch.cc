@@ -137,24 +137,34 @@ Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Com
 // The checks of Redis's processCommand, in its order: when several refusals apply, the first
 // of this list is the one the client gets.
 //    1. arity
-//    2. authentication
-//    3. a command MULTI may not hold, inside MULTI
+//    2. a protected command (DEBUG, MODULE LOAD) that enable-debug-command or
+//       enable-module-command does not allow
+//    3. authentication
+//    4. a command MULTI may not hold, inside MULTI
 //       (the ACL check and the cluster redirection belong here, in this order)
-//    4. maxmemory, once the policy has evicted what it may
-//    5. MISCONF: the last background save or an AOF write failed
-//    6. min-replicas-to-write
-//    7. a write to a read-only replica
-//    8. the RESP2 subscribed context
-//    9. replica-serve-stale-data no, while the link to the master is down
-//   10. loading
-//   11. a script running past busy-reply-threshold
-//   12. a replica or a monitor (Redis's monitors are replicas underneath) touching the keyspace
+//    5. maxmemory, once the policy has evicted what it may
+//    6. MISCONF: the last background save or an AOF write failed
+//    7. min-replicas-to-write
+//    8. a write to a read-only replica
+//    9. the RESP2 subscribed context
+//   10. replica-serve-stale-data no, while the link to the master is down
+//   11. loading
+//   12. a script running past busy-reply-threshold
+//   13. a replica or a monitor (Redis's monitors are replicas underneath) touching the keyspace
 // Then, in Dispatch: CLIENT PAUSE holds the command, MULTI queues it.
 // A connection goes through every check; the other clients (the append-only file's replay,
-// the master's stream, a script's calls: server/client.h) only through the first three.
+// the master's stream, a script's calls: server/client.h) only through the first four.
 std::string Server::AdmissionRefusal(Client& client, const Command& command,
                                      const AdmissionFlags& flags, size_t argc) {
   if (!command.ArityOk(argc)) return errors::WrongArity(command.name);
+  if (command.flags & kCmdProtected) {
+    const bool debug = command.name == "debug";
+    const std::string& mode = debug ? config.enable_debug_command : config.enable_module_command;
+    if (mode != "yes" && !(mode == "local" && client.is_local())) {
+      return debug ? errors::ProtectedCommandRefused("DEBUG", "enable-debug-command")
+                   : errors::ProtectedCommandRefused("MODULE", "enable-module-command");
+    }
+  }
   if (!client.authenticated && !(command.flags & kCmdNoAuth)) {
     if (!config.requirepass.empty()) return std::string(errors::kNoAuth);
     client.authenticated = true;

@@ -113,6 +113,12 @@ inline constexpr std::string_view kWaitAofOnReplica =
 // --- Everything else ----------------------------------------------------------------------
 
 inline constexpr std::string_view kSyntax = "ERR syntax error";
+// DEBUG or MODULE refused by enable-debug-command or enable-module-command.
+inline std::string ProtectedCommandRefused(std::string_view command, std::string_view option) {
+  return "ERR " + std::string(command) + " command not allowed. If the " + std::string(option) +
+         " option is set to \"local\", you can run it from a local connection, otherwise you "
+         "need to set this option in the configuration file, and then restart the server.";
+}
 // SHUTDOWN's reply, and that of every client waiting for a shutdown that is cancelled.
 inline constexpr std::string_view kShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs.";
 inline constexpr std::string_view kStreamIdTooSmall =

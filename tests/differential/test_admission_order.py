@@ -216,3 +216,14 @@ def test_commands_exec_runs_are_not_judged_again(compare):
         return [r.raw for r in replies]
 
     compare({}, scenario)
+
+
+def test_a_protected_command_before_authentication(compare):
+    """DEBUG refused by enable-debug-command before NOAUTH, after arity."""
+    def scenario(srv):
+        conn = srv.raw()
+        replies = [conn.call("DEBUG"), conn.call("DEBUG", "SLEEP", "0"), conn.call("GET", "k"),
+                   conn.call("AUTH", PASSWORD), conn.call("DEBUG", "SLEEP", "0")]
+        return [r.raw for r in replies]
+
+    compare({"requirepass": PASSWORD, "enable-debug-command": "no"}, scenario)

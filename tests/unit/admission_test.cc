@@ -41,6 +41,22 @@ TEST(AdmissionTest, ArityIsCheckedBeforeAuthentication) {
   EXPECT_EQ(goblin.Call(client, {"GET", "k"}), ErrorReply(errors::kNoAuth));
 }
 
+TEST(AdmissionTest, AProtectedCommandIsRefusedBeforeAuthentication) {
+  InProcessServer goblin(WithPassword());
+  Client& client = goblin.Connect();
+  const std::string refused = ErrorReply(
+      "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
+      "you can run it from a local connection, otherwise you need to set this option in the "
+      "configuration file, and then restart the server.");
+  EXPECT_EQ(goblin.Call(client, {"DEBUG", "SLEEP", "0"}), refused);
+  EXPECT_EQ(goblin.Call(client, {"AUTH", "secret"}), kOk);
+  EXPECT_EQ(goblin.Call(client, {"DEBUG", "SLEEP", "0"}), refused);
+  goblin.server().config.enable_debug_command = "local";
+  EXPECT_EQ(goblin.Call(client, {"DEBUG", "SLEEP", "0"}), refused);
+  client.unix_socket = true;
+  EXPECT_EQ(goblin.Call(client, {"DEBUG", "SLEEP", "0"}), kOk);
+}
+
 TEST(AdmissionTest, AuthenticationIsCheckedBeforeMemory) {
   InProcessServer goblin(WithPassword());
   goblin.server().config.maxmemory = 1;
