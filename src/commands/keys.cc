@@ -306,9 +306,7 @@ void ObjectRefcountCommand(CommandContext& ctx) {
   ctx.reply.Integer(shared ? INT32_MAX : 1);
 }
 
-bool LfuPolicy(const CommandContext& ctx) {
-  return ctx.server.access_clock.lfu;
-}
+bool LfuPolicy(const CommandContext& ctx) { return ctx.server.access_clock.lfu; }
 
 void ObjectIdletimeCommand(CommandContext& ctx) {
   KeyEntry* entry = ObjectTarget(ctx);

@@ -49,8 +49,8 @@ PackedSet* CreateSet(CommandContext& ctx, std::string_view key, std::string_view
 
 // After members left the set at key: announces event, deletes the key when it is empty
 // (announcing del), else records the in-place change.
-void AfterRemoval(CommandContext& ctx, std::string_view key, const PackedSet& set,
-                  uint64_t removed, std::string_view event) {
+void AfterRemoval(CommandContext& ctx, std::string_view key, const PackedSet& set, uint64_t removed,
+                  std::string_view event) {
   if (removed == 0) return;
   Notify(ctx, kNotifySet, event, key);
   if (set.empty()) {

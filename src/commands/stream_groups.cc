@@ -48,20 +48,17 @@ bool ParseIntegerOrReply(CommandContext& ctx, std::string_view text, int64_t* va
 // --- XGROUP -----------------------------------------------------------------------------------
 
 void XgroupHelpCommand(CommandContext& ctx) {
-  ReplyHelp(ctx, {"CREATE <key> <groupname> <id|$> [option]",
-                  "    Create a new consumer group. Options are:",
-                  "    * MKSTREAM",
-                  "      Create the empty stream if it does not exist.",
-                  "    * ENTRIESREAD entries_read",
-                  "      Set the group's entries_read counter (internal use).",
-                  "CREATECONSUMER <key> <groupname> <consumer>",
-                  "    Create a new consumer in the specified group.",
-                  "DELCONSUMER <key> <groupname> <consumer>",
-                  "    Remove the specified consumer.",
-                  "DESTROY <key> <groupname>",
-                  "    Remove the specified group.",
-                  "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
-                  "    Set the current group ID and entries_read counter."});
+  ReplyHelp(
+      ctx, {"CREATE <key> <groupname> <id|$> [option]",
+            "    Create a new consumer group. Options are:", "    * MKSTREAM",
+            "      Create the empty stream if it does not exist.", "    * ENTRIESREAD entries_read",
+            "      Set the group's entries_read counter (internal use).",
+            "CREATECONSUMER <key> <groupname> <consumer>",
+            "    Create a new consumer in the specified group.",
+            "DELCONSUMER <key> <groupname> <consumer>", "    Remove the specified consumer.",
+            "DESTROY <key> <groupname>", "    Remove the specified group.",
+            "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+            "    Set the current group ID and entries_read counter."});
 }
 
 bool ParseEntriesReadOrReply(CommandContext& ctx, std::string_view text, int64_t* entries_read) {
@@ -254,8 +251,8 @@ void XpendingCommand(CommandContext& ctx) {
     ReplyPendingSummary(ctx, *group);
     return;
   }
-  const std::vector<PendingEntry> entries = group->PendingRange(
-      start, end, static_cast<size_t>(count), consumer, min_idle, ctx.now_ms);
+  const std::vector<PendingEntry> entries =
+      group->PendingRange(start, end, static_cast<size_t>(count), consumer, min_idle, ctx.now_ms);
   ctx.reply.Array(entries.size());
   for (const PendingEntry& entry : entries) {
     ctx.reply.Array(4);
@@ -333,7 +330,8 @@ void XclaimCommand(CommandContext& ctx) {
         return;
       }
       // Wrapping as Redis's long long arithmetic does: an absurd IDLE becomes "now" below.
-      delivery_time = static_cast<int64_t>(static_cast<uint64_t>(now) - static_cast<uint64_t>(value));
+      delivery_time =
+          static_cast<int64_t>(static_cast<uint64_t>(now) - static_cast<uint64_t>(value));
     } else if (EqualsIgnoreCase(option, "time") && more) {
       if (!ParseIntegerOrReply(ctx, ctx.arg(++i), &value,
                                "Invalid TIME option argument for XCLAIM")) {

@@ -127,8 +127,8 @@ void ReplyStreamFull(CommandContext& ctx, const StreamObject& object, size_t cou
       reply.Bulk("pel-count");
       reply.Integer(static_cast<int64_t>(consumer.pending));
       reply.Bulk("pending");
-      const auto own = group.PendingRange(StreamId::Min(), StreamId::Max(), limit, consumer.name,
-                                          0, ctx.now_ms);
+      const auto own =
+          group.PendingRange(StreamId::Min(), StreamId::Max(), limit, consumer.name, 0, ctx.now_ms);
       reply.Array(own.size());
       for (const PendingEntry& entry : own) {
         reply.Array(3);

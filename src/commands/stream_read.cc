@@ -305,8 +305,9 @@ void ReadGeneric(CommandContext& ctx, bool group_read) {
     }
     // A history read is always served; `>` when the stream holds entries past the group's
     // last delivered id. The consumer is seen either way.
-    const bool serve = !target.new_entries ||
-                       (!stream.empty() && stream.last_live_id() > target.group->last_delivered_id());
+    const bool serve =
+        !target.new_entries ||
+        (!stream.empty() && stream.last_live_id() > target.group->last_delivered_id());
     reader.See(target);
     if (!serve) continue;
     ServedPart part{target.key, {}, {}};
@@ -328,7 +329,8 @@ void ReadGeneric(CommandContext& ctx, bool group_read) {
   }
   const int64_t deadline = *args.block_ms == 0 ? 0 : ctx.now_ms + *args.block_ms;
   const auto first_key = ctx.argv.begin() + static_cast<std::ptrdiff_t>(args.streams_at);
-  std::vector<std::string_view> keys(first_key, first_key + static_cast<std::ptrdiff_t>(args.streams));
+  std::vector<std::string_view> keys(first_key,
+                                     first_key + static_cast<std::ptrdiff_t>(args.streams));
   if (!resolved_last) {
     ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream, group_read);
     return;

@@ -100,8 +100,8 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
   }
   Database& db = ctx.db();
   // GET reads the old value as GET does (a miss counts, and is announced).
-  KeyEntry* existing = (options.flags & O::kGet) ? db.FindForRead(key, ctx.now_ms)
-                                                 : db.Find(key, ctx.now_ms);
+  KeyEntry* existing =
+      (options.flags & O::kGet) ? db.FindForRead(key, ctx.now_ms) : db.Find(key, ctx.now_ms);
   if (options.flags & O::kGet) {
     if (existing != nullptr && existing->type() != ValueType::kString) {
       ctx.reply.Error(errors::kWrongType);

@@ -48,8 +48,8 @@ class ReplBacklog {
   std::string ring_;  // grows to capacity_ as bytes arrive, then wraps
   size_t capacity_;
   size_t size_ = 0;
-  size_t head_ = 0;   // ring position the next byte goes to once the ring is full
-  uint64_t end_;      // offset of the next byte
+  size_t head_ = 0;  // ring position the next byte goes to once the ring is full
+  uint64_t end_;     // offset of the next byte
 };
 
 }  // namespace goblin

@@ -204,9 +204,9 @@ class ConsumerGroup {
 
   // XCLAIM of one id, in Redis 7.2's order: not pending and options.force and in_stream ->
   // created (count 1 before the update below, min idle ignored); pending and !in_stream ->
-  // removed, however recent; pending and idle too short -> kTooRecent; else moved to consumer (created if missing)
-  // with time = options.delivery_time_ms and count = retry_count, or count + 1 when
-  // increment_count. A claim sets the consumer's active time to options.now_ms.
+  // removed, however recent; pending and idle too short -> kTooRecent; else moved to consumer
+  // (created if missing) with time = options.delivery_time_ms and count = retry_count, or count + 1
+  // when increment_count. A claim sets the consumer's active time to options.now_ms.
   ClaimResult Claim(StreamId id, std::string_view consumer, const ClaimOptions& options,
                     bool in_stream);
   // XAUTOCLAIM: scans pending entries from start, at most count * 10 of them, until count

@@ -23,8 +23,8 @@
 //
 // The random policies take the databases in turn, one eviction each. One call evicts for at
 // most the time maxmemory-eviction-tenacity allows (Redis's scale: 10 -> 500 us, 100 ->
-// unbounded); what is left continues before the next command and on the server tick, and the command in between
-// runs (Redis does the same). Evicted keys reach the append-only file as DEL.
+// unbounded); what is left continues before the next command and on the server tick, and the
+// command in between runs (Redis does the same). Evicted keys reach the append-only file as DEL.
 //
 // Memory is read through UsedMemoryGauge (memory_stats.h): exact at each tick, moved between
 // ticks by the serving thread's own allocations, so freeing a key is seen at once.

@@ -12,9 +12,9 @@ struct ClassName {
 
 // The data classes in the order CONFIG GET prints them.
 constexpr ClassName kDataClasses[] = {
-    {'g', kNotifyGeneric}, {'$', kNotifyString},  {'l', kNotifyList},    {'s', kNotifySet},
-    {'h', kNotifyHash},    {'z', kNotifyZset},    {'x', kNotifyExpired}, {'e', kNotifyEvicted},
-    {'t', kNotifyStream},  {'d', kNotifyModule},  {'n', kNotifyNew}};
+    {'g', kNotifyGeneric}, {'$', kNotifyString}, {'l', kNotifyList},    {'s', kNotifySet},
+    {'h', kNotifyHash},    {'z', kNotifyZset},   {'x', kNotifyExpired}, {'e', kNotifyEvicted},
+    {'t', kNotifyStream},  {'d', kNotifyModule}, {'n', kNotifyNew}};
 constexpr ClassName kChannelClasses[] = {
     {'K', kNotifyKeyspace}, {'E', kNotifyKeyevent}, {'m', kNotifyKeyMiss}};
 
@@ -28,8 +28,8 @@ std::optional<uint32_t> ParseNotifyClasses(std::string_view text) {
       continue;
     }
     bool known = false;
-    for (std::span<const ClassName> table : {std::span<const ClassName>(kDataClasses),
-                                             std::span<const ClassName>(kChannelClasses)}) {
+    for (std::span<const ClassName> table :
+         {std::span<const ClassName>(kDataClasses), std::span<const ClassName>(kChannelClasses)}) {
       for (const ClassName& entry : table) {
         if (entry.name != c) continue;
         flags |= entry.flag;

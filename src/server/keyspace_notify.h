@@ -15,21 +15,21 @@ namespace goblin {
 
 // Redis's NOTIFY_* bits.
 enum NotifyClass : uint32_t {
-  kNotifyKeyspace = 1 << 0,   // K
-  kNotifyKeyevent = 1 << 1,   // E
-  kNotifyGeneric = 1 << 2,    // g: DEL, EXPIRE, RENAME, ...
-  kNotifyString = 1 << 3,     // $
-  kNotifyList = 1 << 4,       // l
-  kNotifySet = 1 << 5,        // s
-  kNotifyHash = 1 << 6,       // h
-  kNotifyZset = 1 << 7,       // z
-  kNotifyExpired = 1 << 8,    // x
-  kNotifyEvicted = 1 << 9,    // e
-  kNotifyStream = 1 << 10,    // t
-  kNotifyKeyMiss = 1 << 11,   // m
-  kNotifyLoaded = 1 << 12,    // (modules only)
-  kNotifyModule = 1 << 13,    // d
-  kNotifyNew = 1 << 14,       // n
+  kNotifyKeyspace = 1 << 0,  // K
+  kNotifyKeyevent = 1 << 1,  // E
+  kNotifyGeneric = 1 << 2,   // g: DEL, EXPIRE, RENAME, ...
+  kNotifyString = 1 << 3,    // $
+  kNotifyList = 1 << 4,      // l
+  kNotifySet = 1 << 5,       // s
+  kNotifyHash = 1 << 6,      // h
+  kNotifyZset = 1 << 7,      // z
+  kNotifyExpired = 1 << 8,   // x
+  kNotifyEvicted = 1 << 9,   // e
+  kNotifyStream = 1 << 10,   // t
+  kNotifyKeyMiss = 1 << 11,  // m
+  kNotifyLoaded = 1 << 12,   // (modules only)
+  kNotifyModule = 1 << 13,   // d
+  kNotifyNew = 1 << 14,      // n
   // A: every data class (not m and n, which must be named).
   kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet | kNotifyHash |
                kNotifyZset | kNotifyExpired | kNotifyEvicted | kNotifyStream | kNotifyModule,

@@ -41,8 +41,8 @@
 
 #include "persist/aof_log.h"
 #include "persist/aof_manifest.h"
-#include "persist/saved_replication.h"
 #include "persist/rdb_writer.h"
+#include "persist/saved_replication.h"
 #include "persist/snapshot_writer.h"
 #include "server/effects.h"
 
