@@ -276,6 +276,7 @@ int main(int argc, char** argv) {
     LogNotice("Accepted for compatibility, with no effect in Goblin: " + names);
   }
   server.UpdateOomScore();
+  SetAllocatorBackgroundThreads(server.config.jemalloc_bg_thread);
   int code = server.Run();
   if (!server.config.pidfile.empty()) unlink(server.config.pidfile.c_str());
   return code;

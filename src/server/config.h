@@ -179,6 +179,10 @@ struct Config {
   std::string enable_protected_configs = "no";
   // no, yes, relative or absolute, and the master's, replica's and background child's scores
   // (server/oom_score.h).
+  // The allocator's background threads return freed pages (server/memory_stats.h).
+  bool jemalloc_bg_thread = true;
+  // A fatal signal writes the crash report (server/crash_report.h); no: the process just dies.
+  bool crash_log_enabled = true;
   std::string oom_score_adj = "no";
   std::string oom_score_adj_values = "0 200 800";
 
@@ -254,8 +258,6 @@ struct Config {
     std::string syslog_ident = "redis";
     std::string syslog_facility = "local0";
     bool disable_thp = true;
-    bool jemalloc_bg_thread = true;
-    bool crash_log_enabled = true;
     bool crash_memcheck_enabled = true;
     std::string maxmemory_clients = "0";
     std::string bind_source_addr;
@@ -279,13 +281,15 @@ struct Config {
 // order the options were given, so a switch there covers every hook the table can name.
 enum class ConfigHook {
   kNone,
-  kSetLogLevel,  // the logger's threshold follows loglevel
-  kClampHz,      // hz is stored within the server's range, as Redis clamps it
-  kRebindTcp,    // the TCP listeners are reopened, once, after every other hook
-  kPersistence,  // persistence opens or closes the append-only log, or changes its fsync
-  kAccessClock,  // the keyspace's access stamps follow maxmemory-policy and the lfu-* options
-  kReplBacklog,  // the replication backlog takes repl-backlog-size (at least 16 KB, as Redis)
-  kOomScore,     // the process's OOM score follows oom-score-adj and its values
+  kSetLogLevel,       // the logger's threshold follows loglevel
+  kClampHz,           // hz is stored within the server's range, as Redis clamps it
+  kRebindTcp,         // the TCP listeners are reopened, once, after every other hook
+  kPersistence,       // persistence opens or closes the append-only log, or changes its fsync
+  kAccessClock,       // the keyspace's access stamps follow maxmemory-policy and the lfu-* options
+  kReplBacklog,       // the replication backlog takes repl-backlog-size (at least 16 KB, as Redis)
+  kOomScore,          // the process's OOM score follows oom-score-adj and its values
+  kCrashLog,          // the crash report's signal handlers follow crash-log-enabled
+  kAllocatorThreads,  // the allocator's background threads follow jemalloc-bg-thread
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

@@ -357,9 +357,17 @@ void InstallCrashHandler(Server* server) {
     alternate.ss_size = kAlternateStackBytes;
     sigaltstack(&alternate, nullptr);
   }
+  ArmCrashHandler(server->config.crash_log_enabled);
+}
+
+void ArmCrashHandler(bool armed) {
   struct sigaction action {};
-  action.sa_sigaction = OnFatalSignal;
-  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  if (armed) {
+    action.sa_sigaction = OnFatalSignal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  } else {
+    action.sa_handler = SIG_DFL;
+  }
   sigemptyset(&action.sa_mask);
   for (int signal_number : kFatalSignals) sigaction(signal_number, &action, nullptr);
 }

@@ -42,9 +42,12 @@ struct Client;
 struct Command;
 struct CommandContext;
 
-// Installs the handler for the fatal signals; server answers the report's INFO.
-// REQUIRES: called on the serving thread.
+// Prepares the report (server answers its INFO) and arms the handler for the fatal signals
+// unless crash-log-enabled is no. REQUIRES: called on the serving thread.
 void InstallCrashHandler(Server* server);
+// Arms the handler, or puts the signals' default actions back (crash-log-enabled no: the
+// process dies by the signal with no report). REQUIRES: InstallCrashHandler ran.
+void ArmCrashHandler(bool armed);
 
 // Dispatch names the command it is about to run (nullptr: none), so that the report can show
 // it. Returns the one it replaces, which the caller puts back when its command returns (EXEC

@@ -42,6 +42,9 @@ size_t AllocatedBytes() {
   return ReadJemallocStat("stats.allocated");
 }
 size_t AllocatorActiveBytes() { return ReadJemallocStat("stats.active"); }
+bool SetAllocatorBackgroundThreads(bool on) {
+  return mallctl("background_thread", nullptr, nullptr, &on, sizeof(on)) == 0;
+}
 size_t AllocatorResidentBytes() { return ReadJemallocStat("stats.resident"); }
 std::string_view AllocatorName() {
   static char name[64];
@@ -54,6 +57,7 @@ std::string_view AllocatorName() {
   return name;
 }
 #else
+bool SetAllocatorBackgroundThreads(bool) { return true; }
 size_t AllocatedBytes() {
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer replaces malloc; its own counter is the honest figure.

@@ -15,6 +15,10 @@ size_t ResidentBytes();
 size_t AllocatorActiveBytes();
 size_t AllocatorResidentBytes();
 std::string_view AllocatorName();
+// Turns the allocator's background threads (which return freed pages to the kernel off the
+// serving thread) on or off: jemalloc-bg-thread. False when the allocator refused; true and
+// nothing done without jemalloc.
+bool SetAllocatorBackgroundThreads(bool on);
 // One field of /proc/self/smaps_rollup ("Private_Dirty", "AnonHugePages") summed over this
 // process's mappings, in bytes; 0 when it cannot be read.
 uint64_t SmapsBytes(std::string_view field);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "server/crash_report.h"
 #include "server/errors.h"
 #include "server/failover.h"
 #include "server/keyspace_notify.h"
@@ -212,6 +213,14 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
         break;
       case ConfigHook::kReplBacklog:
         replication->ResizeBacklog();
+        break;
+      case ConfigHook::kAllocatorThreads:
+        if (!SetAllocatorBackgroundThreads(config.jemalloc_bg_thread)) {
+          return errors::ConfigSetFailed(change.name, "Failed to set background threads");
+        }
+        break;
+      case ConfigHook::kCrashLog:
+        ArmCrashHandler(config.crash_log_enabled);
         break;
       case ConfigHook::kOomScore:
         if (!UpdateOomScore()) {

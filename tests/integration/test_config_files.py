@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from support.server import goblin_binary, run_until_exit, free_port
+from support.server import free_port, goblin_binary, run_until_exit, wait_for
 
 DEBIAN_CONF = "/etc/redis/redis.conf"
 
@@ -192,3 +192,23 @@ def test_oom_score_adj_follows_the_role_and_the_options(make_server):
         assert oom_score(srv) == base + 5
         assert conn.call("CONFIG", "SET", "oom-score-adj", "no").raw == b"+OK\r\n"
         assert oom_score(srv) == base, "the score from before goes back"
+
+
+def thread_names(srv):
+    names = []
+    for task in os.listdir(f"/proc/{srv.proc.pid}/task"):
+        with open(f"/proc/{srv.proc.pid}/task/{task}/comm") as f:
+            names.append(f.read().strip())
+    return names
+
+
+def test_jemalloc_bg_thread_starts_and_stops_the_allocators_threads(make_server):
+    srv = make_server(options={"jemalloc-bg-thread": "no"})
+    with srv.raw() as conn:
+        assert conn.call("INFO", "memory").raw.find(b"mem_allocator:jemalloc") > 0
+        assert "jemalloc_bg_thd" not in thread_names(srv)
+        assert conn.call("CONFIG", "SET", "jemalloc-bg-thread", "yes").raw == b"+OK\r\n"
+        conn.call("DEBUG", "POPULATE", "10000")  # work for the allocator's threads
+        wait_for(lambda: "jemalloc_bg_thd" in thread_names(srv), what="a background thread")
+        assert conn.call("CONFIG", "SET", "jemalloc-bg-thread", "no").raw == b"+OK\r\n"
+        wait_for(lambda: "jemalloc_bg_thd" not in thread_names(srv), what="no background thread")

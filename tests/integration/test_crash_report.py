@@ -173,3 +173,16 @@ def test_exit_status_as_redis_server(make_server, subcommand):
         assert "BUG REPORT END. Make sure to include from START to END. ===" in log
     assert statuses["goblin"] == statuses[REFERENCE_BINARY]
     assert statuses["goblin"] == (-signal.SIGSEGV if subcommand == "SEGFAULT" else -signal.SIGABRT)
+
+
+def test_crash_log_enabled_no_dies_without_a_report(make_server):
+    srv = make_server(options={"crash-log-enabled": "no"})
+    log = crash(srv, "DEBUG", "SEGFAULT")
+    assert srv.proc.returncode == -signal.SIGSEGV
+    assert "BUG REPORT" not in log, log
+    # And CONFIG SET arms it again.
+    srv = make_server(options={"crash-log-enabled": "no"})
+    assert srv.client().config_set("crash-log-enabled", "yes")
+    log = crash(srv, "DEBUG", "SEGFAULT")
+    assert srv.proc.returncode == -signal.SIGSEGV
+    report_of(log)
