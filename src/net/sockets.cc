@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 namespace goblin::net {
@@ -83,6 +85,24 @@ ConnectResult ConnectTcp(const std::string& host, int port) {
   }
   freeaddrinfo(addresses);
   return result;
+}
+
+bool NotifyServiceManager(std::string_view message) {
+  const char* path = std::getenv("NOTIFY_SOCKET");
+  if (path == nullptr || path[0] == '\0') return false;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const size_t length = std::strlen(path);
+  if (length >= sizeof(address.sun_path)) return false;
+  std::memcpy(address.sun_path, path, length);
+  if (path[0] == '@') address.sun_path[0] = '\0';  // an abstract name
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length);
+  const bool sent = sendto(fd, message.data(), message.size(), MSG_NOSIGNAL,
+                           reinterpret_cast<const sockaddr*>(&address), size) >= 0;
+  close(fd);
+  return sent;
 }
 
 }  // namespace goblin::net

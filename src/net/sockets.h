@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "net/connection.h"
 
@@ -32,5 +33,9 @@ struct ConnectResult {
 // Resolves host and starts a non-blocking connection to port on the first address that takes
 // it, with TCP_NODELAY.
 ConnectResult ConnectTcp(const std::string& host, int port);
+
+// Sends message to the service manager's notification socket ($NOTIFY_SOCKET, a path or, with
+// a leading '@', an abstract name), as sd_notify does. False when there is none or it failed.
+bool NotifyServiceManager(std::string_view message);
 
 }  // namespace goblin::net

@@ -748,6 +748,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Enum("enable-protected-configs", &c.enable_protected_configs, kNoYesLocal, kImmutable);
   table.Enum("oom-score-adj", &c.oom_score_adj, {"no", "yes", "relative", "absolute"}, kMutable,
              ConfigHook::kOomScore);
+  table.Enum("supervised", &c.supervised, {"upstart", "systemd", "auto", "no"}, kImmutable);
   table.Bool("jemalloc-bg-thread", &c.jemalloc_bg_thread, kMutable, ConfigHook::kAllocatorThreads);
   table.Bool("crash-log-enabled", &c.crash_log_enabled, kMutable, ConfigHook::kCrashLog);
   table.Validated("oom-score-adj-values", &c.oom_score_adj_values, kMutable, NormalizeOomScores);
@@ -871,8 +872,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
     table.String(name, field, mutability);
     table.Inert();
   }
-  table.Enum("supervised", &inert.supervised, {"upstart", "systemd", "auto", "no"}, kImmutable);
-  table.Inert();
   table.Enum(
       "syslog-facility", &inert.syslog_facility,
       {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},

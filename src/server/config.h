@@ -179,6 +179,9 @@ struct Config {
   std::string enable_protected_configs = "no";
   // no, yes, relative or absolute, and the master's, replica's and background child's scores
   // (server/oom_score.h).
+  // no, upstart, systemd or auto: the service manager told when the server is ready
+  // (server/supervision.h).
+  std::string supervised = "no";
   // The allocator's background threads return freed pages (server/memory_stats.h).
   bool jemalloc_bg_thread = true;
   // A fatal signal writes the crash report (server/crash_report.h); no: the process just dies.
@@ -253,7 +256,6 @@ struct Config {
     bool always_show_logo = false;
     bool set_proc_title = true;
     std::string proc_title_template = "{title} {listen-addr} {server-mode}";
-    std::string supervised = "no";
     bool syslog_enabled = false;
     std::string syslog_ident = "redis";
     std::string syslog_facility = "local0";

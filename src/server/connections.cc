@@ -23,6 +23,7 @@
 #include "server/replication.h"
 #include "server/server.h"
 #include "server/shutdown.h"
+#include "server/supervision.h"
 
 namespace goblin {
 
@@ -236,6 +237,8 @@ int Server::Run() {
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
+  Supervision supervision(config.supervised);
+  supervision.Ready();
   master_link->Start();
 
   next_tick_ms_ = NowMs();
@@ -255,6 +258,7 @@ int Server::Run() {
     }
     if (!ServeEvents(-1)) return 1;
   }
+  supervision.Stopping();
   LogNotice("Goblin is now ready to exit, bye bye...");
   return 0;
 }

@@ -5,9 +5,12 @@ missing feature (TLS, cluster mode, an ACL file) stops startup instead of being 
 
 import os
 import re
+import socket
+import subprocess
 
 import pytest
 
+from support.resp import RawConnection
 from support.server import free_port, goblin_binary, run_until_exit, wait_for
 
 DEBIAN_CONF = "/etc/redis/redis.conf"
@@ -217,3 +220,29 @@ def test_jemalloc_bg_thread_starts_and_stops_the_allocators_threads(make_server)
             assert "jemalloc_bg_thd" not in thread_names(srv)
         assert conn.call("CONFIG", "SET", "jemalloc-bg-thread", "no").raw == b"+OK\r\n"
         wait_for(lambda: "jemalloc_bg_thd" not in thread_names(srv), what="no background thread")
+
+
+def test_supervised_systemd_tells_the_manager_it_is_ready_then_stopping(tmp_path):
+    notify_path = str(tmp_path / "notify.sock")
+    manager = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    manager.bind(notify_path)
+    manager.settimeout(30)
+    port = free_port()
+    with open(tmp_path / "log", "w") as log:
+        proc = subprocess.Popen([goblin_binary(), "--port", str(port), "--save", "", "--dir",
+                                 str(tmp_path), "--supervised", "systemd"],
+                                env={**os.environ, "NOTIFY_SOCKET": notify_path},
+                                stdout=log, stderr=log)
+    try:
+        assert b"READY=1" in manager.recv(4096).split(b"\n")
+        # Ready means serving, the data loaded.
+        with RawConnection(port=port) as conn:
+            assert conn.call("PING").raw == b"+PONG\r\n"
+            conn.send_command("SHUTDOWN", "NOSAVE")
+        assert manager.recv(4096) == b"STOPPING=1\n"
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        manager.close()
