@@ -1,5 +1,6 @@
 // goblin-server [config-file] [--option value ...]: redis-server's command line.
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -274,6 +275,9 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + name;
     }
     LogNotice("Accepted for compatibility, with no effect in Goblin: " + names);
+  }
+  if (server.config.disable_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) {
+    LogWarning(std::string("Unable to disable transparent huge pages: ") + std::strerror(errno));
   }
   server.UpdateOomScore();
   SetAllocatorBackgroundThreads(server.config.jemalloc_bg_thread);

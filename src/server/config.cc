@@ -748,6 +748,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Enum("enable-protected-configs", &c.enable_protected_configs, kNoYesLocal, kImmutable);
   table.Enum("oom-score-adj", &c.oom_score_adj, {"no", "yes", "relative", "absolute"}, kMutable,
              ConfigHook::kOomScore);
+  table.Bool("disable-thp", &c.disable_thp, kImmutable);
   table.Enum("supervised", &c.supervised, {"upstart", "systemd", "auto", "no"}, kImmutable);
   table.Bool("jemalloc-bg-thread", &c.jemalloc_bg_thread, kMutable, ConfigHook::kAllocatorThreads);
   table.Bool("crash-log-enabled", &c.crash_log_enabled, kMutable, ConfigHook::kCrashLog);
@@ -829,7 +830,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
         {"always-show-logo", &inert.always_show_logo, kImmutable},
         {"set-proc-title", &inert.set_proc_title, kImmutable},
         {"syslog-enabled", &inert.syslog_enabled, kImmutable},
-        {"disable-thp", &inert.disable_thp, kImmutable},
         {"crash-memcheck-enabled", &inert.crash_memcheck_enabled, kMutable},
         {"replica-ignore-disk-write-errors", &inert.replica_ignore_disk_write_errors, kMutable},
         {"aof-rewrite-incremental-fsync", &inert.aof_rewrite_incremental_fsync, kMutable},

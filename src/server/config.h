@@ -182,6 +182,9 @@ struct Config {
   // no, upstart, systemd or auto: the service manager told when the server is ready
   // (server/supervision.h).
   std::string supervised = "no";
+  // Transparent huge pages off for this process (prctl PR_SET_THP_DISABLE): a fork for a
+  // snapshot would otherwise copy 2 MB for every page written meanwhile.
+  bool disable_thp = true;
   // The allocator's background threads return freed pages (server/memory_stats.h).
   bool jemalloc_bg_thread = true;
   // A fatal signal writes the crash report (server/crash_report.h); no: the process just dies.
@@ -259,7 +262,6 @@ struct Config {
     bool syslog_enabled = false;
     std::string syslog_ident = "redis";
     std::string syslog_facility = "local0";
-    bool disable_thp = true;
     bool crash_memcheck_enabled = true;
     std::string maxmemory_clients = "0";
     std::string bind_source_addr;

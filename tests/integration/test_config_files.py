@@ -246,3 +246,13 @@ def test_supervised_systemd_tells_the_manager_it_is_ready_then_stopping(tmp_path
             proc.kill()
             proc.wait()
         manager.close()
+
+
+def transparent_huge_pages(srv):
+    with open(f"/proc/{srv.proc.pid}/status") as f:
+        return int(next(line for line in f if line.startswith("THP_enabled:")).split()[1])
+
+
+def test_disable_thp_turns_transparent_huge_pages_off_for_the_process(make_server):
+    assert transparent_huge_pages(make_server()) == 0, "yes by default, as in Redis"
+    assert transparent_huge_pages(make_server(options={"disable-thp": "no"})) == 1
