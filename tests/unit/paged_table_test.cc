@@ -103,7 +103,8 @@ TEST(PagedTableTest, SetValueOfEverySizeChange) {
       "y", "longer value", "s", "12345", "-7", std::string(3000, 'o'), "", std::string(200, 'l')};
   for (const std::string& value : values) {
     for (int i = 0; i < 1000; i += 3) {
-      const PackedKey key = PackedKey::Of("field" + std::to_string(i));
+      const std::string name = "field" + std::to_string(i);  // the key views it
+      const PackedKey key = PackedKey::Of(name);
       const std::optional<EntryRef> ref = table.Find(key);
       ASSERT_TRUE(ref);
       table.SetValue(key, *ref, CellInput::Of(value));
