@@ -189,13 +189,6 @@ class CommandFuzz {
   std::vector<std::vector<std::string>> names_;
 };
 
-std::string Encode(const std::vector<std::string>& argv) {
-  std::string request = "*" + std::to_string(argv.size()) + "\r\n";
-  for (const std::string& arg : argv)
-    request += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
-  return request;
-}
-
 std::string Describe(const std::vector<std::string>& argv) {
   std::string text;
   for (const std::string& arg : argv) {
@@ -237,14 +230,14 @@ TEST_P(CommandFuzzTest, EveryCommandLeavesWholeRepliesAndSoundValues) {
   for (int batch = 0; batch < kBatches; ++batch) {
     Client* client = &goblin.Connect();  // a fresh connection: no MULTI, subscription or db left
     for (const std::vector<std::string>& step : kSetup) {
-      const std::string reply = goblin.Send(*client, Encode(step));
+      const std::string reply = goblin.Send(*client, InProcessServer::Encode(step));
       ASSERT_TRUE(WholeReplies(reply) && reply[0] != '-') << Describe(step) << ": " << reply;
     }
     std::string history;
     for (int i = 0; i < kBatchLength; ++i) {
       const std::vector<std::string> argv = fuzz.Next();
       history += "\n " + Describe(argv);
-      const std::string reply = goblin.Send(*client, Encode(argv));
+      const std::string reply = goblin.Send(*client, InProcessServer::Encode(argv));
       const std::string where =
           "seed " + std::to_string(GetParam()) + ", batch " + std::to_string(batch) + ":" + history;
       if (client->blocked) {  // its reply comes when a key is served or never: go on elsewhere

@@ -84,7 +84,12 @@ class InProcessServer {
   }
 
   static std::string Encode(std::initializer_list<std::string_view> argv) {
-    std::string request = "*" + std::to_string(argv.size()) + "\r\n";
+    return Encode(std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
+  // argv as a RESP array of bulk strings; Words is any range of strings or views.
+  template <typename Words>
+  static std::string Encode(const Words& argv) {
+    std::string request = "*" + std::to_string(std::size(argv)) + "\r\n";
     for (std::string_view arg : argv) {
       request += "$" + std::to_string(arg.size()) + "\r\n";
       request.append(arg);
