@@ -143,8 +143,6 @@ struct CommandAdder {
 // the given lines, then "HELP / Prints this help.".
 void ReplyHelp(CommandContext& ctx, std::initializer_list<const char*> lines);
 
-// One client as CLIENT LIST and CLIENT INFO describe it (and Redis's log names a client).
-std::string ClientInfoLine(const Client& client, int64_t now_ms);
 
 // Marks a write for persistence bookkeeping (changes since the last save).
 inline void MarkDirty(CommandContext& ctx, uint64_t changes = 1) { ctx.server.dirty += changes; }

@@ -50,19 +50,9 @@ void SelectCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-// Checks a username/password pair against requirepass (the only user is "default").
-// Replies the error and returns false when they do not match.
+// Logs the client in as user. Replies the error and returns false when the pair opens no user.
 bool Authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
-  const std::string& required = ctx.server.config.requirepass;
-  if (user == "default" && !required.empty() && password == required) {
-    ctx.client.authenticated = true;
-    return true;
-  }
-  if (user == "default" && required.empty()) {
-    // With no password set, the default user takes any password.
-    ctx.client.authenticated = true;
-    return true;
-  }
+  if (ctx.server.LogIn(ctx.client, ctx.arg(0), user, password)) return true;
   ctx.reply.Error("WRONGPASS invalid username-password pair or user is disabled.");
   return false;
 }
@@ -72,7 +62,7 @@ void AuthCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  if (ctx.argc() == 2 && ctx.server.config.requirepass.empty()) {
+  if (ctx.argc() == 2 && ctx.server.acl.default_user().nopass()) {
     ctx.reply.Error(
         "ERR AUTH <password> called without any password configured for the default user. Are "
         "you sure your configuration is correct?");
@@ -161,7 +151,8 @@ void ResetCommand(CommandContext& ctx) {
   client.reply_mode = ReplyMode::kOn;
   client.no_evict = false;
   client.no_touch = false;
-  client.authenticated = ctx.server.config.requirepass.empty();
+  client.user = &ctx.server.acl.default_user();
+  client.authenticated = !ctx.server.acl.DefaultNeedsAuth();
   client.DiscardTransaction();
   ctx.server.UnwatchAll(client);
   ctx.server.pubsub.RemoveClient(client);
@@ -171,75 +162,6 @@ void ResetCommand(CommandContext& ctx) {
 }
 
 // --- CLIENT -------------------------------------------------------------------------------
-
-}  // namespace
-
-std::string ClientInfoLine(const Client& c, int64_t now_ms) {
-  std::string line;
-  line.reserve(300);
-  auto field = [&line](std::string_view name, std::string_view value) {
-    if (!line.empty()) line += ' ';
-    line.append(name).append("=").append(value);
-  };
-  auto number = [&field](std::string_view name, int64_t value) {
-    field(name, Int64ToString(value));
-  };
-  number("id", static_cast<int64_t>(c.id));
-  field("addr", c.address);
-  field("laddr", c.local_address);
-  number("fd", c.fd);
-  field("name", c.name);
-  number("age", (now_ms - c.created_ms) / 1000);
-  number("idle", (now_ms - c.last_interaction_ms) / 1000);
-  std::string flags;  // in Redis's order
-  if (c.is_replica()) flags += 'S';
-  if (c.kind == ClientKind::kMaster) flags += 'M';
-  if (c.monitor) flags += 'O';
-  if (c.subscribed()) flags += 'P';
-  if (c.in_multi) flags += 'x';
-  if (c.blocked) flags += 'b';
-  if (c.tracking.on) flags += 't';
-  if (c.tracking.broken_redirect) flags += 'R';
-  if (c.tracking.bcast) flags += 'B';
-  if (c.watch_dirty) flags += 'd';
-  if (c.close_after_reply) flags += 'c';
-  if (c.unix_socket) flags += 'U';
-  if (c.no_evict) flags += 'e';
-  if (c.no_touch) flags += 'T';
-  field("flags", flags.empty() ? std::string_view("N") : std::string_view(flags));
-  number("db", c.db);
-  number("sub", static_cast<int64_t>(c.channels.size()));
-  number("psub", static_cast<int64_t>(c.patterns.size()));
-  number("ssub", static_cast<int64_t>(c.shard_channels.size()));
-  number("multi", -1);
-  number("qbuf", static_cast<int64_t>(c.input.size()));
-  number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
-  number("argv-mem", 0);
-  number("multi-mem", 0);
-  number("rbs", static_cast<int64_t>(c.output.allocated()));
-  number("rbp", static_cast<int64_t>(c.output.size()));
-  // Redis keeps a reply in a 16 KB buffer (obl) and then in a list of 16 KB blocks (oll,
-  // omem). Here blocks may be larger (one per big reply): the figures are Redis's cut of the
-  // unsent bytes.
-  constexpr int64_t kReplyChunk = 16 * 1024;
-  const auto pending = static_cast<int64_t>(c.pending_output());
-  const int64_t in_buffer = std::min(pending, kReplyChunk);
-  number("obl", in_buffer);
-  number("oll", (pending - in_buffer + kReplyChunk - 1) / kReplyChunk);
-  number("omem", pending - in_buffer);
-  number("tot-mem",
-         static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.allocated()));
-  field("events", c.want_write ? "rw" : "r");
-  field("cmd", c.last_command);
-  field("user", c.kind == ClientKind::kMaster ? "(superuser)" : "default");
-  number("redir", c.tracking.on ? static_cast<int64_t>(c.tracking.redirect) : -1);
-  number("resp", c.reply.protocol());
-  field("lib-name", c.lib_name);
-  field("lib-ver", c.lib_ver);
-  return line;
-}
-
-namespace {
 
 void ClientIdCommand(CommandContext& ctx) {
   ctx.reply.Integer(static_cast<int64_t>(ctx.client.id));
@@ -336,7 +258,8 @@ void ClientKillCommand(CommandContext& ctx) {
     return;
   }
   std::optional<uint64_t> id;
-  std::optional<std::string> address, local_address, user, type;
+  std::optional<std::string> address, local_address, type;
+  const acl::User* user = nullptr;
   std::optional<int64_t> max_age;
   bool skip_me = true;
   for (size_t i = 2; i + 1 < ctx.argc(); i += 2) {
@@ -353,11 +276,11 @@ void ClientKillCommand(CommandContext& ctx) {
     } else if (EqualsIgnoreCase(option, "laddr")) {
       local_address = std::string(value);
     } else if (EqualsIgnoreCase(option, "user")) {
-      if (value != "default") {
+      user = ctx.server.acl.Find(value);
+      if (user == nullptr) {
         ctx.reply.Error("ERR No such user '" + errors::Quote(value) + "'");
         return;
       }
-      user = std::string(value);
     } else if (EqualsIgnoreCase(option, "type")) {
       type = ClientTypeName(value);
       if (!type) {
@@ -391,7 +314,7 @@ void ClientKillCommand(CommandContext& ctx) {
     if (id && client->id != *id) continue;
     if (address && client->address != *address) continue;
     if (local_address && client->local_address != *local_address) continue;
-    if (user && *user != "default") continue;
+    if (user != nullptr && client->user != user) continue;
     if (max_age && (ctx.now_ms - client->created_ms) / 1000 < *max_age) continue;
     if (skip_me && client == &ctx.client) continue;
     ctx.server.KillClient(*client, ctx.client);

@@ -32,5 +32,6 @@ void RegisterStreamCommands(CommandTable* table);
 void RegisterHyperLogLogCommands(CommandTable* table);
 void RegisterGeoCommands(CommandTable* table);
 void RegisterLolwutCommand(CommandTable* table);
+void RegisterAclCommands(CommandTable* table);
 
 }  // namespace goblin

@@ -286,6 +286,11 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
           st.client_output_buffer_limit_disconnections);
   w.Field("reply_buffer_shrinks", "0");
   w.Field("reply_buffer_expands", "0");
+  const acl::AccessControl::Counters& denied = ctx.server.acl.denied();
+  w.Field("acl_access_denied_auth", denied.auth);
+  w.Field("acl_access_denied_cmd", denied.command);
+  w.Field("acl_access_denied_key", denied.key);
+  w.Field("acl_access_denied_channel", denied.channel);
 }
 
 void ReplicationSection(CommandContext& ctx, InfoWriter& w) {

@@ -26,6 +26,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterHyperLogLogCommands(table);
   RegisterGeoCommands(table);
   RegisterLolwutCommand(table);
+  RegisterAclCommands(table);
 }
 
 }  // namespace goblin

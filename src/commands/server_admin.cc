@@ -91,6 +91,7 @@ void ConfigResetstatCommand(CommandContext& ctx) {
   s.stats.rejected_connections = 0;
   s.stats.net_input_bytes = s.stats.net_output_bytes = 0;
   s.stats.total_error_replies = 0;
+  s.acl.ResetCounters();
   s.stats.error_counts.clear();
   s.stats.total_reads_processed = s.stats.total_writes_processed = 0;
   for (const Command* command : s.commands.All()) {

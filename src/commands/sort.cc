@@ -36,6 +36,13 @@ struct SortOptions {
   std::optional<std::string_view> store;
 };
 
+// BY and GET patterns may name any key: the user must be allowed to read every key.
+bool MayReadEveryKey(const CommandContext& ctx) {
+  const acl::User* user = ctx.client.user;
+  return user == nullptr || user->unrestricted() ||
+         user->AllowsWithEveryKey(ctx.command, ctx.argv, kKeyAccess);
+}
+
 // The options after the key; false after replying the error.
 bool ParseSortOptions(CommandContext& ctx, bool read_only, SortOptions* options) {
   for (size_t i = 2; i < ctx.argc(); ++i) {
@@ -58,8 +65,17 @@ bool ParseSortOptions(CommandContext& ctx, bool read_only, SortOptions* options)
     } else if (EqualsIgnoreCase(word, "by") && left >= 1) {
       options->by = ctx.arg(++i);
       // A pattern that names no element ("nosort" by convention) keeps the stored order.
-      if (options->by->find('*') == std::string_view::npos) options->dont_sort = true;
+      if (options->by->find('*') == std::string_view::npos) {
+        options->dont_sort = true;
+      } else if (!MayReadEveryKey(ctx)) {
+        ctx.reply.Error("ERR BY option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
     } else if (EqualsIgnoreCase(word, "get") && left >= 1) {
+      if (!MayReadEveryKey(ctx)) {
+        ctx.reply.Error("ERR GET option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
       options->gets.push_back(ctx.arg(++i));
     } else {
       ctx.reply.Error(errors::kSyntax);

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,8 +49,9 @@ class ScriptHost {
   // with, when the script must stop (SCRIPT KILL); serves other clients meanwhile when the
   // script has run past busy-reply-threshold.
   virtual bool Interrupted(std::string* error) = 0;
-  // redis.acl_check_cmd: whether name is a command at all.
-  virtual bool KnownCommand(std::string_view name) = 0;
+  // redis.acl_check_cmd: whether the script's user may run argv; nullopt when argv names no
+  // command.
+  virtual std::optional<bool> AclCheck(std::span<const std::string_view> argv) = 0;
   // redis.set_repl: where the script's next writes are propagated (REPL_* bits: 1 the
   // append-only file, 2 replicas).
   virtual void SetReplication(int flags) = 0;

@@ -210,11 +210,10 @@ int AclCheckCommand(lua_State* lua) {
   if (!CollectArguments(lua, vm, argc)) {
     return RaiseError(lua, "Lua redis lib command arguments must be strings or integers");
   }
-  if (vm->host() == nullptr || !vm->host()->KnownCommand(vm->call_argv[0])) {
-    return RaiseError(lua, "Invalid command passed to redis.acl_check_cmd()");
-  }
-  // Every user is the default user, who may run everything.
-  lua_pushboolean(lua, 1);
+  const std::optional<bool> allowed =
+      vm->host() != nullptr ? vm->host()->AclCheck(vm->call_argv) : std::nullopt;
+  if (!allowed) return RaiseError(lua, "Invalid command passed to redis.acl_check_cmd()");
+  lua_pushboolean(lua, *allowed ? 1 : 0);
   return 1;
 }
 

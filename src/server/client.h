@@ -19,6 +19,10 @@
 
 namespace goblin {
 
+namespace acl {
+class User;
+}
+
 enum class ReplyMode { kOn, kOff, kSkipNext, kSkipThis };
 
 // Who issues a client's commands. Only a connection is subject to the checks that protect the
@@ -140,6 +144,11 @@ struct Client final : net::EventHandler {
   bool want_write = false;  // its connection is watched for writability
 
   int db = 0;
+  // The ACL user the client runs as (server/acl/user.h); null for a client that may run
+  // anything (the master's link, the append-only file's replay).
+  acl::User* user = nullptr;
+  // Logged in: AUTH or HELLO succeeded, or the default user needed no password when the
+  // client connected.
   bool authenticated = false;
   bool close_after_reply = false;
   bool no_evict = false;
@@ -224,5 +233,9 @@ struct Client final : net::EventHandler {
   };
   Tracking tracking;
 };
+
+// One client as CLIENT LIST and CLIENT INFO describe it (and Redis's log and ACL LOG name a
+// client).
+std::string ClientInfoLine(const Client& client, int64_t now_ms);
 
 }  // namespace goblin

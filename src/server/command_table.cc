@@ -145,6 +145,7 @@ void CompleteRow(Command* command) {
 
 Command* CommandTable::Add(Command command) {
   command.name = AsciiLower(command.name);
+  command.acl_id = next_acl_id_++;
   CompleteRow(&command);
   auto owned = std::make_unique<Command>(std::move(command));
   Command* raw = owned.get();
@@ -156,6 +157,7 @@ Command* CommandTable::Add(Command command) {
 Command* CommandTable::AddSubcommand(Command* parent, Command command) {
   command.name = parent->name + "|" + AsciiLower(command.name);
   command.parent = parent;
+  command.acl_id = next_acl_id_++;
   CompleteRow(&command);
   parent->subcommands.push_back(std::make_unique<Command>(std::move(command)));
   return parent->subcommands.back().get();

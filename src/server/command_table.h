@@ -90,6 +90,9 @@ struct Command {
   uint32_t flags = 0;
   // Redis's ACL categories (AclCategory): the row's own and those its flags imply.
   uint32_t acl_categories = 0;
+  // The row's bit in an ACL selector's command set (server/acl/selector.h), given in order of
+  // registration, subcommands included.
+  uint32_t acl_id = 0;
   // Where the keys of a call sit and what the command does to each: the one description of
   // the command's keys (see the top of this file).
   std::vector<KeySpec> key_specs;
@@ -143,6 +146,8 @@ class CommandTable {
   const Command* FindFullName(std::string_view name) const;
   const std::vector<const Command*>& All() const { return ordered_; }
   size_t size() const { return ordered_.size(); }
+  // How many ACL ids the rows took (Command::acl_id is below it).
+  uint32_t acl_ids() const { return next_acl_id_; }
 
  private:
   struct NameHash {
@@ -151,6 +156,7 @@ class CommandTable {
   };
   std::unordered_map<std::string, std::unique_ptr<Command>, NameHash, std::equal_to<>> commands_;
   std::vector<const Command*> ordered_;
+  uint32_t next_acl_id_ = 0;
 };
 
 }  // namespace goblin

@@ -243,8 +243,9 @@ class ConfigRegistry::OptionTable {
   void Octal(const char* name, int64_t* field, int64_t min, int64_t max, Mutability mutability) {
     Add(name, Kind::kOctal, field, mutability, kNone, min, max);
   }
-  void String(const char* name, std::string* field, Mutability mutability) {
-    Add(name, Kind::kString, field, mutability, kNone);
+  void String(const char* name, std::string* field, Mutability mutability,
+              ConfigHook hook = kNone) {
+    Add(name, Kind::kString, field, mutability, hook);
   }
   // One of `choices`, matched without case and stored in lower case.
   void Enum(const char* name, std::string* field, const Choices& choices, Mutability mutability,
@@ -639,7 +640,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("maxclients", &c.maxclients, 1, kMaxInt, kMutable);
   table.Dir("dir", &c.dir, kProtected);
   table.Int("databases", &c.databases, 1, kMaxInt, kImmutable);
-  table.String("requirepass", &c.requirepass, kMutable);
+  table.String("requirepass", &c.requirepass, kMutable, ConfigHook::kDefaultPassword);
   table.Enum("enable-debug-command", &c.enable_debug_command, kNoYesLocal, kImmutable);
   table.Enum("enable-module-command", &c.enable_module_command, kNoYesLocal, kImmutable);
   table.Int("hz", &c.hz, 0, kMaxInt, kMutable, ConfigHook::kClampHz);
@@ -811,10 +812,9 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Memory("cluster-link-sendbuf-limit", &cluster.link_sendbuf_limit, 0, kMaxLong, kMutable);
 
   table.String("aclfile", &c.acl.file, kImmutable);
-  table.OnlyValue("", "ACL users are not supported by this server yet");
   table.Int("acllog-max-len", &c.acl.log_max_len, 0, kMaxLong, kMutable);
   table.Enum("acl-pubsub-default", &c.acl.pubsub_default, {"allchannels", "resetchannels"},
-             kMutable);
+             kMutable, ConfigHook::kAclPubsubDefault);
 
   // No effect in Goblin (Config::Inert).
   Config::Inert& inert = c.inert;
@@ -979,6 +979,12 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
     };
     if (!SplitInlineArgs(line, &words)) return fail("Unbalanced quotes in configuration line");
     if (words.empty()) continue;
+    if (AsciiLower(words[0]) == "user") {
+      // A user of the ACL (server/acl/access_control.h): its rules are checked at startup.
+      if (words.size() < 2) return fail(kBadDirective);
+      config_->acl.users.emplace_back(words.begin() + 1, words.end());
+      continue;
+    }
     if (AsciiLower(words[0]) == "include") {
       if (words.size() != 2) return fail(kBadDirective);
       std::string error = LoadFile(words[1]);
@@ -1019,6 +1025,10 @@ std::string ConfigRegistry::LoadCommandLine(int argc, char** argv) {
     }
     if (values.empty()) {
       return "option '--" + name + "' needs a value (" + kBadDirective + ")";
+    }
+    if (AsciiLower(name) == "user") {
+      config_->acl.users.push_back(std::move(values));
+      continue;
     }
     std::string error = Apply(name, values);
     if (!error.empty()) return "option '--" + name + "': " + error;

@@ -194,7 +194,7 @@ struct Config {
 
   // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
   // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
-  // for the missing feature (tls-port, cluster-enabled, aclfile) is refused rather than
+  // for the missing feature (tls-port, cluster-enabled) is refused rather than
   // ignored, since ignoring it would leave traffic unencrypted or access open.
   struct Tls {
     int64_t port = 0;
@@ -230,6 +230,8 @@ struct Config {
   } cluster;
   struct Acl {
     std::string file;
+    // The configuration file's `user` lines: each the user's name, then its rules.
+    std::vector<std::vector<std::string>> users;
     int64_t log_max_len = 128;
     std::string pubsub_default = "resetchannels";
   } acl;
@@ -294,6 +296,8 @@ enum class ConfigHook {
   kOomScore,          // the process's OOM score follows oom-score-adj and its values
   kCrashLog,          // the crash report's signal handlers follow crash-log-enabled
   kAllocatorThreads,  // the allocator's background threads follow jemalloc-bg-thread
+  kDefaultPassword,   // requirepass becomes the default user's one password (nopass when empty)
+  kAclPubsubDefault,  // users and selectors created from now on start from acl-pubsub-default
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

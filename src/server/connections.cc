@@ -220,6 +220,7 @@ int Server::Run() {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
 
+  if (!LoadUsers()) return 1;
   std::string error;
   if (!OpenListeners(&error)) {
     LogWarning(error);
@@ -367,7 +368,8 @@ void Server::Accept(const Listener& listener) {
     const int fd = connection->fd();
     auto client = std::make_unique<Client>(next_client_id_++, fd);
     client->unix_socket = listener.unix_socket;
-    client->authenticated = config.requirepass.empty();
+    client->user = &acl.default_user();
+    client->authenticated = !acl.DefaultNeedsAuth();
     client->created_ms = client->last_interaction_ms = NowMs();
     if (listener.unix_socket) {
       client->address = config.unixsocket + ":0";
@@ -377,7 +379,7 @@ void Server::Accept(const Listener& listener) {
       if (config.tcp_keepalive > 0) connection->SetKeepAlive();
       client->address = net::FormatAddress(peer);
       client->local_address = connection->LocalAddress();
-      if (config.protected_mode && config.requirepass.empty() && !net::IsLoopback(peer)) {
+      if (config.protected_mode && acl.default_user().nopass() && !net::IsLoopback(peer)) {
         connection->Write(kProtectedModeError.data(), kProtectedModeError.size());
         ++stats.rejected_connections;
         continue;
@@ -430,7 +432,7 @@ void Server::ProcessInput(Client& client) {
   size_t prefetched = 0;  // requests ahead whose keys are on their way to the cache
   while (!client.close_after_reply && !client.blocked && !client.paused &&
          client.input.size() > 0) {
-    limits.authenticated = client.authenticated;
+    limits.authenticated = client.authenticated || !acl.DefaultNeedsAuth();
     std::string_view data = client.input.pending();
     if (client.parser.bytes_needed() > data.size()) break;
     if (prefetched == 0) prefetched = PrefetchPipelinedKeys(client, data);

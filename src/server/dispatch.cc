@@ -78,7 +78,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     return;
   }
   const AdmissionFlags flags = FlagsForAdmission(client, *command);
-  if (std::string refusal = AdmissionRefusal(client, *command, flags, argv.size());
+  if (std::string refusal = AdmissionRefusal(client, *command, flags, argv);
       !refusal.empty()) {
     Refuse(client, refusal, command);
     return;
@@ -101,6 +101,27 @@ void Server::RunQueued(Client& client, const std::vector<std::string_view>& argv
   std::string error;
   // Found when it was queued; the table does not change at run time.
   const Command* command = LookUpCommand(argv, &error);
+  // The user's rules may have changed since the command was queued: they are checked again.
+  if (client.user != nullptr && !client.user->unrestricted()) {
+    size_t position = 0;
+    const acl::Denial denial = client.user->Check(*command, argv, &position);
+    if (denial != acl::Denial::kNone) {
+      acl.Log(denial, acl::LogContext::kMulti,
+              std::string(denial == acl::Denial::kCommand ? command->name : argv[position]),
+              client.user->name(), ClientInfoLine(client, now_ms_), now_ms_,
+              static_cast<size_t>(config.acl.log_max_len));
+      static constexpr std::string_view kReasons[] = {
+          "no permission", "no permission to execute the command or subcommand",
+          "no permission to touch the specified keys", "no permission",
+          "no permission to access one of the channels used as arguments"};
+      client.reply.Error(
+          "NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+          "EXEC call. This command is no longer allowed for the following reason: " +
+          std::string(kReasons[static_cast<size_t>(denial)]));
+      CountError("NOPERM");
+      return;
+    }
+  }
   Call(client, *command, argv);
 }
 
@@ -141,22 +162,25 @@ Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Com
 //       enable-module-command does not allow
 //    3. authentication
 //    4. a command MULTI may not hold, inside MULTI
-//       (the ACL check and the cluster redirection belong here, in this order)
-//    5. maxmemory, once the policy has evicted what it may
-//    6. MISCONF: the last background save or an AOF write failed
-//    7. min-replicas-to-write
-//    8. a write to a read-only replica
-//    9. the RESP2 subscribed context
-//   10. replica-serve-stale-data no, while the link to the master is down
-//   11. loading
-//   12. a script running past busy-reply-threshold
-//   13. a replica or a monitor (Redis's monitors are replicas underneath) touching the keyspace
+//    5. the client's ACL user may not run it, or not on these keys or channels
+//       (the cluster redirection belongs here)
+//    6. maxmemory, once the policy has evicted what it may
+//    7. MISCONF: the last background save or an AOF write failed
+//    8. min-replicas-to-write
+//    9. a write to a read-only replica
+//   10. the RESP2 subscribed context
+//   11. replica-serve-stale-data no, while the link to the master is down
+//   12. loading
+//   13. a script running past busy-reply-threshold
+//   14. a replica or a monitor (Redis's monitors are replicas underneath) touching the keyspace
 // Then, in Dispatch: CLIENT PAUSE holds the command, MULTI queues it.
 // A connection goes through every check; the other clients (the append-only file's replay,
-// the master's stream, a script's calls: server/client.h) only through the first four.
+// the master's stream, a script's calls: server/client.h) only through the first five (a
+// script's calls are checked against its caller's user by the script runner).
 std::string Server::AdmissionRefusal(Client& client, const Command& command,
-                                     const AdmissionFlags& flags, size_t argc) {
-  if (!command.ArityOk(argc)) return errors::WrongArity(command.name);
+                                     const AdmissionFlags& flags,
+                                     const std::vector<std::string_view>& argv) {
+  if (!command.ArityOk(argv.size())) return errors::WrongArity(command.name);
   if (command.flags & kCmdProtected) {
     const bool debug = command.name == "debug";
     const std::string& mode = debug ? config.enable_debug_command : config.enable_module_command;
@@ -165,12 +189,19 @@ std::string Server::AdmissionRefusal(Client& client, const Command& command,
                    : errors::ProtectedCommandRefused("MODULE", "enable-module-command");
     }
   }
-  if (!client.authenticated && !(command.flags & kCmdNoAuth)) {
-    if (!config.requirepass.empty()) return std::string(errors::kNoAuth);
-    client.authenticated = true;
+  if (!client.authenticated && !(command.flags & kCmdNoAuth) && acl.DefaultNeedsAuth()) {
+    return std::string(errors::kNoAuth);
   }
   if (client.in_multi && (command.flags & kCmdNoMulti)) {
     return "ERR Command not allowed inside a transaction";
+  }
+  // A script's calls were checked by the script runner, with the script's context.
+  if (client.user != nullptr && !client.user->unrestricted() &&
+      client.kind != ClientKind::kScript) {
+    if (std::string refusal = AclRefusal(client, command, argv, LogContextOf(client));
+        !refusal.empty()) {
+      return refusal;
+    }
   }
   if (!client.is_connection()) return "";
   // While a script is busy nothing is evicted: the script's view of the data must hold.

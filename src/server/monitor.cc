@@ -16,6 +16,9 @@ void MarkSecretArguments(const Command& command, const std::vector<std::string_v
   };
   if (command.name == "auth") {
     for (size_t i = 1; i < argv.size(); ++i) mark(i);
+  } else if (command.name == "acl|setuser") {
+    // The user's name and rules: passwords and what the user may reach.
+    for (size_t i = 2; i < argv.size(); ++i) mark(i);
   } else if (command.name == "hello") {
     for (size_t i = 2; i + 2 < argv.size(); ++i) {
       if (EqualsIgnoreCase(argv[i], "auth")) {

@@ -82,6 +82,7 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
                       .count();
   start_ms_ = start_micros_ / 1000;
   client_.db = caller.db;
+  client_.user = caller.user;  // the script's commands run as its caller
   client_.reply.set_protocol(2);
   caller.running_script = true;
 
@@ -98,6 +99,7 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
 
   caller.running_script = false;
   caller_ = nullptr;
+  client_.user = nullptr;
   busy_ = false;
   server_.effects.set_targets(kToAll);
 }
@@ -113,6 +115,12 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
     return "ERR Wrong number of args calling Redis command from script";
   }
   if (command->flags & kCmdNoscript) return "ERR This Redis command is not allowed from script";
+  if (client_.user != nullptr && !client_.user->unrestricted()) {
+    std::string refusal = server_.AclRefusal(client_, *command, argv_, acl::LogContext::kLua);
+    if (!refusal.empty()) {
+      return "ERR ACL failure in script: " + refusal.substr(refusal.find(' ') + 1);
+    }
+  }
   if (read_only_ && (command->flags & (kCmdWrite | kCmdMayReplicate))) {
     return "ERR Write commands are not allowed from read-only scripts.";
   }
@@ -136,6 +144,7 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
 
 void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::string* reply) {
   const Command* command = nullptr;
+  argv_.assign(argv.begin(), argv.end());
   if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
     OutputBuffer error;
     ReplyBuilder(&error).Error(refusal);
@@ -143,7 +152,6 @@ void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::s
     return;
   }
   if (command->flags & kCmdWrite) wrote_ = true;
-  argv_.assign(argv.begin(), argv.end());
   client_.reply.set_protocol(resp);
   client_.output.clear();
   // redis.set_repl's bits are the effects stream's targets (REPL_AOF the log, REPL_REPLICA the
@@ -188,8 +196,14 @@ std::string ScriptRunner::Kill(bool function) {
   return "";
 }
 
-bool ScriptRunner::KnownCommand(std::string_view name) {
-  return server_.commands.Find(name) != nullptr;
+std::optional<bool> ScriptRunner::AclCheck(std::span<const std::string_view> argv) {
+  std::vector<std::string_view> call(argv.begin(), argv.end());
+  std::string unknown;
+  const Command* command = server_.LookUpCommand(call, &unknown);
+  if (command == nullptr) return std::nullopt;
+  const acl::User* user = caller_ != nullptr ? caller_->user : nullptr;
+  size_t position = 0;
+  return user == nullptr || user->Check(*command, call, &position) == acl::Denial::kNone;
 }
 
 void ScriptRunner::SetReplication(int flags) { replication_ = flags; }

@@ -50,6 +50,8 @@ class ScriptRunner : private ScriptHost {
   void Run(CommandContext& ctx, const Script& script);
 
   bool running() const { return caller_ != nullptr; }
+  // The client whose EVAL or FCALL is running, or null.
+  const Client* caller() const { return caller_; }
   bool running_function() const { return running() && function_; }
   // Past busy-reply-threshold: other clients are being answered -BUSY.
   bool busy() const { return busy_; }
@@ -75,7 +77,7 @@ class ScriptRunner : private ScriptHost {
   void Call(std::span<const std::string_view> argv, int resp, std::string* reply) override;
   void Log(int level, std::string_view message) override;
   bool Interrupted(std::string* error) override;
-  bool KnownCommand(std::string_view name) override;
+  std::optional<bool> AclCheck(std::span<const std::string_view> argv) override;
   void SetReplication(int flags) override;
   // The script-specific refusal of a command redis.call was given ("" when it may run);
   // *command is its row.

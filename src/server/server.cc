@@ -219,6 +219,12 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
           return errors::ConfigSetFailed(change.name, "Failed to set background threads");
         }
         break;
+      case ConfigHook::kDefaultPassword:
+        acl.SetDefaultPassword(config.requirepass);
+        break;
+      case ConfigHook::kAclPubsubDefault:
+        acl.set_pubsub_default(config.acl.pubsub_default == "allchannels");
+        break;
       case ConfigHook::kCrashLog:
         ArmCrashHandler(config.crash_log_enabled);
         break;

@@ -38,6 +38,7 @@
 #include "server/memory_stats.h"
 #include "server/migrate_connections.h"
 #include "server/oom_score.h"
+#include "server/acl/access_control.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
 
@@ -150,6 +151,9 @@ class Server : private KeyspaceEvents {
   void Dispatch(Client& client, const std::vector<std::string_view>& argv);
   // Runs a command EXEC took from client's queue: it was admitted when it was queued.
   void RunQueued(Client& client, const std::vector<std::string_view>& argv);
+  // The command argv[0] (and argv[1] for a container) names, or null with error set to Redis's
+  // reply for an unknown command or subcommand.
+  const Command* LookUpCommand(const std::vector<std::string_view>& argv, std::string* error) const;
 
   // Blocking commands. A handler with nothing to serve calls BlockClient (and replies
   // nothing); the command is run again when one of keys changes, and the client gets a null
@@ -255,6 +259,26 @@ class Server : private KeyspaceEvents {
   Config config;
   ConfigRegistry config_registry{&config};
   CommandTable commands;
+  // Users, logins and the ACL log (acl/access_control.h); checked by admission (dispatch.cc),
+  // EXEC and scripts through the functions below (access.cc).
+  acl::AccessControl acl{commands};
+  // The -NOPERM refusal of the call for client's user ("" when allowed), logged in ACL LOG.
+  std::string AclRefusal(const Client& client, const Command& command,
+                         const std::vector<std::string_view>& argv, acl::LogContext context);
+  // AUTH and HELLO ... AUTH: logs client in as the user, or logs the failure in ACL LOG
+  // (`command` as the client spelled it) and returns false.
+  bool LogIn(Client& client, std::string_view command, std::string_view username,
+             std::string_view password);
+  // Closes the connections logged in as users that are gone (ACL DELUSER, ACL LOAD); the
+  // current client, if among them, after its reply.
+  void DropUsers(std::vector<std::unique_ptr<acl::User>> users, const Client* current);
+  // ACL SETUSER revoked channels of user (as it was: before): its connections subscribed to a
+  // channel or pattern it may no longer use are closed, as Redis closes them.
+  void DropDeniedSubscribers(const acl::User& user, const acl::User& before);
+  // Startup: the configuration's `user` lines and the ACL file; false (logged) on error.
+  bool LoadUsers();
+  // The ACL LOG context of a command the client runs now.
+  static acl::LogContext LogContextOf(const Client& client);
   ServerStats stats;
   std::deque<SlowlogEntry> slowlog;
   uint64_t next_slowlog_id = 0;
@@ -386,13 +410,10 @@ class Server : private KeyspaceEvents {
     uint32_t lacking;
   };
   static AdmissionFlags FlagsForAdmission(const Client& client, const Command& command);
-  // The command argv[0] (and argv[1] for a container) names, or null with error set to Redis's
-  // reply for an unknown command or subcommand.
-  const Command* LookUpCommand(const std::vector<std::string_view>& argv, std::string* error) const;
-  // Why client may not run command with argc arguments now, in Redis's order (dispatch.cc); ""
+  // Why client may not run the call argv of command now, in Redis's order (dispatch.cc); ""
   // when it may. Evicts first when over maxmemory, as Redis does.
   std::string AdmissionRefusal(Client& client, const Command& command, const AdmissionFlags& flags,
-                               size_t argc);
+                               const std::vector<std::string_view>& argv);
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command,
                               uint32_t any_flags) const;
   // Replies error to a refused call and counts it (counted: the command refused, when known).

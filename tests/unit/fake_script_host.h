@@ -40,7 +40,12 @@ class MapHost : public ScriptHost {
     *error = "Script killed by user with SCRIPT KILL...";
     return true;
   }
-  bool KnownCommand(std::string_view name) override { return name == "get" || name == "set"; }
+  // The fake's user may run GET but not SET.
+  std::optional<bool> AclCheck(std::span<const std::string_view> argv) override {
+    if (argv[0] == "get") return true;
+    if (argv[0] == "set") return false;
+    return std::nullopt;
+  }
   void SetReplication(int flags) override { replication = flags; }
 
   std::map<std::string, std::string> data;
