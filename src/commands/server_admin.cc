@@ -102,7 +102,13 @@ void ConfigResetstatCommand(CommandContext& ctx) {
 }
 
 void ConfigRewriteCommand(CommandContext& ctx) {
-  std::string error = ctx.server.config_registry.Rewrite();
+  std::vector<std::string> users;
+  if (ctx.server.config.acl.file.empty()) {
+    for (const auto& [name, user] : ctx.server.acl.users()) {
+      users.push_back(acl::AccessControl::UserLine(*user));
+    }
+  }
+  std::string error = ctx.server.config_registry.Rewrite(users);
   if (!error.empty()) {
     ctx.reply.Error("ERR " + error);
     return;

@@ -1056,7 +1056,7 @@ std::vector<std::pair<std::string, std::string>> ConfigRegistry::Get(
   return out;
 }
 
-std::string ConfigRegistry::Rewrite() const {
+std::string ConfigRegistry::Rewrite(const std::vector<std::string>& user_lines) const {
   if (config_->config_file.empty()) {
     return "The server is running without a config file";
   }
@@ -1073,6 +1073,7 @@ std::string ConfigRegistry::Rewrite() const {
     }
     text += option.name + " " + value + "\n";
   }
+  for (const std::string& line : user_lines) text += line + "\n";
   std::string tmp = config_->config_file + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);

@@ -333,8 +333,9 @@ class ConfigRegistry {
 
   // CONFIG GET: (name, value) for every option (or alias) matching the glob pattern.
   std::vector<std::pair<std::string, std::string>> Get(std::string_view pattern) const;
-  // CONFIG REWRITE: writes every option's current value into config_file.
-  std::string Rewrite() const;
+  // CONFIG REWRITE: writes every option's current value into config_file, then user_lines
+  // (the ACL users as `user` lines, when there is no ACL file).
+  std::string Rewrite(const std::vector<std::string>& user_lines) const;
 
   bool IsKnown(std::string_view name) const;
   // The options with no effect in Goblin (Config::Inert) that Apply set, in order: the server
