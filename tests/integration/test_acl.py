@@ -80,7 +80,7 @@ def reset_acl(srv):
         reply = conn.call("ACL", "SETUSER", "default", "on", "nopass", "~*", "&*", "+@all",
                           "clearselectors")
         assert reply.raw == b"+OK\r\n", reply
-        conn.call("CONFIG", "SET", "acllog-max-len", "128")
+        conn.call("CONFIG", "SET", "acllog-max-len", "128", "acl-pubsub-default", "resetchannels")
         conn.call("ACL", "LOG", "RESET")
         conn.call("FLUSHALL")
 
@@ -145,8 +145,28 @@ def test_setuser_getuser_list_users_and_deluser(admin, acl_server):
     assert admin.acl_getuser("alice")["keys"] == ["~a:*", "~b:*"]
     assert admin.acl_getuser("nobody") is None
 
+    # reset: back to a new user's state.
+    admin.execute_command("ACL", "SETUSER", "alice", "reset")
+    user = admin.acl_getuser("alice")
+    assert "off" in user["flags"] and "on" not in user["flags"]
+    assert (user["passwords"], user["keys"], user["channels"]) == ([], [], [])
+    assert user["categories"] == ["-@all"] and user["commands"] == []
+
     assert admin.acl_deluser("alice", "nobody") == 1
     assert admin.acl_users() == ["admin", "default"]
+
+
+def test_acl_pubsub_default_sets_new_users_channels(admin, acl_server):
+    admin.execute_command("ACL", "SETUSER", "before", "on", "nopass", "+@all")
+    assert admin.acl_getuser("before")["channels"] == []
+    admin.config_set("acl-pubsub-default", "allchannels")
+    admin.execute_command("ACL", "SETUSER", "after", "on", "nopass", "+@all")
+    assert admin.acl_getuser("after")["channels"] == ["&*"]
+    assert admin.acl_getuser("before")["channels"] == [], "existing users keep their channels"
+    with pytest.raises(redis.ResponseError, match="Try 'resetchannels'"):
+        admin.execute_command("ACL", "SETUSER", "third", "&news")
+    assert admin.acl_dryrun("after", "PUBLISH", "anything", "m") == "OK"
+    assert admin.acl_dryrun("before", "PUBLISH", "anything", "m") != "OK"
 
 
 def test_login_with_username_and_password(admin, acl_server):
@@ -349,8 +369,10 @@ def test_acl_log_records_denials_and_failed_logins(admin, acl_server):
         ("key", "toplevel", "secret", "alice", 1),
         ("command", "toplevel", "set", "alice", 3),
     ]
-    assert all(e["age-seconds"] >= 0 and e["client-info"]["user"] in ("alice", "default")
-               for e in entries)
+    assert all(e["age-seconds"] >= 0 and e["client-info"]["user"] == "alice" for e in entries)
+    # client-info is the connection's CLIENT LIST line as the refused command left it.
+    assert [e["client-info"]["cmd"] for e in entries] == ["auth", "eval", "incr", "publish", "get",
+                                                          "set"]
     assert len(admin.acl_log(2)) == 2
     assert admin.acl_log_reset() is True
     assert admin.acl_log() == []
@@ -381,7 +403,6 @@ def test_acl_log_entry_fields(admin, acl_server):
     assert newest[b"entry-id"] == oldest[b"entry-id"] + 1
     assert oldest[b"count"] == 2
     assert oldest[b"timestamp-last-updated"] >= oldest[b"timestamp-created"]
-    assert b"cmd=set" in oldest[b"client-info"] and b"user=alice" in oldest[b"client-info"]
 
 
 @pytest.mark.redis72
@@ -610,7 +631,7 @@ def test_user_lines_in_the_config_file(make_server):
 def test_a_bad_user_line_stops_startup(tmp_path, line, messages):
     config = tmp_path / "server.conf"
     config.write_text(f"port {free_port()}\nsave \"\"\ndir {tmp_path}\n{line}\n")
-    status, output = run_until_exit([goblin_binary(), str(config)])
+    status, output = run_until_exit([goblin_binary(), str(config)], timeout=10)
     assert status != 0, output
     for message in messages:
         assert message in output, output
@@ -622,7 +643,7 @@ def test_aclfile_and_user_lines_together_refuse_to_start(tmp_path):
     config = tmp_path / "server.conf"
     config.write_text(f"port {free_port()}\nsave \"\"\ndir {tmp_path}\naclfile {acl}\n"
                       f"user alice on >pw ~a:* +get\n")
-    status, output = run_until_exit([goblin_binary(), str(config)])
+    status, output = run_until_exit([goblin_binary(), str(config)], timeout=10)
     assert status == 1, output
     assert ("Configuring Redis with users defined in redis.conf and at the same setting an ACL "
             "file path is invalid") in output, output
@@ -631,14 +652,14 @@ def test_aclfile_and_user_lines_together_refuse_to_start(tmp_path):
 def test_a_missing_or_broken_aclfile_stops_startup(tmp_path):
     missing = tmp_path / "missing.acl"
     status, output = run_until_exit([goblin_binary(), "--port", str(free_port()), "--save", "",
-                                     "--dir", str(tmp_path), "--aclfile", str(missing)])
+                                     "--dir", str(tmp_path), "--aclfile", str(missing)], timeout=10)
     assert status == 1 and "Aborting Redis startup because of ACL errors" in output, output
     assert f"Error loading ACLs, opening file '{missing}': No such file or directory" in output
 
     broken = tmp_path / "broken.acl"
     broken.write_text("user alice on >pw +nosuchcommand\n")
     status, output = run_until_exit([goblin_binary(), "--port", str(free_port()), "--save", "",
-                                     "--dir", str(tmp_path), "--aclfile", str(broken)])
+                                     "--dir", str(tmp_path), "--aclfile", str(broken)], timeout=10)
     assert status == 1 and "Aborting Redis startup because of ACL errors" in output, output
     assert (f"{broken}:1: Error in applying operation '+nosuchcommand': Unknown command or "
             f"category name in ACL. ") in output, output
@@ -1100,6 +1121,19 @@ def test_a_deleted_users_connections_are_closed(admin, acl_server):
     assert carol.read_until_closed(timeout=10) == b""
     carol.close()
     assert "carol" in admin.acl_users()
+
+
+@pytest.mark.redis72
+def test_a_blocked_command_is_checked_again_when_it_is_served(admin, acl_server):
+    admin.execute_command("ACL", "SETUSER", "worker", "on", ">pw", "~jobs", "+@all")
+    worker = raw_login(acl_server, "worker", "pw")
+    worker.send_command("BLPOP", "jobs", "0")
+    wait_for(lambda: admin.info("clients")["blocked_clients"] == 1, what="the worker to block")
+    admin.execute_command("ACL", "SETUSER", "worker", "resetkeys")
+    assert admin.lpush("jobs", "job-1") == 1
+    assert error_text(worker.read_reply()) == DENIED_KEY
+    assert admin.lrange("jobs", 0, -1) == ["job-1"], "the refused worker took nothing"
+    worker.close()
 
 
 def test_revoked_channels_close_their_subscribers(admin, acl_server):
