@@ -17,7 +17,7 @@ FUZZ_PACKAGES  := clang libclang-rt-14-dev llvm-14
 SUDO           := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build server run test test-sanitize bench fuzz fuzz-build deps-build deps-test deps-fuzz \
-        clean
+        deps-node clean
 
 all: build
 
@@ -35,8 +35,18 @@ endef
 deps-build:
 	$(call apt_install,$(BUILD_PACKAGES))
 
-deps-test: deps-build
+deps-test: deps-build deps-node
 	$(call apt_install,$(TEST_PACKAGES))
+
+# The Node.js clients the integration tests log in with (ioredis, node-redis), at the versions
+# tests/node/package-lock.json pins. Without npm or the registry their tests are skipped, saying so.
+deps-node:
+	@if [ ! -d tests/node/node_modules ] || [ tests/node/package-lock.json -nt tests/node/node_modules ]; then \
+	  if command -v npm >/dev/null; then \
+	    npm ci --prefix tests/node --no-audit --no-fund --loglevel=error \
+	      || echo "npm ci failed: the Node.js client tests will be skipped"; \
+	  else echo "npm not found: the Node.js client tests will be skipped"; fi; \
+	fi
 
 deps-fuzz: deps-build
 	$(call apt_install,$(FUZZ_PACKAGES))

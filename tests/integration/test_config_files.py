@@ -1,7 +1,7 @@
 """Configuration files written for redis-server start goblin-server unchanged: Debian's own
 /etc/redis/redis.conf, the kind of file Redis's test harness writes, every directive of Redis's
 table. Options of features Goblin lacks are stored and reported; a value that would ask for the
-missing feature (TLS, cluster mode, an ACL file) stops startup instead of being ignored."""
+missing feature (TLS, cluster mode) stops startup instead of being ignored."""
 
 import os
 import re
@@ -115,7 +115,6 @@ def test_a_directive_without_its_value_is_refused(tmp_path):
     ("tls-port", "6380", "TLS is not supported"),
     ("tls-replication", "yes", "TLS is not supported"),
     ("cluster-enabled", "yes", "cluster mode is not supported"),
-    ("aclfile", "/etc/redis/users.acl", "ACL users are not supported"),
 ])
 def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, directive, value,
                                                                    refusal):
