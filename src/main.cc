@@ -248,7 +248,12 @@ int main(int argc, char** argv) {
   char cwd[4096];
   if (getcwd(cwd, sizeof(cwd)) != nullptr) config.dir = cwd;
   ConfigRegistry registry(&config);
+  // `user` lines are checked against the command table as the file is read.
+  CommandTable user_rules_table;
+  RegisterAllCommands(&user_rules_table);
+  registry.set_command_table(&user_rules_table);
   std::string error = registry.LoadCommandLine(argc, argv);
+  registry.set_command_table(nullptr);
   if (!error.empty()) {
     std::fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (Goblin %s) ***\n%s\n", kGoblinVersion,
                  error.c_str());

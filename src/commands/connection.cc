@@ -151,8 +151,7 @@ void ResetCommand(CommandContext& ctx) {
   client.reply_mode = ReplyMode::kOn;
   client.no_evict = false;
   client.no_touch = false;
-  client.user = &ctx.server.acl.default_user();
-  client.authenticated = !ctx.server.acl.DefaultNeedsAuth();
+  ctx.server.StartAsDefaultUser(client);
   client.DiscardTransaction();
   ctx.server.UnwatchAll(client);
   ctx.server.pubsub.RemoveClient(client);

@@ -106,8 +106,6 @@ void Server::DropDeniedSubscribers(const acl::User& user, const acl::User& befor
 }
 
 bool Server::LoadUsers() {
-  acl.set_pubsub_default(config.acl.pubsub_default == "allchannels");
-  if (!config.requirepass.empty()) acl.SetDefaultPassword(config.requirepass);
   std::string error = acl.LoadAtStartup(config.acl.users, config.acl.file);
   if (error.empty()) return true;
   LogWarning(error);

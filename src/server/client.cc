@@ -4,6 +4,7 @@
 
 #include "core/string_number.h"
 #include "server/acl/user.h"
+#include "server/command_table.h"
 
 namespace goblin {
 
@@ -63,7 +64,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("tot-mem",
          static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.allocated()));
   field("events", c.want_write ? "rw" : "r");
-  field("cmd", c.last_command);
+  field("cmd", c.last_command != nullptr ? std::string_view(c.last_command->name) : "NULL");
   // A client with no user may run anything: the master's link (Redis's "superuser").
   field("user", c.user != nullptr ? std::string_view(c.user->name()) : "(superuser)");
   number("redir", c.tracking.on ? static_cast<int64_t>(c.tracking.redirect) : -1);

@@ -19,6 +19,7 @@
 
 namespace goblin {
 
+struct Command;
 namespace acl {
 class User;
 }
@@ -156,7 +157,9 @@ struct Client final : net::EventHandler {
   ReplyMode reply_mode = ReplyMode::kOn;
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;
-  std::string last_command = "NULL";
+  // The command last looked up for the client, run or refused (CLIENT LIST's cmd=); null
+  // before the first, or after a name that is no command.
+  const Command* last_command = nullptr;
   uint64_t commands_processed = 0;
 
   // MULTI / EXEC / WATCH.

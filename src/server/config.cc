@@ -15,6 +15,7 @@
 #include "core/glob.h"
 #include "core/string_number.h"
 #include "resp/request_parser.h"
+#include "server/acl/access_control.h"
 #include "server/errors.h"
 #include "server/keyspace_notify.h"
 
@@ -982,7 +983,18 @@ std::string ConfigRegistry::LoadFile(const std::string& path) {
     if (AsciiLower(words[0]) == "user") {
       // A user of the ACL (server/acl/access_control.h): its rules are checked at startup.
       if (words.size() < 2) return fail(kBadDirective);
-      config_->acl.users.emplace_back(words.begin() + 1, words.end());
+      std::vector<std::string> user(words.begin() + 1, words.end());
+      for (const std::vector<std::string>& earlier : config_->acl.users) {
+        if (earlier[0] == user[0]) {
+          return fail("Error in user declaration '" + user[0] +
+                      "': Duplicate user found. A user can only be defined once in config files");
+        }
+      }
+      if (commands_ != nullptr) {
+        std::string error = acl::AccessControl::CheckDeclaration(*commands_, user);
+        if (!error.empty()) return fail("Error in user declaration " + error);
+      }
+      config_->acl.users.push_back(std::move(user));
       continue;
     }
     if (AsciiLower(words[0]) == "include") {

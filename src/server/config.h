@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "server/command_table.h"
+
 namespace goblin {
 
 // How a shutdown goes: SHUTDOWN's options, and the shutdown-on-sigterm / -sigint words.
@@ -338,6 +340,9 @@ class ConfigRegistry {
   std::string Rewrite(const std::vector<std::string>& user_lines) const;
 
   bool IsKnown(std::string_view name) const;
+  // The commands `user` lines are checked against while a file is read (null: checked only
+  // when the server starts).
+  void set_command_table(const CommandTable* commands) { commands_ = commands; }
   // The options with no effect in Goblin (Config::Inert) that Apply set, in order: the server
   // names them once at startup.
   const std::vector<std::string>& InertOptionsSet() const { return inert_set_; }
@@ -348,6 +353,7 @@ class ConfigRegistry {
   const Option* Find(std::string_view name) const;
   std::vector<Option> options_;
   Config* config_;
+  const CommandTable* commands_ = nullptr;
   std::vector<std::string> inert_set_;
 };
 

@@ -368,8 +368,7 @@ void Server::Accept(const Listener& listener) {
     const int fd = connection->fd();
     auto client = std::make_unique<Client>(next_client_id_++, fd);
     client->unix_socket = listener.unix_socket;
-    client->user = &acl.default_user();
-    client->authenticated = !acl.DefaultNeedsAuth();
+    StartAsDefaultUser(*client);
     client->created_ms = client->last_interaction_ms = NowMs();
     if (listener.unix_socket) {
       client->address = config.unixsocket + ":0";

@@ -60,7 +60,8 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
   if (client.kind == ClientKind::kMaster) {
     client.discarded_replies.clear();  // the master reads no replies
   } else if (client.is_replica() && !client.discarded_replies.empty()) {
-    LogWarning("Replica generated a reply to command '" + client.last_command +
+    LogWarning("Replica generated a reply to command '" +
+               (client.last_command != nullptr ? client.last_command->name : "NULL") +
                "', disconnecting it: id=" + std::to_string(client.id) + " addr=" + client.address);
     client.discarded_replies.clear();
     CloseClientSoon(client);
@@ -73,6 +74,7 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
 void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
   std::string error;
   const Command* command = LookUpCommand(argv, &error);
+  client.last_command = command;  // refused or not, as Redis's c->lastcmd
   if (command == nullptr) {
     Refuse(client, error, nullptr);
     return;
@@ -277,7 +279,7 @@ void Server::Refuse(Client& client, std::string_view error, const Command* count
 
 void Server::Call(Client& client, const Command& command,
                   const std::vector<std::string_view>& argv) {
-  client.last_command = command.name;
+  client.last_command = &command;
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
   const uint64_t output_before = client.output.end_position();

@@ -51,6 +51,8 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   if (pages > 0 && page_size > 0) {
     physical_memory_ = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
   }
+  acl.set_pubsub_default(config.acl.pubsub_default == "allchannels");
+  if (!config.requirepass.empty()) acl.SetDefaultPassword(config.requirepass);
   dbs_.resize(static_cast<size_t>(config.databases));
   waiters_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {

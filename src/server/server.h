@@ -265,6 +265,12 @@ class Server : private KeyspaceEvents {
   // The -NOPERM refusal of the call for client's user ("" when allowed), logged in ACL LOG.
   std::string AclRefusal(const Client& client, const Command& command,
                          const std::vector<std::string_view>& argv, acl::LogContext context);
+  // A new connection, or one after RESET: the default user, logged in unless it needs a
+  // password (or is off).
+  void StartAsDefaultUser(Client& client) {
+    client.user = &acl.default_user();
+    client.authenticated = !acl.DefaultNeedsAuth();
+  }
   // AUTH and HELLO ... AUTH: logs client in as the user, or logs the failure in ACL LOG
   // (`command` as the client spelled it) and returns false.
   bool LogIn(Client& client, std::string_view command, std::string_view username,
@@ -275,7 +281,8 @@ class Server : private KeyspaceEvents {
   // ACL SETUSER revoked channels of user (as it was: before): its connections subscribed to a
   // channel or pattern it may no longer use are closed, as Redis closes them.
   void DropDeniedSubscribers(const acl::User& user, const acl::User& before);
-  // Startup: the configuration's `user` lines and the ACL file; false (logged) on error.
+  // Startup: the configuration's `user` lines and the ACL file, which replace what requirepass
+  // made of the default user; false (logged) on error.
   bool LoadUsers();
   // The ACL LOG context of a command the client runs now.
   static acl::LogContext LogContextOf(const Client& client);

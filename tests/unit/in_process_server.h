@@ -49,6 +49,7 @@ class InProcessServer {
   // A client as a connection is (ClientKind::kConnection), with no socket behind it.
   Client& Connect() {
     clients_.push_back(std::make_unique<Client>(next_id_++, -1));
+    server_.StartAsDefaultUser(*clients_.back());
     return *clients_.back();
   }
 

@@ -165,6 +165,25 @@ void AccessControl::SetDefaultPassword(std::string_view password) {
                   context());
 }
 
+std::string AccessControl::CheckDeclaration(const CommandTable& commands,
+                                            const std::vector<std::string>& line) {
+  std::vector<std::string_view> words(line.begin() + 1, line.end());
+  std::vector<std::string> rules;
+  size_t unmatched = 0;
+  if (!MergeSelectorArguments(words, &rules, &unmatched)) {
+    return "'" + std::string(words[unmatched]) + "': Unmatched parenthesis in acl selector";
+  }
+  User user(line[0], 0);
+  const RuleContext context{&commands, 0};
+  for (const std::string& rule : rules) {
+    const RuleError error = user.Apply(rule, context);
+    if (error != RuleError::kNone && error != RuleError::kUnknownCommand) {
+      return "'" + rule + "': " + std::string(RuleErrorText(error));
+    }
+  }
+  return "";
+}
+
 std::string AccessControl::LoadAtStartup(const std::vector<std::vector<std::string>>& config_users,
                                          const std::string& acl_file) {
   if (!acl_file.empty() && !config_users.empty()) {

@@ -80,6 +80,12 @@ class AccessControl {
   // A client needs AUTH before anything else when the default user has a password or is off.
   bool DefaultNeedsAuth() const { return !default_->nopass() || !default_->enabled(); }
 
+  // A `user` line of the configuration file (name, rules...) checked as Redis checks it while
+  // reading the file: "" or the reason, naming the word at fault. Unknown commands pass here
+  // (they are refused at startup, as Redis refuses them once modules are loaded).
+  static std::string CheckDeclaration(const CommandTable& commands,
+                                      const std::vector<std::string>& line);
+
   // The startup load: `user` lines of the configuration file (each: name, rules...), then the
   // ACL file. Returns "" or what Redis logs before it exits.
   std::string LoadAtStartup(const std::vector<std::vector<std::string>>& config_users,
