@@ -40,6 +40,7 @@ void ExecCommand(CommandContext& ctx) {
   ctx.reply.Array(queued.size());
   std::vector<std::string_view> argv;
   client.in_exec = true;
+  client.exec_size = queued.size();
   for (const std::vector<std::string>& command : queued) {
     argv.assign(command.begin(), command.end());
     ctx.server.RunQueued(client, argv);

@@ -30,7 +30,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   if (c.kind == ClientKind::kMaster) flags += 'M';
   if (c.monitor) flags += 'O';
   if (c.subscribed()) flags += 'P';
-  if (c.in_multi) flags += 'x';
+  if (c.in_multi || c.in_exec) flags += 'x';
   if (c.blocked) flags += 'b';
   if (c.tracking.on) flags += 't';
   if (c.tracking.broken_redirect) flags += 'R';
@@ -45,7 +45,9 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("sub", static_cast<int64_t>(c.channels.size()));
   number("psub", static_cast<int64_t>(c.patterns.size()));
   number("ssub", static_cast<int64_t>(c.shard_channels.size()));
-  number("multi", -1);
+  number("multi", c.in_multi  ? static_cast<int64_t>(c.queued.size())
+                  : c.in_exec ? static_cast<int64_t>(c.exec_size)
+                              : -1);
   number("qbuf", static_cast<int64_t>(c.input.size()));
   number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
   number("argv-mem", 0);

@@ -192,6 +192,7 @@ struct Client final : net::EventHandler {
   // Running its transaction's queue (EXEC): blocking commands time out at once, and no
   // queued command is refused for memory (EXEC itself was checked).
   bool in_exec = false;
+  size_t exec_size = 0;  // the commands of the transaction EXEC runs (CLIENT LIST's multi=)
   // Waiting for its script to finish: while the script lets other clients be served
   // (busy-reply-threshold), this one is neither read nor closed.
   bool running_script = false;

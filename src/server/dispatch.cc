@@ -264,8 +264,8 @@ bool Server::AllowedWhileSubscribed(const Command& command) {
 }
 
 void Server::Refuse(Client& client, std::string_view error, const Command* counted) {
-  if (counted != nullptr && counted->name == "exec" && client.in_multi) {
-    // A refused EXEC ends its transaction (Redis's execCommandAbort).
+  if (counted != nullptr && counted->name == "exec") {
+    // A refused EXEC ends its transaction, if any (Redis's execCommandAbort, in MULTI or not).
     client.DiscardTransaction();
     UnwatchAll(client);
     client.reply.Error("EXECABORT Transaction discarded because of: " + std::string(error));
@@ -279,7 +279,6 @@ void Server::Refuse(Client& client, std::string_view error, const Command* count
 
 void Server::Call(Client& client, const Command& command,
                   const std::vector<std::string_view>& argv) {
-  client.last_command = &command;
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
   const uint64_t output_before = client.output.end_position();

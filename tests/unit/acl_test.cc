@@ -88,6 +88,10 @@ TEST(AclUser, MalformedRulesAreRefusedWithRedisReasons) {
   EXPECT_EQ(user.Apply("#abc", context), RuleError::kBadHash);
   EXPECT_EQ(user.Apply("<never-set", context), RuleError::kNoSuchPassword);
   EXPECT_EQ(user.Apply("%X~k", context), RuleError::kSyntax);
+  EXPECT_EQ(user.Apply("%", context), RuleError::kSyntax);
+  EXPECT_EQ(user.Apply("%RR~k", context), RuleError::kSyntax);
+  EXPECT_EQ(user.Apply("%R", context), RuleError::kNone);  // an empty read pattern
+  EXPECT_EQ(user.selectors()[0].DescribeKeys(), "%R~");
   EXPECT_EQ(user.Apply("~a b", context), RuleError::kSyntax);
   EXPECT_EQ(user.Apply("allkeys", context), RuleError::kNone);
   EXPECT_EQ(user.Apply("~more", context), RuleError::kKeyAfterAllKeys);

@@ -122,7 +122,6 @@ RuleError Selector::ApplyKeyPattern(std::string_view rule) {
   size_t offset = 1;
   if (rule[0] == '%') {
     permissions = 0;
-    bool closed = false;
     for (; offset < rule.size(); ++offset) {
       const char c = AsciiToUpper(rule[offset]);
       if (c == 'R' && !(permissions & kKeyRead)) {
@@ -131,13 +130,14 @@ RuleError Selector::ApplyKeyPattern(std::string_view rule) {
         permissions |= kKeyWrite;
       } else if (rule[offset] == '~' && permissions != 0) {
         ++offset;
-        closed = true;
         break;
       } else {
         return RuleError::kSyntax;
       }
     }
-    if (!closed) return RuleError::kSyntax;
+    // "%R" without '~' is an empty pattern, as Redis keeps it for compatibility; a lone "%"
+    // grants nothing and is refused.
+    if (permissions == 0) return RuleError::kSyntax;
   }
   const std::string_view pattern = rule.substr(offset);
   if (HasSpaces(pattern)) return RuleError::kSyntax;
