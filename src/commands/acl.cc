@@ -78,8 +78,9 @@ void AclGetuserCommand(CommandContext& ctx) {
     if (user->flags() & flag) r.Bulk(name);
   }
   r.Bulk("passwords");
-  r.Array(user->passwords().size());
-  for (const std::string& hash : user->passwords()) r.Bulk(hash);
+  const std::vector<std::string> passwords = user->passwords();
+  r.Array(passwords.size());
+  for (const std::string& hash : passwords) r.Bulk(hash);
   // The root selector's rules at the top level, the others under "selectors".
   const std::vector<acl::Selector>& selectors = user->selectors();
   ReplySelector(r, selectors.front());

@@ -70,13 +70,12 @@ void Server::DropDeniedSubscribers(const acl::User& user, const acl::User& befor
     return;
   }
   // Every channel pattern of the new rules, across selectors.
-  std::vector<const std::string*> allowed;
+  std::vector<std::string_view> allowed;
   for (const acl::Selector& selector : selectors) {
-    for (const std::string& channel : selector.channels()) allowed.push_back(&channel);
+    for (std::string_view channel : selector.channels()) allowed.push_back(channel);
   }
   auto listed = [&](std::string_view channel) {
-    return std::any_of(allowed.begin(), allowed.end(),
-                       [&](const std::string* pattern) { return *pattern == channel; });
+    return std::find(allowed.begin(), allowed.end(), channel) != allowed.end();
   };
   // Nothing to do when the new patterns include every old one.
   bool superset = true;
@@ -85,12 +84,12 @@ void Server::DropDeniedSubscribers(const acl::User& user, const acl::User& befor
       superset = false;
       break;
     }
-    for (const std::string& channel : selector.channels()) superset = superset && listed(channel);
+    for (std::string_view channel : selector.channels()) superset = superset && listed(channel);
   }
   if (superset) return;
   auto matches = [&](std::string_view channel, bool is_pattern) {
-    return std::any_of(allowed.begin(), allowed.end(), [&](const std::string* pattern) {
-      return is_pattern ? *pattern == channel : GlobMatch(*pattern, channel);
+    return std::any_of(allowed.begin(), allowed.end(), [&](std::string_view pattern) {
+      return is_pattern ? pattern == channel : GlobMatch(pattern, channel);
     });
   };
   for (Client* client : ClientsById()) {

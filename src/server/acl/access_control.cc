@@ -1,13 +1,13 @@
 #include "server/acl/access_control.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "persist/file_util.h"
 #include "server/log.h"
 
 namespace goblin::acl {
@@ -42,16 +42,6 @@ std::vector<std::string_view> SplitOnSpaces(std::string_view line) {
     start = space + 1;
   }
   return words;
-}
-
-bool SyncDirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  const int fd = open(dir.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = fsync(fd) == 0;
-  close(fd);
-  return ok;
 }
 
 }  // namespace
@@ -322,33 +312,11 @@ std::string AccessControl::UserLine(const User& user) {
 std::string AccessControl::SaveFile(const std::string& path) const {
   std::string text;
   for (const auto& [name, user] : users_) text += UserLine(*user) + "\n";
-  const std::string temporary = path + ".tmp-" + std::to_string(getpid());
-  auto fail = [&](std::string_view step, int fd) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) close(fd);
-    unlink(temporary.c_str());
-    LogWarning(std::string(step) + ": " + reason);
-    return std::string(step) + ": " + reason;
-  };
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return fail("Opening temp ACL file for ACL SAVE", -1);
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      return fail("Writing ACL file for ACL SAVE", fd);
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0) return fail("Syncing ACL file for ACL SAVE", fd);
-  close(fd);
-  if (rename(temporary.c_str(), path.c_str()) != 0) {
-    return fail("Renaming ACL file for ACL SAVE", -1);
-  }
-  if (!SyncDirectoryOf(path)) {
-    LogWarning(std::string("Syncing ACL directory for ACL SAVE: ") + std::strerror(errno));
-    return "Syncing ACL directory for ACL SAVE";
+  // Written to a temporary file, fsynced, renamed over the old one, the directory fsynced.
+  std::string error;
+  if (!WriteFileAtomically(path, text, &error)) {
+    LogWarning("Writing ACL file for ACL SAVE: " + error);
+    return error;
   }
   return "";
 }

@@ -19,6 +19,19 @@ bool HasSpaces(std::string_view text) {
   });
 }
 
+// Calls visit(entry) for each NUL-ended entry of list until it returns true; returns whether
+// one did.
+template <typename Visit>
+bool AnyEntry(std::string_view list, Visit visit) {
+  size_t start = 0;
+  while (start < list.size()) {
+    const size_t end = list.find('\0', start);
+    if (visit(list.substr(start, end - start), start)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 // The permissions a key needs for what the command does to it (its key-spec flags).
 uint8_t NeededPermissions(uint32_t key_spec_flags) {
   uint8_t needed = 0;
@@ -65,6 +78,7 @@ std::string_view RuleErrorText(RuleError error) {
 }
 
 ChannelUse ChannelUseOf(const Command& command) {
+  if (!(command.flags & kCmdPubsub)) return ChannelUse::kNone;  // the common case, one test
   const std::string& name = command.name;
   if (name == "publish" || name == "spublish") return ChannelUse::kPublish;
   if (name == "subscribe" || name == "ssubscribe") return ChannelUse::kSubscribe;
@@ -141,12 +155,15 @@ RuleError Selector::ApplyKeyPattern(std::string_view rule) {
   }
   const std::string_view pattern = rule.substr(offset);
   if (HasSpaces(pattern)) return RuleError::kSyntax;
-  auto same = std::find_if(patterns_.begin(), patterns_.end(),
-                           [&](const KeyPattern& existing) { return existing.pattern == pattern; });
-  if (same == patterns_.end()) {
-    patterns_.push_back({permissions, std::string(pattern)});
-  } else {
-    same->permissions |= permissions;
+  const bool known = AnyEntry(patterns_, [&](std::string_view entry, size_t at) {
+    if (entry.substr(1) != pattern) return false;
+    patterns_[at] = static_cast<char>(entry[0] | permissions);
+    return true;
+  });
+  if (!known) {
+    patterns_ += static_cast<char>(permissions);
+    patterns_ += pattern;
+    patterns_ += '\0';
   }
   return RuleError::kNone;
 }
@@ -155,8 +172,9 @@ RuleError Selector::ApplyChannelPattern(std::string_view rule) {
   if (flags_ & kAllChannels) return RuleError::kChannelAfterAll;
   const std::string_view pattern = rule.substr(1);
   if (HasSpaces(pattern)) return RuleError::kSyntax;
-  if (std::find(channels_.begin(), channels_.end(), pattern) == channels_.end()) {
-    channels_.emplace_back(pattern);
+  if (!AnyEntry(channels_, [&](std::string_view entry, size_t) { return entry == pattern; })) {
+    channels_ += pattern;
+    channels_ += '\0';
   }
   return RuleError::kNone;
 }
@@ -258,7 +276,9 @@ std::string Selector::DescribeCommands() const {
 
 namespace {
 
-void AppendKeyPattern(std::string* out, uint8_t permissions, const std::string& pattern) {
+// A key pattern as a rule: "~p", "%R~p" or "%W~p" (entry: the permission byte, then p).
+void AppendKeyPattern(std::string* out, std::string_view entry) {
+  const auto permissions = static_cast<uint8_t>(entry[0]);
   if (permissions == kKeyRead) {
     *out += "%R~";
   } else if (permissions == kKeyWrite) {
@@ -266,7 +286,7 @@ void AppendKeyPattern(std::string* out, uint8_t permissions, const std::string& 
   } else {
     *out += '~';
   }
-  *out += pattern;
+  *out += entry.substr(1);
 }
 
 }  // namespace
@@ -274,21 +294,33 @@ void AppendKeyPattern(std::string* out, uint8_t permissions, const std::string& 
 std::string Selector::DescribeKeys() const {
   if (flags_ & kAllKeys) return "~*";
   std::string text;
-  for (const KeyPattern& pattern : patterns_) {
+  AnyEntry(patterns_, [&](std::string_view entry, size_t) {
     if (!text.empty()) text += ' ';
-    AppendKeyPattern(&text, pattern.permissions, pattern.pattern);
-  }
+    AppendKeyPattern(&text, entry);
+    return false;
+  });
   return text;
 }
 
 std::string Selector::DescribeChannels() const {
   if (flags_ & kAllChannels) return "&*";
   std::string text;
-  for (const std::string& channel : channels_) {
+  AnyEntry(channels_, [&](std::string_view channel, size_t) {
     if (!text.empty()) text += ' ';
-    text += '&' + channel;
-  }
+    text += '&';
+    text += channel;
+    return false;
+  });
   return text;
+}
+
+std::vector<std::string_view> Selector::channels() const {
+  std::vector<std::string_view> out;
+  AnyEntry(channels_, [&](std::string_view channel, size_t) {
+    out.push_back(channel);
+    return false;
+  });
+  return out;
 }
 
 std::string Selector::Describe() const {
@@ -296,16 +328,22 @@ std::string Selector::Describe() const {
   if (flags_ & kAllKeys) {
     text += "~* ";
   } else {
-    for (const KeyPattern& pattern : patterns_) {
-      AppendKeyPattern(&text, pattern.permissions, pattern.pattern);
+    AnyEntry(patterns_, [&](std::string_view entry, size_t) {
+      AppendKeyPattern(&text, entry);
       text += ' ';
-    }
+      return false;
+    });
   }
   if (flags_ & kAllChannels) {
     text += "&* ";
   } else {
     text += "resetchannels ";
-    for (const std::string& channel : channels_) text += '&' + channel + ' ';
+    AnyEntry(channels_, [&](std::string_view channel, size_t) {
+      text += '&';
+      text += channel;
+      text += ' ';
+      return false;
+    });
   }
   text += DescribeCommands();
   return text;
@@ -366,16 +404,16 @@ Denial Selector::Check(const Command& command, const std::vector<std::string_vie
 bool Selector::AllowsKey(std::string_view key, uint32_t key_spec_flags) const {
   if (flags_ & kAllKeys) return true;
   const uint8_t needed = NeededPermissions(key_spec_flags);
-  return std::any_of(patterns_.begin(), patterns_.end(), [&](const KeyPattern& pattern) {
-    return (pattern.permissions & needed) == needed && GlobMatch(pattern.pattern, key);
+  return AnyEntry(patterns_, [&](std::string_view entry, size_t) {
+    return (static_cast<uint8_t>(entry[0]) & needed) == needed && GlobMatch(entry.substr(1), key);
   });
 }
 
 bool Selector::AllowsAnyKey(uint32_t key_spec_flags) const {
   if (flags_ & kAllKeys) return true;
   const uint8_t needed = NeededPermissions(key_spec_flags);
-  return std::any_of(patterns_.begin(), patterns_.end(), [&](const KeyPattern& pattern) {
-    return (pattern.permissions & needed) == needed && pattern.pattern == "*";
+  return AnyEntry(patterns_, [&](std::string_view entry, size_t) {
+    return (static_cast<uint8_t>(entry[0]) & needed) == needed && entry.substr(1) == "*";
   });
 }
 
@@ -383,17 +421,17 @@ bool Selector::AllowsAnyKey(uint32_t key_spec_flags) const {
 // only the same pattern, literally.
 bool Selector::AllowsChannel(std::string_view channel, bool is_pattern) const {
   if (flags_ & kAllChannels) return true;
-  return std::any_of(channels_.begin(), channels_.end(), [&](const std::string& allowed) {
+  return AnyEntry(channels_, [&](std::string_view allowed, size_t) {
     return is_pattern ? allowed == channel : GlobMatch(allowed, channel);
   });
 }
 
 size_t Selector::HeapBytes() const {
-  size_t bytes = rules_.capacity() + first_args_.capacity() * sizeof(first_args_[0]) +
-                 patterns_.capacity() * sizeof(KeyPattern) +
-                 channels_.capacity() * sizeof(std::string);
-  for (const KeyPattern& pattern : patterns_) bytes += pattern.pattern.capacity();
-  for (const std::string& channel : channels_) bytes += channel.capacity();
+  size_t bytes = rules_.capacity() + patterns_.capacity() + channels_.capacity() +
+                 first_args_.capacity() * sizeof(first_args_[0]);
+  for (const auto& [id, arguments] : first_args_) {
+    for (const std::string& argument : arguments) bytes += sizeof(argument) + argument.capacity();
+  }
   return bytes;
 }
 

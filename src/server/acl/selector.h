@@ -92,18 +92,14 @@ class Selector {
     return (flags_ & (kAllKeys | kAllChannels | kAllCommands)) ==
            (kAllKeys | kAllChannels | kAllCommands);
   }
-  const std::vector<std::string>& channels() const { return channels_; }
+  // The channel patterns (none when all channels are allowed).
+  std::vector<std::string_view> channels() const;
   bool AllowsCommandBit(uint32_t id) const { return id < kCommandBits && allowed_[id]; }
   const std::bitset<kCommandBits>& command_bits() const { return allowed_; }
   // Memory held beyond the object itself (MEMORY USAGE-style accounting).
   size_t HeapBytes() const;
 
  private:
-  struct KeyPattern {
-    uint8_t permissions;  // KeyPermission
-    std::string pattern;
-  };
-
   RuleError ApplyKeyPattern(std::string_view rule);
   RuleError ApplyChannelPattern(std::string_view rule);
   RuleError AllowWithArgument(std::string_view rule, const CommandTable& commands);
@@ -117,8 +113,10 @@ class Selector {
   std::bitset<kCommandBits> allowed_;
   // Command id -> the first arguments allowed although the command is not ("+select|0").
   std::vector<std::pair<uint32_t, std::vector<std::string>>> first_args_;
-  std::vector<KeyPattern> patterns_;
-  std::vector<std::string> channels_;
+  // Key patterns, each its KeyPermission byte then the pattern, and channel patterns, each
+  // ended by a NUL (a pattern holds none): one allocation for all, a few bytes a pattern.
+  std::string patterns_;
+  std::string channels_;
   std::string rules_;  // "+get -@write +config|get", lowercase
 };
 

@@ -14,23 +14,39 @@ namespace {
 
 constexpr size_t kHashLength = 64;
 
-bool ValidHash(std::string_view hash) {
-  return hash.size() == kHashLength && std::all_of(hash.begin(), hash.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // upper case too: Redis takes only lower-case hashes
+}
+
+// A `#<hash>` or `!<hash>` rule's hash: exactly 64 lower-case hex digits.
+bool ParseHash(std::string_view hex, PasswordHash* hash) {
+  if (hex.size() != kHashLength) return false;
+  for (size_t i = 0; i < hash->size(); ++i) {
+    const int high = HexDigit(hex[2 * i]);
+    const int low = HexDigit(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return false;
+    (*hash)[i] = static_cast<unsigned char>(high << 4 | low);
+  }
+  return true;
 }
 
 }  // namespace
 
-std::string Sha256Hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
+PasswordHash Sha256(std::string_view text) {
+  PasswordHash digest;
   unsigned int length = 0;
-  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
+  EVP_Digest(text.data(), text.size(), digest.data(), &length, EVP_sha256(), nullptr);
+  return digest;
+}
+
+std::string HashHex(const PasswordHash& hash) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(length * 2, '0');
-  for (unsigned int i = 0; i < length; ++i) {
-    hex[2 * i] = kHex[digest[i] >> 4];
-    hex[2 * i + 1] = kHex[digest[i] & 15];
+  std::string hex(hash.size() * 2, '0');
+  for (size_t i = 0; i < hash.size(); ++i) {
+    hex[2 * i] = kHex[hash[i] >> 4];
+    hex[2 * i + 1] = kHex[hash[i] & 15];
   }
   return hex;
 }
@@ -118,27 +134,25 @@ RuleError User::Apply(std::string_view rule, const RuleContext& context) {
 }
 
 RuleError User::AddPassword(std::string_view rule) {
-  std::string hash;
+  PasswordHash hash;
   if (rule[0] == '>') {
-    hash = Sha256Hex(rule.substr(1));
-  } else {
-    if (!ValidHash(rule.substr(1))) return RuleError::kBadHash;
-    hash = rule.substr(1);
+    hash = Sha256(rule.substr(1));
+  } else if (!ParseHash(rule.substr(1), &hash)) {
+    return RuleError::kBadHash;
   }
   if (std::find(passwords_.begin(), passwords_.end(), hash) == passwords_.end()) {
-    passwords_.push_back(std::move(hash));
+    passwords_.push_back(hash);
   }
   flags_ &= ~kNoPass;
   return RuleError::kNone;
 }
 
 RuleError User::RemovePassword(std::string_view rule) {
-  std::string hash;
+  PasswordHash hash;
   if (rule[0] == '<') {
-    hash = Sha256Hex(rule.substr(1));
-  } else {
-    if (!ValidHash(rule.substr(1))) return RuleError::kBadHash;
-    hash = rule.substr(1);
+    hash = Sha256(rule.substr(1));
+  } else if (!ParseHash(rule.substr(1), &hash)) {
+    return RuleError::kBadHash;
   }
   auto found = std::find(passwords_.begin(), passwords_.end(), hash);
   if (found == passwords_.end()) return RuleError::kNoSuchPassword;
@@ -166,7 +180,7 @@ std::string User::Describe() const {
       text += ' ';
     }
   }
-  for (const std::string& hash : passwords_) text += '#' + hash + ' ';
+  for (const PasswordHash& hash : passwords_) text += '#' + HashHex(hash) + ' ';
   for (const Selector& selector : selectors_) {
     if (selector.root()) {
       text += selector.Describe();
@@ -214,19 +228,24 @@ bool User::AllowsChannel(std::string_view channel, bool is_pattern) const {
 bool User::Accepts(std::string_view password) const {
   if (!enabled()) return false;
   if (nopass()) return true;
-  const std::string hash = Sha256Hex(password);
+  const PasswordHash hash = Sha256(password);
   bool match = false;
   // Every stored hash is compared in full, in constant time.
-  for (const std::string& stored : passwords_) {
-    match |= CRYPTO_memcmp(stored.data(), hash.data(), kHashLength) == 0;
+  for (const PasswordHash& stored : passwords_) {
+    match |= CRYPTO_memcmp(stored.data(), hash.data(), hash.size()) == 0;
   }
   return match;
 }
 
+std::vector<std::string> User::passwords() const {
+  std::vector<std::string> hex;
+  for (const PasswordHash& hash : passwords_) hex.push_back(HashHex(hash));
+  return hex;
+}
+
 size_t User::HeapBytes() const {
-  size_t bytes = name_.capacity() + passwords_.capacity() * sizeof(std::string) +
+  size_t bytes = name_.capacity() + passwords_.capacity() * sizeof(PasswordHash) +
                  selectors_.capacity() * sizeof(Selector);
-  for (const std::string& hash : passwords_) bytes += hash.capacity();
   for (const Selector& selector : selectors_) bytes += selector.HeapBytes();
   return bytes;
 }

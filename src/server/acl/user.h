@@ -3,6 +3,7 @@
 // one at a time, left to right, as Redis's ACLSetUser applies them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -13,8 +14,11 @@
 
 namespace goblin::acl {
 
-// Lowercase hex SHA-256 of text: how passwords are stored and compared.
-std::string Sha256Hex(std::string_view text);
+// A password's SHA-256: all a user keeps of it.
+using PasswordHash = std::array<unsigned char, 32>;
+PasswordHash Sha256(std::string_view text);
+// Lowercase hex, as ACL LIST, ACL GETUSER and `#<hash>` rules write a hash.
+std::string HashHex(const PasswordHash& hash);
 
 // Arguments holding one selector spread over several words ("(~a:*", "+get)") joined back into
 // one, as Redis's ACLMergeSelectorArguments joins them. False when a parenthesis is left open;
@@ -76,7 +80,8 @@ class User {
   uint32_t flags() const { return flags_; }
   bool enabled() const { return !(flags_ & kDisabled); }
   bool nopass() const { return flags_ & kNoPass; }
-  const std::vector<std::string>& passwords() const { return passwords_; }
+  // The password hashes in hex, in the order they were added.
+  std::vector<std::string> passwords() const;
   const std::vector<Selector>& selectors() const { return selectors_; }
   // Some selector allows every command, key and channel: the command path skips the check.
   bool unrestricted() const { return unrestricted_; }
@@ -92,7 +97,7 @@ class User {
 
   std::string name_;
   uint32_t flags_ = kDisabled | kSanitizePayload;
-  std::vector<std::string> passwords_;
+  std::vector<PasswordHash> passwords_;
   std::vector<Selector> selectors_;
   bool unrestricted_ = false;
 };
