@@ -15,10 +15,6 @@ const Command* Command::FindSubcommand(std::string_view name) const {
   return nullptr;
 }
 
-bool Command::HasKeys() const {
-  return std::any_of(key_specs.begin(), key_specs.end(),
-                     [](const KeySpec& spec) { return !(spec.flags & kKeyNotKey); });
-}
 
 std::optional<std::vector<KeyReference>> Command::Keys(
     const std::vector<std::string_view>& argv) const {
@@ -26,17 +22,15 @@ std::optional<std::vector<KeyReference>> Command::Keys(
   // The common row (GET, MGET, HSET): one spec naming a fixed range, whose positions are the
   // legacy range registration derived from it, found without a search. Tracking asks this of
   // every read it remembers.
-  if (key_specs.size() == 1 && !(flags & kCmdMovableKeys) && key_step > 0) {
-    const KeySpec& spec = key_specs[0];
-    if (!(spec.flags & (kKeyNotKey | kKeyVariableFlags)) && spec.find.c <= 1) {
-      const int argc = static_cast<int>(argv.size());
-      const int last = std::min(last_key < 0 ? argc + last_key : last_key, argc - 1);
-      if (last >= first_key) keys.reserve(static_cast<size_t>((last - first_key) / key_step + 1));
-      for (int i = first_key; i <= last; i += key_step) {
-        keys.push_back({static_cast<size_t>(i), spec.flags});
-      }
-      return keys;
+  if (PlainRange()) {
+    const uint32_t key_flags = PlainRangeFlags(argv);
+    const int argc = static_cast<int>(argv.size());
+    const int last = std::min(last_key < 0 ? argc + last_key : last_key, argc - 1);
+    if (last >= first_key) keys.reserve(static_cast<size_t>((last - first_key) / key_step + 1));
+    for (int i = first_key; i <= last; i += key_step) {
+      keys.push_back({static_cast<size_t>(i), key_flags});
     }
+    return keys;
   }
   if (find_keys != nullptr) {
     std::optional<std::vector<size_t>> found = find_keys(argv);
@@ -137,6 +131,8 @@ uint32_t AclCategoriesWithImplied(const Command& command) {
 
 // What registration derives from a row's own description.
 void CompleteRow(Command* command) {
+  command->has_keys = std::any_of(command->key_specs.begin(), command->key_specs.end(),
+                                  [](const KeySpec& spec) { return !(spec.flags & kKeyNotKey); });
   DeriveLegacyRange(command);
   command->acl_categories = AclCategoriesWithImplied(*command);
 }

@@ -19,6 +19,7 @@
 // registration adds those its flags imply (@write, @read, @fast or @slow, ...).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -125,12 +126,45 @@ struct Command {
   }
   // Whether any spec names keys rather than shard channels (COMMAND GETKEYS's "no key
   // arguments").
-  bool HasKeys() const;
+  bool HasKeys() const { return has_keys; }
+  bool has_keys = false;  // derived from key_specs at registration
   // The keys of a concrete call (positions into argv, argv[0] the name) in the order of the
   // specs, each with its spec's flags (variable flags resolved for the call); nullopt when the
   // call contradicts its specs (a count that is not a number of keys the call holds, or no key
   // where one is mandatory). Shard channels (not_key specs) are left out.
   std::optional<std::vector<KeyReference>> Keys(const std::vector<std::string_view>& argv) const;
+  // Calls visit(position, flags) for each key of the call, as Keys finds them, until it returns
+  // false; returns whether every call returned true (true for a call whose keys cannot be
+  // found). The common row (one fixed range) is walked without building the list.
+  template <typename Visit>
+  bool AllKeys(const std::vector<std::string_view>& argv, Visit visit) const {
+    if (PlainRange()) {
+      const uint32_t key_flags = PlainRangeFlags(argv);
+      const int argc = static_cast<int>(argv.size());
+      const int last = std::min(last_key < 0 ? argc + last_key : last_key, argc - 1);
+      for (int i = first_key; i <= last; i += key_step) {
+        if (!visit(static_cast<size_t>(i), key_flags)) return false;
+      }
+      return true;
+    }
+    std::optional<std::vector<KeyReference>> keys = Keys(argv);
+    if (!keys) return true;
+    for (const KeyReference& key : *keys) {
+      if (!visit(key.position, key.flags)) return false;
+    }
+    return true;
+  }
+  // One spec naming a fixed range of keys: its positions are the legacy range's (first_key,
+  // last_key, key_step), all with the spec's flags (PlainRangeFlags).
+  bool PlainRange() const {
+    return key_specs.size() == 1 && !(flags & kCmdMovableKeys) && key_step > 0 &&
+           !(key_specs[0].flags & kKeyNotKey) && key_specs[0].find.c <= 1;
+  }
+  uint32_t PlainRangeFlags(const std::vector<std::string_view>& argv) const {
+    const uint32_t spec_flags = key_specs[0].flags;
+    return spec_flags & kKeyVariableFlags ? ResolveVariableFlags(name, argv, spec_flags)
+                                          : spec_flags;
+  }
 };
 
 class CommandTable {

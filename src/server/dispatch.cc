@@ -200,9 +200,9 @@ std::string Server::AdmissionRefusal(Client& client, const Command& command,
   // A script's calls were checked by the script runner, with the script's context.
   if (client.user != nullptr && !client.user->unrestricted() &&
       client.kind != ClientKind::kScript) {
-    if (std::string refusal = AclRefusal(client, command, argv, LogContextOf(client));
-        !refusal.empty()) {
-      return refusal;
+    size_t position = 0;
+    if (client.user->Check(command, argv, &position) != acl::Denial::kNone) {
+      return AclRefusal(client, command, argv, LogContextOf(client));
     }
   }
   if (!client.is_connection()) return "";

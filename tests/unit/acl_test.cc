@@ -265,6 +265,50 @@ TEST(AclModel, CommandRulesMatchAPlainMapAndTheirDescriptionReplays) {
   }
 }
 
+// Hostile rules: random bytes and near-rules never crash the parser, a refused rule leaves a
+// staged copy's user unchanged through AccessControl, and whatever was accepted describes to
+// rules that replay to the same user.
+TEST(AclModel, HostileRulesAreRefusedOrReplayable) {
+  const std::vector<std::string> pieces = {
+      "~", "%", "R", "W", "&", "+", "-", "@", "|", "(", ")", "*", " ", "\t", std::string(1, '\0'),
+      "get", "config", "config|get", "select|0", "@all", "@read", "allkeys", "on", "off", ">",
+      "<", "#", "!", "nopass", "reset", "clearselectors", "resetkeys", "resetchannels", "\"",
+      "'", "\xff", "0123456789abcdef"};
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    std::mt19937 rng(seed);
+    AccessControl access(Table());
+    std::vector<std::string> rules;
+    const int count = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < count; ++i) {
+      std::string rule;
+      const int parts = 1 + static_cast<int>(rng() % 4);
+      for (int j = 0; j < parts; ++j) rule += pieces[rng() % pieces.size()];
+      rules.push_back(rule);
+    }
+    const std::vector<std::string_view> views(rules.begin(), rules.end());
+    const std::string error = access.SetUser("fuzz", views);
+    const User* user = access.Find("fuzz");
+    if (!error.empty()) {
+      EXPECT_EQ(user, nullptr) << "seed " << seed << ": " << error;
+      continue;
+    }
+    ASSERT_NE(user, nullptr);
+    // The description is what ACL SAVE writes: it must load back to the same user.
+    const std::string line = AccessControl::UserLine(*user);
+    AccessControl reloaded(Table());
+    std::vector<std::string> words;
+    size_t start = 0;
+    while (start <= line.size()) {
+      const size_t end = std::min(line.find(' ', start), line.size());
+      words.push_back(line.substr(start, end - start));
+      start = end + 1;
+    }
+    const std::vector<std::string_view> replay(words.begin() + 2, words.end());
+    ASSERT_EQ(reloaded.SetUser("fuzz", replay), "") << "seed " << seed << ": " << line;
+    EXPECT_EQ(AccessControl::UserLine(*reloaded.Find("fuzz")), line) << "seed " << seed;
+  }
+}
+
 TEST(AccessControl, SetUserIsAllOrNothing) {
   AccessControl access(Table());
   EXPECT_EQ(access.SetUser("bob", std::vector<std::string_view>{"on", ">pw", "+get"}), "");

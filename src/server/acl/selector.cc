@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "core/ascii.h"
 #include "core/glob.h"
@@ -30,6 +31,64 @@ bool AnyEntry(std::string_view list, Visit visit) {
     start = end + 1;
   }
   return false;
+}
+
+// Key pattern entries: the head byte, the pattern's length (one byte, or 0xff and four bytes
+// for a pattern of 255 bytes or more), the pattern. Calls visit(pattern, head, head's offset)
+// for each until it returns true; returns whether one did.
+template <typename Visit>
+bool AnyPattern(std::string_view list, Visit visit) {
+  const char* const begin = list.data();
+  const char* const end = begin + list.size();
+  for (const char* entry = begin; entry < end;) {
+    const auto head = static_cast<uint8_t>(entry[0]);
+    size_t length = static_cast<uint8_t>(entry[1]);
+    const char* pattern = entry + 2;
+    if (length == 0xff) {
+      uint32_t long_length;
+      std::memcpy(&long_length, pattern, sizeof(long_length));
+      length = long_length;
+      pattern += sizeof(long_length);
+    }
+    if (visit(std::string_view(pattern, length), head, static_cast<size_t>(entry - begin))) {
+      return true;
+    }
+    entry = pattern + length;
+  }
+  return false;
+}
+
+void AppendPatternEntry(std::string* list, uint8_t head, std::string_view pattern) {
+  *list += static_cast<char>(head);
+  if (pattern.size() < 0xff) {
+    *list += static_cast<char>(pattern.size());
+  } else {
+    *list += static_cast<char>(0xff);
+    const auto length = static_cast<uint32_t>(pattern.size());
+    list->append(reinterpret_cast<const char*>(&length), sizeof(length));
+  }
+  *list += pattern;
+}
+
+// A key pattern entry's head byte: its KeyPermission bits, and how it matches (most patterns
+// are a prefix and a '*', or a plain name: they are compared, not interpreted as globs).
+constexpr uint8_t kPermissionBits = 3;
+constexpr uint8_t kMatchPrefix = 4;  // "app:*": the bytes before the '*' start the key
+constexpr uint8_t kMatchExact = 8;   // "config": the key itself
+
+uint8_t MatchKind(std::string_view pattern) {
+  const size_t special = pattern.find_first_of("*?[\\");
+  if (special == std::string_view::npos) return kMatchExact;
+  return special == pattern.size() - 1 && pattern.back() == '*' ? kMatchPrefix : 0;
+}
+
+bool Matches(uint8_t kind, std::string_view pattern, std::string_view text) {
+  if (kind & kMatchPrefix) {
+    const size_t prefix = pattern.size() - 1;  // the bytes before the final '*'
+    return text.size() >= prefix && std::memcmp(text.data(), pattern.data(), prefix) == 0;
+  }
+  if (kind & kMatchExact) return text == pattern;
+  return GlobMatch(pattern, text);
 }
 
 // The permissions a key needs for what the command does to it (its key-spec flags).
@@ -155,16 +214,12 @@ RuleError Selector::ApplyKeyPattern(std::string_view rule) {
   }
   const std::string_view pattern = rule.substr(offset);
   if (HasSpaces(pattern)) return RuleError::kSyntax;
-  const bool known = AnyEntry(patterns_, [&](std::string_view entry, size_t at) {
-    if (entry.substr(1) != pattern) return false;
-    patterns_[at] = static_cast<char>(entry[0] | permissions);
+  const bool known = AnyPattern(patterns_, [&](std::string_view entry, uint8_t head, size_t at) {
+    if (entry != pattern) return false;
+    patterns_[at] = static_cast<char>(head | permissions);
     return true;
   });
-  if (!known) {
-    patterns_ += static_cast<char>(permissions);
-    patterns_ += pattern;
-    patterns_ += '\0';
-  }
+  if (!known) AppendPatternEntry(&patterns_, permissions | MatchKind(pattern), pattern);
   return RuleError::kNone;
 }
 
@@ -276,9 +331,9 @@ std::string Selector::DescribeCommands() const {
 
 namespace {
 
-// A key pattern as a rule: "~p", "%R~p" or "%W~p" (entry: the permission byte, then p).
-void AppendKeyPattern(std::string* out, std::string_view entry) {
-  const auto permissions = static_cast<uint8_t>(entry[0]);
+// A key pattern as a rule: "~p", "%R~p" or "%W~p".
+void AppendKeyPattern(std::string* out, std::string_view pattern, uint8_t head) {
+  const auto permissions = static_cast<uint8_t>(head & kPermissionBits);
   if (permissions == kKeyRead) {
     *out += "%R~";
   } else if (permissions == kKeyWrite) {
@@ -286,7 +341,7 @@ void AppendKeyPattern(std::string* out, std::string_view entry) {
   } else {
     *out += '~';
   }
-  *out += entry.substr(1);
+  *out += pattern;
 }
 
 }  // namespace
@@ -294,9 +349,9 @@ void AppendKeyPattern(std::string* out, std::string_view entry) {
 std::string Selector::DescribeKeys() const {
   if (flags_ & kAllKeys) return "~*";
   std::string text;
-  AnyEntry(patterns_, [&](std::string_view entry, size_t) {
+  AnyPattern(patterns_, [&](std::string_view pattern, uint8_t head, size_t) {
     if (!text.empty()) text += ' ';
-    AppendKeyPattern(&text, entry);
+    AppendKeyPattern(&text, pattern, head);
     return false;
   });
   return text;
@@ -328,8 +383,8 @@ std::string Selector::Describe() const {
   if (flags_ & kAllKeys) {
     text += "~* ";
   } else {
-    AnyEntry(patterns_, [&](std::string_view entry, size_t) {
-      AppendKeyPattern(&text, entry);
+    AnyPattern(patterns_, [&](std::string_view pattern, uint8_t head, size_t) {
+      AppendKeyPattern(&text, pattern, head);
       text += ' ';
       return false;
     });
@@ -373,17 +428,14 @@ Denial Selector::Check(const Command& command, const std::vector<std::string_vie
     *position = 0;
     return Denial::kCommand;
   }
-  if (!(flags_ & kAllKeys) && command.HasKeys()) {
-    // A call whose keys cannot be found names none, as Redis's getKeysFromCommandWithSpecs
-    // finds none (the command then answers its own syntax error).
-    if (std::optional<std::vector<KeyReference>> keys = command.Keys(argv)) {
-      for (const KeyReference& key : *keys) {
-        if (!AllowsKey(argv[key.position], key.flags)) {
-          *position = key.position;
-          return Denial::kKey;
-        }
-      }
-    }
+  // A call whose keys cannot be found names none, as Redis's getKeysFromCommandWithSpecs
+  // finds none (the command then answers its own syntax error).
+  if (!(flags_ & kAllKeys) && command.HasKeys() &&
+      !command.AllKeys(argv, [&](size_t at, uint32_t key_flags) {
+        *position = at;
+        return AllowsKey(argv[at], key_flags);
+      })) {
+    return Denial::kKey;
   }
   if (!(flags_ & kAllChannels)) {
     const ChannelUse use = ChannelUseOf(command);
@@ -404,16 +456,16 @@ Denial Selector::Check(const Command& command, const std::vector<std::string_vie
 bool Selector::AllowsKey(std::string_view key, uint32_t key_spec_flags) const {
   if (flags_ & kAllKeys) return true;
   const uint8_t needed = NeededPermissions(key_spec_flags);
-  return AnyEntry(patterns_, [&](std::string_view entry, size_t) {
-    return (static_cast<uint8_t>(entry[0]) & needed) == needed && GlobMatch(entry.substr(1), key);
+  return AnyPattern(patterns_, [&](std::string_view pattern, uint8_t head, size_t) {
+    return (head & needed) == needed && Matches(head, pattern, key);
   });
 }
 
 bool Selector::AllowsAnyKey(uint32_t key_spec_flags) const {
   if (flags_ & kAllKeys) return true;
   const uint8_t needed = NeededPermissions(key_spec_flags);
-  return AnyEntry(patterns_, [&](std::string_view entry, size_t) {
-    return (static_cast<uint8_t>(entry[0]) & needed) == needed && entry.substr(1) == "*";
+  return AnyPattern(patterns_, [&](std::string_view pattern, uint8_t head, size_t) {
+    return (head & needed) == needed && pattern == "*";
   });
 }
 

@@ -113,8 +113,9 @@ class Selector {
   std::bitset<kCommandBits> allowed_;
   // Command id -> the first arguments allowed although the command is not ("+select|0").
   std::vector<std::pair<uint32_t, std::vector<std::string>>> first_args_;
-  // Key patterns, each its KeyPermission byte then the pattern, and channel patterns, each
-  // ended by a NUL (a pattern holds none): one allocation for all, a few bytes a pattern.
+  // Key patterns (each a head byte, its KeyPermission and how it matches, the length, the
+  // pattern) and channel patterns (each ended by a NUL: a pattern holds none), one allocation
+  // for each list, a few bytes a pattern.
   std::string patterns_;
   std::string channels_;
   std::string rules_;  // "+get -@write +config|get", lowercase

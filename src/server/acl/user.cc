@@ -195,6 +195,7 @@ Denial User::Check(const Command& command, const std::vector<std::string_view>& 
                    size_t* position) const {
   // When no selector allows the call, the refusal reported is the highest kind (a channel over
   // a key over the command), and among equal kinds the one furthest in argv.
+  if (selectors_.size() == 1) return selectors_[0].Check(command, argv, position);
   Denial relevant = Denial::kCommand;
   size_t relevant_position = 0;
   for (const Selector& selector : selectors_) {
