@@ -14,23 +14,31 @@ acl::LogContext Server::LogContextOf(const Client& client) {
   return client.in_multi || client.in_exec ? acl::LogContext::kMulti : acl::LogContext::kTopLevel;
 }
 
-std::string Server::AclRefusal(const Client& client, const Command& command,
-                               const std::vector<std::string_view>& argv,
-                               acl::LogContext context) {
+acl::Denial Server::CheckAndLog(const Client& client, const Command& command,
+                                const std::vector<std::string_view>& argv,
+                                acl::LogContext context, size_t* position) {
   const acl::User& user = *client.user;
-  size_t position = 0;
-  const acl::Denial denial = user.Check(command, argv, &position);
-  if (denial == acl::Denial::kNone) return "";
+  const acl::Denial denial = user.Check(command, argv, position);
+  if (denial == acl::Denial::kNone) return denial;
   // A script's commands are logged with the client that called the script.
   const Client& shown = context == acl::LogContext::kLua && scripts->caller() != nullptr
                             ? *scripts->caller()
                             : client;
   acl.Log(denial, context,
           std::string(denial == acl::Denial::kCommand ? std::string_view(command.name)
-                                                      : argv[position]),
+                                                      : argv[*position]),
           user.name(), ClientInfoLine(shown, now_ms_), now_ms_,
           static_cast<size_t>(config.acl.log_max_len));
-  return "NOPERM " + acl::DenialMessage(denial, user, command, argv[position], false);
+  return denial;
+}
+
+std::string Server::AclRefusal(const Client& client, const Command& command,
+                               const std::vector<std::string_view>& argv,
+                               acl::LogContext context) {
+  size_t position = 0;
+  const acl::Denial denial = CheckAndLog(client, command, argv, context, &position);
+  if (denial == acl::Denial::kNone) return "";
+  return "NOPERM " + acl::DenialMessage(denial, *client.user, command, argv[position], false);
 }
 
 bool Server::LogIn(Client& client, std::string_view command, std::string_view username,

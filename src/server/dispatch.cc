@@ -106,12 +106,9 @@ void Server::RunQueued(Client& client, const std::vector<std::string_view>& argv
   // The user's rules may have changed since the command was queued: they are checked again.
   if (client.user != nullptr && !client.user->unrestricted()) {
     size_t position = 0;
-    const acl::Denial denial = client.user->Check(*command, argv, &position);
+    const acl::Denial denial =
+        CheckAndLog(client, *command, argv, acl::LogContext::kMulti, &position);
     if (denial != acl::Denial::kNone) {
-      acl.Log(denial, acl::LogContext::kMulti,
-              std::string(denial == acl::Denial::kCommand ? command->name : argv[position]),
-              client.user->name(), ClientInfoLine(client, now_ms_), now_ms_,
-              static_cast<size_t>(config.acl.log_max_len));
       static constexpr std::string_view kReasons[] = {
           "no permission", "no permission to execute the command or subcommand",
           "no permission to touch the specified keys", "no permission",

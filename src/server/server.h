@@ -262,6 +262,11 @@ class Server : private KeyspaceEvents {
   // Users, logins and the ACL log (acl/access_control.h); checked by admission (dispatch.cc),
   // EXEC and scripts through the functions below (access.cc).
   acl::AccessControl acl{commands};
+  // Whether client's user may run the call; a refusal is logged in ACL LOG and *position is
+  // argv's index of the key or channel refused (0: the command).
+  acl::Denial CheckAndLog(const Client& client, const Command& command,
+                          const std::vector<std::string_view>& argv, acl::LogContext context,
+                          size_t* position);
   // The -NOPERM refusal of the call for client's user ("" when allowed), logged in ACL LOG.
   std::string AclRefusal(const Client& client, const Command& command,
                          const std::vector<std::string_view>& argv, acl::LogContext context);
