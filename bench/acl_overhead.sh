@@ -5,16 +5,23 @@
 # default user (which may run everything), per server, command and mode.
 #
 #   bench/acl_overhead.sh [--rounds R] [--modes 1x16,50x1] [--cpu C] GOBLIN_BINARY [REDIS_BINARY]
+#   bench/acl_overhead.sh --callgrind N GOBLIN_BINARY [REDIS_BINARY]
 #
 # Each server runs alone on a Unix socket, pinned with redis-benchmark to one CPU; 1M string
 # keys are preloaded. Per command and mode the two users alternate D R R D ... (ROUNDS runs
 # each) and the medians are compared. A ratio of 1.00 means the check costs nothing
 # measurable; the target is >= 0.98.
+#
+# With --callgrind N each server runs under valgrind's callgrind instead, and for each command
+# N requests (-c 1 -P 16) are counted in instructions executed by the server, per request,
+# for each user (D R R D, averaged): the difference is the check's cost, free of the machine's
+# noise.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-4}
 MODES=${MODES:-1x16,50x1}
 CPU=${CPU:-1}
+CALLGRIND=0
 N_PIPE=${N_PIPE:-1000000}
 N_CONC=${N_CONC:-200000}
 args=()
@@ -23,6 +30,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --modes) MODES=$2; shift 2 ;;
     --cpu) CPU=$2; shift 2 ;;
+    --callgrind) CALLGRIND=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1"); shift ;;
   esac
@@ -47,6 +55,51 @@ PID=""
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
+# Starts server $1 (goblin or redis) under the launcher words that follow (taskset, valgrind),
+# waits for it, and creates the restricted user; sets SOCK and PID.
+start() {
+  local server=$1 bin=$GOBLIN; shift
+  [ "$server" = redis ] && bin=$REDIS
+  SOCK="$WORK/$server.sock"
+  mkdir -p "$WORK/$server"
+  "$@" "$bin" --port 0 --unixsocket "$SOCK" --save '' --appendonly no --dir "$WORK/$server" \
+    >"$WORK/$server.log" 2>&1 </dev/null &
+  PID=$!
+  for _ in $(seq 600); do [ "$(redis-cli -s "$SOCK" PING 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+  redis-cli -s "$SOCK" ACL SETUSER bench on '>bench' '~key:*' '~counter:*' '~bench:*' +@all >/dev/null
+}
+
+# Instructions per request the server executes for N requests of one command as one user.
+instructions() { # sock pid user command...
+  local sock=$1 pid=$2 user=$3 auth=(); shift 3
+  [ "$user" = restricted ] && auth=(--user bench -a bench)
+  callgrind_control -z "$pid" >/dev/null 2>&1 && callgrind_control -i on "$pid" >/dev/null 2>&1
+  redis-benchmark -s "$sock" "${auth[@]}" -c 1 -P 16 -n "$CALLGRIND" -r 1000000 -q "$@" >/dev/null 2>&1
+  callgrind_control -i off "$pid" >/dev/null 2>&1 && callgrind_control -d "$pid" >/dev/null 2>&1
+  awk -v n="$CALLGRIND" '/^totals:/ { print int($2 / n) }' "$(ls -t "$WORK"/callgrind.out* | head -1)"
+}
+
+if [ "$CALLGRIND" != 0 ]; then
+  echo "| server | command | default instructions/request | restricted | difference |"
+  echo "|---|---|---:|---:|---:|"
+  for server in goblin redis; do
+    start "$server" valgrind --tool=callgrind --instr-atstart=no \
+      --callgrind-out-file="$WORK/callgrind.out"
+    sock=$SOCK
+    for name in "${ORDER[@]}"; do
+      read -r -a words <<<"${CMD[$name]}"
+      d1=$(instructions "$sock" "$PID" default "${words[@]}")
+      r1=$(instructions "$sock" "$PID" restricted "${words[@]}")
+      r2=$(instructions "$sock" "$PID" restricted "${words[@]}")
+      d2=$(instructions "$sock" "$PID" default "${words[@]}")
+      d=$(((d1 + d2) / 2)) r=$(((r1 + r2) / 2))
+      echo "| $server | $name | $d | $r | +$((r - d)) ($(awk -v d="$d" -v r="$r" 'BEGIN { printf "%.1f%%", 100 * (r - d) / d }')) |"
+    done
+    kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  done
+  exit 0
+fi
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 run() { # sock clients pipeline user command... -> requests/s
@@ -61,14 +114,8 @@ run() { # sock clients pipeline user command... -> requests/s
 echo "| server | mode | command | default req/s | restricted req/s | restricted/default |"
 echo "|---|---|---|---:|---:|---:|"
 for server in goblin redis; do
-  bin=$GOBLIN; [ "$server" = redis ] && bin=$REDIS
-  sock="$WORK/$server.sock"
-  mkdir -p "$WORK/$server"
-  taskset -c "$CPU" "$bin" --port 0 --unixsocket "$sock" --save '' --appendonly no \
-    --dir "$WORK/$server" >"$WORK/$server.log" 2>&1 </dev/null &
-  PID=$!
-  for _ in $(seq 200); do [ "$(redis-cli -s "$sock" PING 2>/dev/null)" = PONG ] && break; sleep 0.05; done
-  redis-cli -s "$sock" ACL SETUSER bench on '>bench' '~key:*' '~counter:*' '~bench:*' +@all >/dev/null
+  start "$server" taskset -c "$CPU"
+  sock=$SOCK
   redis-benchmark -s "$sock" -P 100 -n 2000000 -r 1000000 -q SET key:__rand_int__ $V16 >/dev/null 2>&1
   IFS=, read -r -a mode_list <<<"$MODES"
   for mode in "${mode_list[@]}"; do
