@@ -10,7 +10,8 @@ FUZZ_SMOKE_SECONDS ?= 4
 JOBS           ?= $(shell nproc)
 BUILD_PACKAGES := cmake gcc g++ make pkg-config libjemalloc-dev libxxhash-dev liblz4-dev libgtest-dev \
                   liblzf-dev libssl-dev
-TEST_PACKAGES  := redis-server redis-sentinel redis-tools python3 python3-redis python3-pytest zstd libzstd-dev
+TEST_PACKAGES  := redis-server redis-sentinel redis-tools python3 python3-redis python3-pytest zstd libzstd-dev \
+                  openssl
 BENCH_PACKAGES := python3-matplotlib
 # libFuzzer is compiler-rt's (libclang-rt-14-dev); llvm-14 has the symbolizer for its reports.
 FUZZ_PACKAGES  := clang libclang-rt-14-dev llvm-14

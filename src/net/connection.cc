@@ -78,10 +78,12 @@ void PlainConnection::Close() {
   fd_ = -1;
 }
 
-std::string PlainConnection::LocalAddress() const {
+std::string PlainConnection::LocalAddress() const { return LocalAddressOf(fd_); }
+
+std::string LocalAddressOf(int fd) {
   sockaddr_storage local{};
   socklen_t length = sizeof(local);
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &length);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
   return FormatAddress(local);
 }
 

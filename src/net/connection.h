@@ -84,6 +84,14 @@ class PlainConnection final : public Connection {
   int fd() const override { return fd_; }
   std::string LocalAddress() const override;
 
+  // Hands the descriptor to another owner (a TlsConnection); this one is closed after.
+  int Release() {
+    const int fd = fd_;
+    Unwatch();
+    fd_ = -1;
+    return fd;
+  }
+
   // TCP options of an accepted or connected socket.
   void SetNoDelay();
   void SetKeepAlive();
@@ -93,6 +101,8 @@ class PlainConnection final : public Connection {
   EventLoop* loop_ = nullptr;  // while watched
 };
 
+// "ip:port" of the local end of socket fd ("?:0" when not TCP).
+std::string LocalAddressOf(int fd);
 // "ip:port" of a TCP address ("?:0" for another family).
 std::string FormatAddress(const sockaddr_storage& address);
 // Whether address is 127.0.0.0/8 or ::1 (IPv4-mapped too): protected mode's local peers.

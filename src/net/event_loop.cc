@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace goblin::net {
 
 namespace {
@@ -52,6 +54,7 @@ void EventLoop::Unwatch(int fd) {
   const auto slot = static_cast<size_t>(fd);
   if (fd < 0 || slot >= handlers_.size() || handlers_[slot] == nullptr) return;
   handlers_[slot] = nullptr;
+  std::erase(pending_, fd);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
@@ -77,6 +80,8 @@ EventLoop::Batch& EventLoop::CurrentBatch() {
 
 int EventLoop::Wait(int timeout_ms) {
   Batch& batch = CurrentBatch();
+  // Bytes already waiting in a connection's own buffer are ready now.
+  if (!pending_.empty()) timeout_ms = 0;
   const int n =
       epoll_wait(epoll_fd_, batch.events.data(), static_cast<int>(batch.events.size()), timeout_ms);
   batch.count = n < 0 ? 0 : n;
@@ -98,7 +103,18 @@ void EventLoop::Dispatch() {
     if (event.events & EPOLLOUT) readiness |= kWritable;
     handler->OnReady(readiness);
   }
+  // Then the connections that said they hold bytes the socket's readiness cannot announce.
+  std::vector<int> pending = std::move(pending_);
+  pending_.clear();
+  for (int fd : pending) {
+    const auto slot = static_cast<size_t>(fd);
+    if (slot < handlers_.size() && handlers_[slot] != nullptr) handlers_[slot]->OnReady(kReadable);
+  }
   --depth_;
+}
+
+void EventLoop::MarkPending(int fd) {
+  if (std::find(pending_.begin(), pending_.end(), fd) == pending_.end()) pending_.push_back(fd);
 }
 
 }  // namespace goblin::net

@@ -62,8 +62,13 @@ class EventLoop {
   // Waits up to timeout_ms (-1: no limit) for ready descriptors and keeps them for Dispatch.
   // Returns how many, or -1 with errno set (EINTR when a signal arrived).
   int Wait(int timeout_ms);
-  // Calls the handler of each descriptor the last Wait at this depth found ready.
+  // Calls the handler of each descriptor the last Wait at this depth found ready, then of
+  // those marked pending.
   void Dispatch();
+  // fd has bytes ready that its socket will not announce (a TLS connection's decrypted
+  // buffer): its handler gets kReadable at the end of the next Dispatch, and the next Wait
+  // does not sleep.
+  void MarkPending(int fd);
 
  private:
   struct Batch {
@@ -77,6 +82,7 @@ class EventLoop {
   std::vector<EventHandler*> handlers_;  // by descriptor; null when not watched
   // One batch per depth of nested rounds (invariant 3).
   std::vector<std::unique_ptr<Batch>> batches_;
+  std::vector<int> pending_;  // MarkPending's descriptors, until the next Dispatch
   size_t depth_ = 0;
 };
 

@@ -757,11 +757,10 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Validated("oom-score-adj-values", &c.oom_score_adj_values, kMutable, NormalizeOomScores);
   table.Hook(ConfigHook::kOomScore);
 
-  // Features still to come: stored, and refused where a value would ask for them.
-  constexpr char kNoTls[] = "TLS is not supported by this server yet";
+  // TLS (net/tls.h): a change reloads the certificates and settings, all or nothing.
+  constexpr char kNoTls[] = "TLS replication and cluster buses are not supported by this server yet";
   Config::Tls& tls = c.tls;
-  table.Int("tls-port", &tls.port, 0, 65535, kMutable);
-  table.OnlyValue("0", kNoTls);
+  table.Int("tls-port", &tls.port, 0, 65535, kMutable, ConfigHook::kTlsPort);
   for (auto [name, field] : {std::pair{"tls-cert-file", &tls.cert_file},
                              {"tls-key-file", &tls.key_file},
                              {"tls-key-file-pass", &tls.key_file_pass},
@@ -774,13 +773,17 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
                              {"tls-ciphers", &tls.ciphers},
                              {"tls-ciphersuites", &tls.ciphersuites},
                              {"tls-protocols", &tls.protocols}}) {
-    table.String(name, field, kMutable);
+    table.String(name, field, kMutable, ConfigHook::kTlsConfigure);
   }
-  table.Enum("tls-auth-clients", &tls.auth_clients, {"no", "yes", "optional"}, kMutable);
-  table.Bool("tls-prefer-server-ciphers", &tls.prefer_server_ciphers, kMutable);
-  table.Bool("tls-session-caching", &tls.session_caching, kMutable);
-  table.Int("tls-session-cache-size", &tls.session_cache_size, 0, kMaxInt, kMutable);
-  table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable);
+  table.Enum("tls-auth-clients", &tls.auth_clients, {"no", "yes", "optional"}, kMutable,
+             ConfigHook::kTlsConfigure);
+  table.Bool("tls-prefer-server-ciphers", &tls.prefer_server_ciphers, kMutable,
+             ConfigHook::kTlsConfigure);
+  table.Bool("tls-session-caching", &tls.session_caching, kMutable, ConfigHook::kTlsConfigure);
+  table.Int("tls-session-cache-size", &tls.session_cache_size, 0, kMaxInt, kMutable,
+            ConfigHook::kTlsConfigure);
+  table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable,
+            ConfigHook::kTlsConfigure);
   table.Bool("tls-replication", &tls.replication, kMutable);
   table.OnlyValue("no", kNoTls);
   table.Bool("tls-cluster", &tls.cluster, kMutable);

@@ -196,7 +196,7 @@ struct Config {
 
   // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
   // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
-  // for the missing feature (tls-port, cluster-enabled) is refused rather than
+  // for the missing feature (tls-replication, cluster-enabled) is refused rather than
   // ignored, since ignoring it would leave traffic unencrypted or access open.
   struct Tls {
     int64_t port = 0;
@@ -300,6 +300,8 @@ enum class ConfigHook {
   kAllocatorThreads,  // the allocator's background threads follow jemalloc-bg-thread
   kDefaultPassword,   // requirepass becomes the default user's one password (nopass when empty)
   kAclPubsubDefault,  // users and selectors created from now on start from acl-pubsub-default
+  kTlsConfigure,      // the TLS certificates and settings are loaded again (once per CONFIG SET)
+  kTlsPort,           // the same, then the TLS listeners reopen on tls-port
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

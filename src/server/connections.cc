@@ -77,8 +77,9 @@ void Server::CloseClientSoon(Client& client) {
   clients_to_close_.push_back(&client);
 }
 
-bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
-  if (config.port == 0) return true;
+bool Server::OpenTcpListeners(int64_t listen_port, bool tls, std::vector<Listener>* out,
+                              std::string* error) {
+  if (listen_port == 0) return true;
   for (const std::string& configured : config.bind) {
     // "-addr" marks an address that may be missing on this host (Redis 7: bind ... -::1).
     bool optional = !configured.empty() && configured[0] == '-';
@@ -89,7 +90,7 @@ bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
     addrinfo* result = nullptr;
-    std::string port = std::to_string(config.port);
+    std::string port = std::to_string(listen_port);
     if (getaddrinfo(host.c_str(), port.c_str(), &hints, &result) != 0 || result == nullptr) {
       if (optional) continue;
       *error = "Invalid bind address '" + host + "'";
@@ -107,9 +108,42 @@ bool Server::OpenTcpListeners(std::vector<Listener>* out, std::string* error) {
       return false;
     }
     freeaddrinfo(result);
-    out->emplace_back(this, fd, false);
+    out->emplace_back(this, fd, false, tls);
   }
   return true;
+}
+
+bool Server::ConfigureTls() {
+  if (config.tls.port == 0) return true;
+  const Config::Tls& tls = config.tls;
+  net::TlsOptions options;
+  options.cert_file = tls.cert_file;
+  options.key_file = tls.key_file;
+  options.key_file_pass = tls.key_file_pass;
+  options.client_cert_file = tls.client_cert_file;
+  options.client_key_file = tls.client_key_file;
+  options.client_key_file_pass = tls.client_key_file_pass;
+  options.ca_cert_file = tls.ca_cert_file;
+  options.ca_cert_dir = tls.ca_cert_dir;
+  options.dh_params_file = tls.dh_params_file;
+  options.protocols = tls.protocols;
+  options.ciphers = tls.ciphers;
+  options.ciphersuites = tls.ciphersuites;
+  options.auth_clients = tls.auth_clients;
+  options.prefer_server_ciphers = tls.prefer_server_ciphers;
+  options.session_caching = tls.session_caching;
+  options.session_cache_size = tls.session_cache_size;
+  options.session_cache_timeout = tls.session_cache_timeout;
+  std::string error;
+  if (options.auth_clients != "no" && tls.ca_cert_file.empty() && tls.ca_cert_dir.empty()) {
+    error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+            "tls-replication or tls-auth-clients are enabled!";
+  } else if (std::shared_ptr<net::TlsContext> context = net::TlsContext::Create(options, &error)) {
+    tls_ = std::move(context);
+    return true;
+  }
+  LogWarning(error);
+  return false;
 }
 
 void Server::WatchListeners() {
@@ -122,14 +156,15 @@ bool Server::RebindTcp(std::string* error) {
   std::vector<Listener> kept;
   for (const Listener& listener : listeners_) {
     if (listener.unix_socket) {
-      kept.push_back(listener);
+      kept.push_back(listener);  // the Unix socket stays plain, as in Redis
     } else {
       event_loop.Unwatch(listener.fd);
       close(listener.fd);
     }
   }
   for (const Listener& listener : kept) event_loop.Unwatch(listener.fd);
-  bool ok = OpenTcpListeners(&fresh, error);
+  bool ok = OpenTcpListeners(config.port, false, &fresh, error) &&
+            OpenTcpListeners(config.tls.port, true, &fresh, error);
   listeners_ = std::move(kept);
   listeners_.insert(listeners_.end(), fresh.begin(), fresh.end());
   WatchListeners();
@@ -137,7 +172,10 @@ bool Server::RebindTcp(std::string* error) {
 }
 
 bool Server::OpenListeners(std::string* error) {
-  if (!OpenTcpListeners(&listeners_, error)) return false;
+  if (!OpenTcpListeners(config.port, false, &listeners_, error) ||
+      !OpenTcpListeners(config.tls.port, true, &listeners_, error)) {
+    return false;
+  }
   tcp_port_bound = static_cast<int>(config.port);
   if (!config.unixsocket.empty()) {
     const int fd = net::ListenUnix(config.unixsocket, static_cast<int>(config.tcp_backlog));
@@ -221,6 +259,10 @@ int Server::Run() {
   sigaction(SIGINT, &action, nullptr);
 
   if (!LoadUsers()) return 1;
+  if (!ConfigureTls()) {
+    LogWarning("Failed to configure TLS. Check logs for more info.");
+    return 1;
+  }
   std::string error;
   if (!OpenListeners(&error)) {
     LogWarning(error);
@@ -237,6 +279,7 @@ int Server::Run() {
   if (!persistence->LoadAtStartup()) return 1;
   LogNotice("Ready to accept connections" +
             (config.port ? " tcp on port " + std::to_string(config.port) : std::string()) +
+            (config.tls.port ? " tls on port " + std::to_string(config.tls.port) : std::string()) +
             (config.unixsocket.empty() ? "" : " unix at " + config.unixsocket));
   Supervision supervision(config.supervised);
   supervision.Ready();
@@ -385,7 +428,13 @@ void Server::Accept(const Listener& listener) {
       }
     }
     client->server = this;
-    client->connection = std::move(connection);
+    if (listener.tls && tls_ != nullptr) {
+      // The handshake runs as the connection's first readiness arrives (net/tls.h).
+      client->connection =
+          std::make_unique<net::TlsConnection>(connection->Release(), tls_->server(), true);
+    } else {
+      client->connection = std::move(connection);
+    }
     client->connection->Watch(event_loop, client.get(), false);
     clients_by_id_[client->id] = client.get();
     clients_by_fd_[fd] = std::move(client);

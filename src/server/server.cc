@@ -197,6 +197,7 @@ void Server::UpdateAccessClock() {
 
 std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes) {
   bool rebind = false;
+  const ConfigChange* tls_change = nullptr;  // the TLS settings load once, after the others
   for (const ConfigChange& change : changes) {
     switch (change.hook) {
       case ConfigHook::kNone:
@@ -227,6 +228,12 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
       case ConfigHook::kAclPubsubDefault:
         acl.set_pubsub_default(config.acl.pubsub_default == "allchannels");
         break;
+      case ConfigHook::kTlsPort:
+        rebind = true;
+        [[fallthrough]];
+      case ConfigHook::kTlsConfigure:
+        if (tls_change == nullptr) tls_change = &change;
+        break;
       case ConfigHook::kCrashLog:
         ArmCrashHandler(config.crash_log_enabled);
         break;
@@ -242,6 +249,10 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
         }
         break;
     }
+  }
+  if (tls_change != nullptr && !ConfigureTls()) {
+    return errors::ConfigSetFailed(tls_change->name,
+                                   "Unable to update TLS configuration. Check server logs.");
   }
   if (rebind) {
     std::string error;

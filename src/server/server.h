@@ -38,6 +38,7 @@
 #include "server/memory_stats.h"
 #include "server/migrate_connections.h"
 #include "server/oom_score.h"
+#include "net/tls.h"
 #include "server/acl/access_control.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
@@ -362,19 +363,25 @@ class Server : private KeyspaceEvents {
  private:
   // A listening socket; its readiness accepts connections.
   struct Listener final : net::EventHandler {
-    Listener(Server* server, int fd, bool unix_socket)
-        : server(server), fd(fd), unix_socket(unix_socket) {}
+    Listener(Server* server, int fd, bool unix_socket, bool tls = false)
+        : server(server), fd(fd), unix_socket(unix_socket), tls(tls) {}
     void OnReady(uint32_t) override { server->Accept(*this); }
     Server* server;
     int fd;
     bool unix_socket;
+    bool tls;  // tls-port: its connections speak TLS
   };
   // A client's readiness arrives through Client::OnReady.
   friend struct Client;
 
   bool OpenListeners(std::string* error);
   bool AdjustOpenFilesLimit();
-  bool OpenTcpListeners(std::vector<Listener>* out, std::string* error);
+  // The TCP listeners on every bind address for port (tls: those of tls-port).
+  bool OpenTcpListeners(int64_t port, bool tls, std::vector<Listener>* out, std::string* error);
+  // Loads the TLS certificates and settings when TLS is in use (tls-port); false, logged as
+  // Redis logs it, when they do not load. Connections keep the context they started with.
+  bool ConfigureTls();
+  std::shared_ptr<net::TlsContext> tls_;
   bool RebindTcp(std::string* error);
   void WatchListeners();
   void Accept(const Listener& listener);
