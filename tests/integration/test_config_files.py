@@ -112,8 +112,7 @@ def test_a_directive_without_its_value_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("directive,value,refusal", [
-    ("tls-port", "6380", "TLS is not supported"),
-    ("tls-replication", "yes", "TLS is not supported"),
+    ("tls-replication", "yes", "TLS replication and cluster buses are not supported"),
     ("cluster-enabled", "yes", "cluster mode is not supported"),
 ])
 def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, directive, value,
@@ -128,10 +127,10 @@ def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, dir
 def test_config_set_refuses_a_missing_feature_and_keeps_the_value(make_server):
     srv = make_server()
     with srv.raw() as conn:
-        assert conn.call("CONFIG", "SET", "tls-port", "6380").raw == (
-            b"-ERR CONFIG SET failed (possibly related to argument 'tls-port') - TLS is not "
-            b"supported by this server yet\r\n")
-        assert config_value(conn, "tls-port") == b"0"
+        assert conn.call("CONFIG", "SET", "tls-replication", "yes").raw == (
+            b"-ERR CONFIG SET failed (possibly related to argument 'tls-replication') - TLS "
+            b"replication and cluster buses are not supported by this server yet\r\n")
+        assert config_value(conn, "tls-replication") == b"no"
         assert conn.call("CONFIG", "SET", "tls-cert-file", "/tmp/cert.pem").raw == b"+OK\r\n"
         assert config_value(conn, "tls-cert-file") == b"/tmp/cert.pem"
 

@@ -1,0 +1,278 @@
+"""TLS on tls-port as Redis speaks it: clients with redis-py, redis-cli and redis-benchmark,
+mutual TLS (tls-auth-clients yes, optional, no), peers that never handshake or send garbage,
+certificates changed with CONFIG SET, and refusals at startup."""
+
+import os
+import socket
+import ssl
+import subprocess
+import threading
+import time
+
+import pytest
+import redis
+
+from support.server import ServerProcess, free_port
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_ca(directory, name):
+    openssl("genrsa", "-out", f"{name}.key", "2048", cwd=directory)
+    openssl("req", "-x509", "-new", "-nodes", "-sha256", "-key", f"{name}.key", "-days", "30",
+            "-subj", f"/O=Goblin Test/CN={name}", "-out", f"{name}.crt", cwd=directory)
+
+
+def make_cert(directory, name, ca):
+    openssl("genrsa", "-out", f"{name}.key", "2048", cwd=directory)
+    csr = subprocess.run(["openssl", "req", "-new", "-sha256", "-subj", f"/O=Goblin Test/CN={name}",
+                          "-key", f"{name}.key"], cwd=directory, check=True, capture_output=True).stdout
+    subprocess.run(["openssl", "x509", "-req", "-sha256", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key",
+                    "-CAcreateserial", "-days", "30", "-out", f"{name}.crt"],
+                   input=csr, cwd=directory, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("tls")
+    make_ca(directory, "ca")
+    make_ca(directory, "other-ca")
+    make_cert(directory, "server", "ca")
+    make_cert(directory, "server2", "ca")
+    make_cert(directory, "client", "ca")
+    make_cert(directory, "stranger", "other-ca")
+    return {name: str(directory / name) for name in
+            ("ca.crt", "server.crt", "server.key", "server2.crt", "server2.key", "client.crt",
+             "client.key", "stranger.crt", "stranger.key")}
+
+
+def tls_options(certs, **more):
+    options = {"tls-port": free_port(), "tls-cert-file": certs["server.crt"],
+               "tls-key-file": certs["server.key"], "tls-ca-cert-file": certs["ca.crt"]}
+    options.update(more)
+    return options
+
+
+@pytest.fixture
+def tls_server(server_binary, certs):
+    srv = ServerProcess(server_binary, name="goblin-tls", options=tls_options(certs)).start()
+    yield srv
+    srv.stop()
+
+
+def tls_port(srv):
+    return int(srv.options["tls-port"])
+
+
+def tls_client(srv, certs, cert="client", **kwargs):
+    if cert is not None:
+        kwargs.update(ssl_certfile=certs[f"{cert}.crt"], ssl_keyfile=certs[f"{cert}.key"])
+    return redis.Redis(port=tls_port(srv), ssl=True, ssl_ca_certs=certs["ca.crt"], socket_timeout=15,
+                       **kwargs)
+
+
+def raw_tls(srv, certs, cert="client", protocol=None):
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(certs["ca.crt"])
+    context.check_hostname = False
+    if protocol is not None:
+        context.minimum_version = context.maximum_version = protocol
+    if cert is not None:
+        context.load_cert_chain(certs[f"{cert}.crt"], certs[f"{cert}.key"])
+    sock = socket.create_connection(("127.0.0.1", tls_port(srv)), timeout=10)
+    return context.wrap_socket(sock)
+
+
+def read_until(sock, marker: bytes, limit=1 << 20) -> bytes:
+    data = b""
+    while marker not in data and len(data) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_commands_pipelines_large_values_and_pubsub_over_tls(tls_server, certs):
+    r = tls_client(tls_server, certs)
+    assert r.ping()
+    big = os.urandom(5 * 1024 * 1024)  # many TLS records each way
+    r.set("big", big)
+    assert r.get("big") == big
+    pipe = r.pipeline(transaction=False)
+    for i in range(20000):
+        pipe.set(f"k{i}", i)
+    assert all(pipe.execute())
+    assert r.dbsize() == 20001
+    assert r.mget([f"k{i}" for i in range(0, 20000, 1000)]) == [str(i).encode() for i in range(0, 20000, 1000)]
+    sub = tls_client(tls_server, certs).pubsub()
+    sub.subscribe("news")
+    assert sub.get_message(timeout=5)["type"] == "subscribe"
+    assert r.publish("news", "hello") == 1
+    message = sub.get_message(timeout=5)
+    assert message["data"] == b"hello"
+    # The plain port and the Unix socket still speak plain RESP.
+    assert tls_server.client().get("k7") == b"7"
+    assert tls_server.client(unix=True).get("k7") == b"7"
+
+
+def test_resp3_pushes_and_blocking_commands_over_tls(tls_server, certs):
+    sock = raw_tls(tls_server, certs)
+    sock.sendall(b"HELLO 3\r\n")
+    assert read_until(sock, b"modules").startswith(b"%7\r\n")
+    sock.sendall(b"SUBSCRIBE ch\r\n")
+    assert read_until(sock, b":1\r\n").startswith(b">3\r\n$9\r\nsubscribe\r\n")
+    tls_client(tls_server, certs).publish("ch", "pushed")
+    assert b"$6\r\npushed\r\n" in read_until(sock, b"pushed")
+    sock.close()
+
+    blocked = tls_client(tls_server, certs)
+    result = {}
+    waiter = threading.Thread(target=lambda: result.setdefault("v", blocked.blpop("queue", timeout=10)))
+    waiter.start()
+    watcher = tls_client(tls_server, certs)
+    deadline = time.monotonic() + 10
+    while watcher.info("clients")["blocked_clients"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    watcher.lpush("queue", "job")
+    waiter.join(15)
+    assert result["v"] == (b"queue", b"job")
+
+
+def test_redis_cli_and_redis_benchmark_speak_tls(tls_server, certs):
+    port = str(tls_port(tls_server))
+    tls_args = ["--tls", "--cert", certs["client.crt"], "--key", certs["client.key"], "--cacert", certs["ca.crt"]]
+    out = subprocess.run(["redis-cli", "-p", port, *tls_args, "SET", "cli", "yes"], capture_output=True, text=True,
+                         timeout=30)
+    assert out.stdout.strip() == "OK"
+    out = subprocess.run(["redis-benchmark", "-p", port, *tls_args, "-n", "2000", "-P", "16", "-q", "-t", "set,get"],
+                         capture_output=True, text=True, timeout=120)
+    assert "GET:" in out.stdout and "requests per second" in out.stdout, out.stdout + out.stderr
+    assert tls_client(tls_server, certs).get("cli") == b"yes"
+
+
+def test_mutual_tls_refuses_clients_without_a_certificate_of_the_ca(tls_server, certs):
+    with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+        sock = raw_tls(tls_server, certs, cert=None)
+        sock.sendall(b"PING\r\n")
+        assert sock.recv(100) == b""  # TLS 1.3 reports the refusal after the handshake
+        raise ConnectionError("closed")
+    with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+        sock = raw_tls(tls_server, certs, cert="stranger")
+        sock.sendall(b"PING\r\n")
+        assert sock.recv(100) == b""
+        raise ConnectionError("closed")
+    assert tls_client(tls_server, certs).ping()
+
+
+@pytest.mark.parametrize("mode", ["no", "optional"])
+def test_tls_auth_clients_no_and_optional_let_clients_without_a_certificate_in(server_binary, certs, mode):
+    srv = ServerProcess(server_binary, name=f"goblin-tls-{mode}",
+                        options=tls_options(certs, **{"tls-auth-clients": mode})).start()
+    try:
+        assert tls_client(srv, certs, cert=None).ping()
+        assert tls_client(srv, certs).ping()
+        if mode == "optional":  # a certificate that is sent must still be the CA's
+            with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+                sock = raw_tls(srv, certs, cert="stranger")
+                sock.sendall(b"PING\r\n")
+                assert sock.recv(100) == b""
+                raise ConnectionError("closed")
+    finally:
+        srv.stop()
+
+
+def closed_by_server(sock) -> bool:
+    """Reads until the server closes the connection (an alert first, perhaps); a read that times
+    out raises instead."""
+    try:
+        while sock.recv(4096):
+            pass
+    except ConnectionResetError:
+        pass
+    return True
+
+
+def test_silent_and_garbage_peers_cost_one_idle_connection(server_binary, certs):
+    srv = ServerProcess(server_binary, name="goblin-tls-idle", options=tls_options(certs, timeout=1)).start()
+    try:
+        silent = socket.create_connection(("127.0.0.1", tls_port(srv)), timeout=10)
+        garbage = socket.create_connection(("127.0.0.1", tls_port(srv)), timeout=10)
+        garbage.sendall(b"GET key\r\n" * 100)  # plain RESP where a handshake belongs
+        # The others are served meanwhile.
+        assert tls_client(srv, certs).set("alive", 1)
+        assert closed_by_server(garbage)
+        # The silent one is closed by `timeout`, like any idle client.
+        assert closed_by_server(silent)
+        assert srv.client().get("alive") == b"1"
+    finally:
+        srv.stop()
+
+
+def test_tls_protocols_are_enforced(server_binary, certs):
+    srv = ServerProcess(server_binary, name="goblin-tls13",
+                        options=tls_options(certs, **{"tls-protocols": "TLSv1.3"})).start()
+    try:
+        sock = raw_tls(srv, certs, protocol=ssl.TLSVersion.TLSv1_3)
+        sock.sendall(b"PING\r\n")
+        assert read_until(sock, b"\r\n") == b"+PONG\r\n"
+        with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+            raw_tls(srv, certs, protocol=ssl.TLSVersion.TLSv1_2)
+    finally:
+        srv.stop()
+
+
+def peer_common_name(srv, certs) -> str:
+    sock = raw_tls(srv, certs)
+    subject = dict(item[0] for item in sock.getpeercert()["subject"])
+    sock.close()
+    return subject["commonName"]
+
+
+def test_config_set_reloads_certificates_and_keeps_the_old_on_error(tls_server, certs):
+    admin = tls_server.client()
+    assert peer_common_name(tls_server, certs) == "server"
+    with pytest.raises(redis.ResponseError, match="Unable to update TLS configuration"):
+        admin.config_set("tls-cert-file", "/nonexistent/server.crt")
+    assert admin.config_get("tls-cert-file")["tls-cert-file"] == certs["server.crt"]
+    assert peer_common_name(tls_server, certs) == "server"
+    established = tls_client(tls_server, certs)
+    assert established.ping()
+    admin.execute_command("CONFIG", "SET", "tls-cert-file", certs["server2.crt"],
+                          "tls-key-file", certs["server2.key"])
+    assert peer_common_name(tls_server, certs) == "server2"
+    assert established.ping()  # connections keep the context they started with
+
+
+def test_tls_port_can_be_opened_and_closed_at_run_time(server_binary, certs):
+    srv = ServerProcess(server_binary, name="goblin-tls-late",
+                        options={"tls-cert-file": certs["server.crt"], "tls-key-file": certs["server.key"],
+                                 "tls-ca-cert-file": certs["ca.crt"]}).start()
+    try:
+        port = free_port()
+        srv.client().config_set("tls-port", port)
+        srv.options["tls-port"] = port
+        assert tls_client(srv, certs).ping()
+        srv.client().config_set("tls-port", 0)
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=5)
+    finally:
+        srv.stop()
+
+
+def test_startup_refuses_a_certificate_that_does_not_load(server_binary, certs):
+    port = free_port()
+    out = subprocess.run([server_binary, "--port", "0", "--tls-port", str(port), "--tls-cert-file",
+                          "/nonexistent.crt", "--tls-key-file", certs["server.key"], "--tls-ca-cert-file",
+                          certs["ca.crt"], "--save", ""], capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    log = out.stdout + out.stderr
+    assert "Failed to load certificate: /nonexistent.crt" in log
+    assert "Failed to configure TLS. Check logs for more info." in log
+    out = subprocess.run([server_binary, "--port", "0", "--tls-port", str(port), "--tls-cert-file",
+                          certs["server.crt"], "--tls-key-file", certs["server.key"], "--save", ""],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "Either tls-ca-cert-file or tls-ca-cert-dir must be specified" in out.stdout + out.stderr
