@@ -343,6 +343,9 @@ bool TlsConnection::Watch(EventLoop& loop, EventHandler* handler, bool writable)
   handler_ = handler;
   owner_wants_write_ = writable;
   const bool ok = loop.Watch(fd_, this, false);
+  // The first step now: a client's hello goes out (a server's finds nothing to read yet). A
+  // connection that already failed is reported at the next round.
+  if (!established_ && !Handshake() && failed_) loop.MarkPending(fd_);
   UpdateInterest();
   return ok;
 }

@@ -83,6 +83,7 @@ class TlsConnection final : public Connection, private EventHandler {
   std::string LocalAddress() const override;
 
   bool handshake_done() const { return established_; }
+  bool failed() const { return failed_; }
   // Why the handshake or the last read or write failed ("" when none did), for the log.
   const std::string& error() const { return error_; }
 

@@ -758,7 +758,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Hook(ConfigHook::kOomScore);
 
   // TLS (net/tls.h): a change reloads the certificates and settings, all or nothing.
-  constexpr char kNoTls[] = "TLS replication and cluster buses are not supported by this server yet";
+  constexpr char kNoTls[] = "TLS for the cluster bus is not supported by this server yet";
   Config::Tls& tls = c.tls;
   table.Int("tls-port", &tls.port, 0, 65535, kMutable, ConfigHook::kTlsPort);
   for (auto [name, field] : {std::pair{"tls-cert-file", &tls.cert_file},
@@ -784,8 +784,7 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
             ConfigHook::kTlsConfigure);
   table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable,
             ConfigHook::kTlsConfigure);
-  table.Bool("tls-replication", &tls.replication, kMutable);
-  table.OnlyValue("no", kNoTls);
+  table.Bool("tls-replication", &tls.replication, kMutable, ConfigHook::kTlsConfigure);
   table.Bool("tls-cluster", &tls.cluster, kMutable);
   table.OnlyValue("no", kNoTls);
 

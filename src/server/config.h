@@ -196,7 +196,7 @@ struct Config {
 
   // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
   // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
-  // for the missing feature (tls-replication, cluster-enabled) is refused rather than
+  // for the missing feature (tls-cluster, cluster-enabled) is refused rather than
   // ignored, since ignoring it would leave traffic unencrypted or access open.
   struct Tls {
     int64_t port = 0;

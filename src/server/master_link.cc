@@ -168,6 +168,7 @@ void MasterLink::Connect() {
 }
 
 void MasterLink::Abort(State next) {
+  tls_handshake_ = nullptr;
   connection_.reset();
   if (temp_fd_ >= 0) close(temp_fd_);
   temp_fd_ = -1;
@@ -179,6 +180,18 @@ void MasterLink::Abort(State next) {
 }
 
 void MasterLink::OnReady(uint32_t readiness) {
+  if (state_ == State::kConnecting && tls_handshake_ != nullptr) {
+    // The TLS connection reports once its handshake has ended, either way.
+    if (tls_handshake_->failed()) {
+      LogWarning("Unable to connect to MASTER: TLS handshake failed: " + tls_handshake_->error());
+      Abort();
+      return;
+    }
+    if (!tls_handshake_->handshake_done()) return;
+    tls_handshake_ = nullptr;
+    BeginHandshake();
+    return;
+  }
   if (state_ == State::kConnecting) {
     // An error or a hang-up reports as readable; ConnectError then says which.
     if (readiness & (net::kWritable | net::kReadable)) OnConnected();
@@ -199,6 +212,20 @@ void MasterLink::OnConnected() {
     return;
   }
   LogNotice("Non blocking connect for SYNC fired the event.");
+  if (server_.config.tls.replication && server_.tls_context() != nullptr) {
+    // tls-replication: the link speaks TLS; the replication handshake waits for TLS's.
+    // (Connect made a plain connection: its descriptor moves into the TLS one.)
+    const int fd = static_cast<net::PlainConnection*>(connection_.get())->Release();
+    auto tls = std::make_unique<net::TlsConnection>(fd, server_.tls_context()->client(), false);
+    tls_handshake_ = tls.get();
+    connection_ = std::move(tls);
+    connection_->Watch(server_.event_loop, this, /*writable=*/false);
+    return;
+  }
+  BeginHandshake();
+}
+
+void MasterLink::BeginHandshake() {
   connection_->SetWritable(false);
   state_ = State::kHandshake;
   step_ = Step::kPong;

@@ -41,6 +41,7 @@
 #include <string_view>
 
 #include "net/connection.h"
+#include "net/tls.h"
 #include "resp/sync_transfer.h"
 #include "server/config.h"
 
@@ -106,6 +107,8 @@ class MasterLink final : private net::EventHandler {
   // Closes the socket and whatever a sync had received; kConnect again (kNone: no master).
   void Abort(State next = State::kConnect);
   void OnConnected();
+  // Connected (TLS included): PING, then AUTH and REPLCONF.
+  void BeginHandshake();
   void ReadHandshake();
   // One reply line of the handshake; false when the link was aborted.
   bool HandleReply(const std::string& line);
@@ -125,6 +128,8 @@ class MasterLink final : private net::EventHandler {
   State state_ = State::kNone;
   Step step_ = Step::kPong;
   std::unique_ptr<net::Connection> connection_;  // until it becomes the master client's
+  // While connection_'s TLS handshake (tls-replication) runs: connection_ itself.
+  net::TlsConnection* tls_handshake_ = nullptr;
   std::string inbox_;        // bytes read and not yet consumed by the handshake or transfer
   int pending_replies_ = 0;  // kReplies: AUTH and REPLCONF answers still to read
   bool auth_sent_ = false;

@@ -378,10 +378,18 @@ class Server : private KeyspaceEvents {
   bool AdjustOpenFilesLimit();
   // The TCP listeners on every bind address for port (tls: those of tls-port).
   bool OpenTcpListeners(int64_t port, bool tls, std::vector<Listener>* out, std::string* error);
-  // Loads the TLS certificates and settings when TLS is in use (tls-port); false, logged as
+  // Loads the TLS certificates and settings when TLS is in use (tls-port, tls-replication);
+  // false, logged as
   // Redis logs it, when they do not load. Connections keep the context they started with.
   bool ConfigureTls();
   std::shared_ptr<net::TlsContext> tls_;
+
+ public:
+  // The TLS settings in use (null when TLS is not): the replica's link to its master opens
+  // its connection with them under tls-replication.
+  const std::shared_ptr<net::TlsContext>& tls_context() const { return tls_; }
+
+ private:
   bool RebindTcp(std::string* error);
   void WatchListeners();
   void Accept(const Listener& listener);

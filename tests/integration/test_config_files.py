@@ -112,7 +112,7 @@ def test_a_directive_without_its_value_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("directive,value,refusal", [
-    ("tls-replication", "yes", "TLS replication and cluster buses are not supported"),
+    ("tls-cluster", "yes", "TLS for the cluster bus is not supported"),
     ("cluster-enabled", "yes", "cluster mode is not supported"),
 ])
 def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, directive, value,
@@ -127,10 +127,10 @@ def test_a_missing_feature_stops_startup_rather_than_being_ignored(tmp_path, dir
 def test_config_set_refuses_a_missing_feature_and_keeps_the_value(make_server):
     srv = make_server()
     with srv.raw() as conn:
-        assert conn.call("CONFIG", "SET", "tls-replication", "yes").raw == (
-            b"-ERR CONFIG SET failed (possibly related to argument 'tls-replication') - TLS "
-            b"replication and cluster buses are not supported by this server yet\r\n")
-        assert config_value(conn, "tls-replication") == b"no"
+        assert conn.call("CONFIG", "SET", "tls-cluster", "yes").raw == (
+            b"-ERR CONFIG SET failed (possibly related to argument 'tls-cluster') - TLS for the "
+            b"cluster bus is not supported by this server yet\r\n")
+        assert config_value(conn, "tls-cluster") == b"no"
         assert conn.call("CONFIG", "SET", "tls-cert-file", "/tmp/cert.pem").raw == b"+OK\r\n"
         assert config_value(conn, "tls-cert-file") == b"/tmp/cert.pem"
 

@@ -276,3 +276,48 @@ def test_startup_refuses_a_certificate_that_does_not_load(server_binary, certs):
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0
     assert "Either tls-ca-cert-file or tls-ca-cert-dir must be specified" in out.stdout + out.stderr
+
+
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+def wait_for(condition, what, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def link_up(replica):
+    return replica.info("replication").get("master_link_status") == "up"
+
+
+@pytest.mark.parametrize("master_kind,replica_kind", [("goblin", "goblin"), ("redis", "goblin"),
+                                                      ("goblin", "redis")])
+def test_replication_over_tls_in_both_directions(server_binary, certs, master_kind, replica_kind):
+    """tls-replication yes: the replica reaches the master's tls-port, syncs (diskless) and
+    follows its writes, between Goblin and redis-server either way."""
+    binaries = {"goblin": server_binary, "redis": REDIS_SERVER}
+    master = ServerProcess(binaries[master_kind], name=f"tls-master-{master_kind}",
+                           options=tls_options(certs, **{"repl-diskless-sync": "yes",
+                                                         "repl-diskless-sync-delay": 0})).start()
+    replica = ServerProcess(binaries[replica_kind], name=f"tls-replica-{replica_kind}",
+                            options=tls_options(certs, **{"tls-replication": "yes"})).start()
+    try:
+        m = master.client()
+        m.set("before", "sync")
+        r = replica.client()
+        r.replicaof("127.0.0.1", tls_port(master))
+        wait_for(lambda: link_up(r), "the replica's link over TLS")
+        assert r.get("before") == b"sync"
+        m.set("after", "stream")
+        m.rpush("list", *range(1000))
+        wait_for(lambda: r.llen("list") == 1000, "the stream over TLS")
+        assert r.get("after") == b"stream"
+        # The master sees its replica as a TLS client of its tls-port.
+        assert m.info("replication")["connected_slaves"] == 1
+    finally:
+        replica.stop()
+        master.stop()
