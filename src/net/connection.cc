@@ -53,21 +53,27 @@ void PlainConnection::Unwatch() {
 }
 
 int PlainConnection::WaitReady(bool writable, int64_t timeout_ms) {
+  return WaitSocket(fd_, writable, timeout_ms);
+}
+
+int PlainConnection::ConnectError() { return SocketError(fd_); }
+
+int WaitSocket(int fd, bool writable, int64_t timeout_ms) {
   const int64_t deadline = SteadyMillis() + timeout_ms;
   for (;;) {
     const int64_t left = deadline - SteadyMillis();
     if (left <= 0) return 0;
-    pollfd event{fd_, static_cast<short>(writable ? POLLOUT : POLLIN), 0};
+    pollfd event{fd, static_cast<short>(writable ? POLLOUT : POLLIN), 0};
     const int ready = poll(&event, 1, static_cast<int>(std::min<int64_t>(left, 1 << 30)));
     if (ready > 0) return 1;
     if (ready < 0 && errno != EINTR) return -1;
   }
 }
 
-int PlainConnection::ConnectError() {
+int SocketError(int fd) {
   int error = 0;
   socklen_t length = sizeof(error);
-  if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
   return error;
 }
 

@@ -101,6 +101,9 @@ class PlainConnection final : public Connection {
   EventLoop* loop_ = nullptr;  // while watched
 };
 
+// Connection::WaitReady and ConnectError for socket fd, whatever travels over it.
+int WaitSocket(int fd, bool writable, int64_t timeout_ms);
+int SocketError(int fd);
 // "ip:port" of the local end of socket fd ("?:0" when not TCP).
 std::string LocalAddressOf(int fd);
 // "ip:port" of a TCP address ("?:0" for another family).

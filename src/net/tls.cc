@@ -3,12 +3,10 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -23,12 +21,6 @@ std::string OpenSslError() {
   if (code != 0) ERR_error_string_n(code, text, sizeof(text));
   ERR_clear_error();
   return text;
-}
-
-int64_t SteadyMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 // tls-protocols: the versions allowed, as Redis parses them ("TLSv1.2 TLSv1.3", any case).
@@ -370,34 +362,10 @@ void TlsConnection::Unwatch() {
 
 int TlsConnection::WaitReady(bool writable, int64_t timeout_ms) {
   if (!writable && established_ && SSL_pending(ssl_) > 0) return 1;
-  const int64_t deadline = SteadyMillis() + timeout_ms;
-  for (;;) {
-    const int64_t left = deadline - SteadyMillis();
-    if (left <= 0) return 0;
-    const bool want_write = writable || read_wants_write_ || handshake_wants_write_;
-    pollfd event{fd_, static_cast<short>(want_write ? POLLOUT : POLLIN), 0};
-    const int ready = poll(&event, 1, static_cast<int>(std::min<int64_t>(left, 1 << 30)));
-    if (ready > 0) return 1;
-    if (ready < 0 && errno != EINTR) return -1;
-  }
+  return WaitSocket(fd_, writable || read_wants_write_ || handshake_wants_write_, timeout_ms);
 }
 
-bool TlsConnection::HandshakeBlocking(int64_t timeout_ms) {
-  const int64_t deadline = SteadyMillis() + timeout_ms;
-  while (!Handshake()) {
-    if (failed_) return false;
-    const int64_t left = deadline - SteadyMillis();
-    if (left <= 0 || WaitReady(handshake_wants_write_, left) <= 0) return false;
-  }
-  return true;
-}
-
-int TlsConnection::ConnectError() {
-  int error = 0;
-  socklen_t length = sizeof(error);
-  if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
-  return error;
-}
+int TlsConnection::ConnectError() { return SocketError(fd_); }
 
 void TlsConnection::Close() {
   if (fd_ < 0) return;

@@ -87,10 +87,6 @@ class TlsConnection final : public Connection, private EventHandler {
   // Why the handshake or the last read or write failed ("" when none did), for the log.
   const std::string& error() const { return error_; }
 
-  // Runs the handshake to its end or timeout_ms, blocking (the replica's link to its master,
-  // MIGRATE's target, as Redis's connBlockingConnect). False on failure or timeout.
-  bool HandshakeBlocking(int64_t timeout_ms);
-
  private:
   void OnReady(uint32_t readiness) override;
   // One handshake step: true once established; false while it waits or after it failed.

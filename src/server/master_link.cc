@@ -259,8 +259,12 @@ void MasterLink::SendHandshake() {
                                    : SendLine({"AUTH", config.masteruser, config.masterauth});
     ++pending_replies_;
   }
+  // Under tls-replication the replica is reached on its tls-port (Sentinel connects there).
+  const int64_t own_port = config.tls.replication && config.tls.port != 0
+                               ? config.tls.port
+                               : static_cast<int64_t>(server_.tcp_port_bound);
   const std::string port = std::to_string(
-      config.replica_announce_port != 0 ? config.replica_announce_port : server_.tcp_port_bound);
+      config.replica_announce_port != 0 ? config.replica_announce_port : own_port);
   ok = ok && SendLine({"REPLCONF", "listening-port", port});
   ++pending_replies_;
   if (!config.replica_announce_ip.empty()) {

@@ -321,3 +321,47 @@ def test_replication_over_tls_in_both_directions(server_binary, certs, master_ki
     finally:
         replica.stop()
         master.stop()
+
+
+SENTINEL_BINARY = "/usr/bin/redis-sentinel"
+
+
+def test_sentinel_monitors_goblin_nodes_over_tls(server_binary, certs):
+    """Debian's redis-sentinel with tls-replication yes watches a Goblin master and finds its
+    replica through the master's INFO, reaching both on their tls-ports."""
+    options = tls_options(certs, **{"tls-replication": "yes"})
+    master = ServerProcess(server_binary, name="tls-sentinel-master", options=options).start()
+    replica = ServerProcess(server_binary, name="tls-sentinel-replica",
+                            options=tls_options(certs, **{"tls-replication": "yes"})).start()
+    tls_lines = "".join(f"{name} {certs[key]}\n" for name, key in
+                        (("tls-cert-file", "server.crt"), ("tls-key-file", "server.key"),
+                         ("tls-ca-cert-file", "ca.crt")))
+    sentinel = None
+    try:
+        replica.client().replicaof("127.0.0.1", tls_port(master))
+        wait_for(lambda: link_up(replica.client()), "the replica's link over TLS")
+        config = (f"sentinel monitor m 127.0.0.1 {tls_port(master)} 1\n"
+                  "sentinel down-after-milliseconds m 2000\n"
+                  f"tls-replication yes\n{tls_lines}")
+        sentinel = ServerProcess(SENTINEL_BINARY, name="tls-sentinel", config_text=config, unix=False,
+                                 options={"save": None, "appendonly": None,
+                                          "enable-debug-command": None}).start()
+        s = sentinel.client()
+
+        def replica_seen():
+            found = s.execute_command("SENTINEL", "REPLICAS", "m")
+            return any(int(entry[entry.index(b"port") + 1]) == tls_port(replica) and
+                       entry[entry.index(b"flags") + 1] == b"slave" for entry in found)
+        wait_for(replica_seen, "the sentinel finding the replica over TLS")
+        flags = pairs_of(s.execute_command("SENTINEL", "MASTER", "m"))["flags"]
+        assert flags == "master", flags  # not s_down, not disconnected
+    finally:
+        if sentinel is not None:
+            sentinel.stop()
+        replica.stop()
+        master.stop()
+
+
+def pairs_of(flat) -> dict:
+    text = [x.decode() if isinstance(x, bytes) else str(x) for x in flat]
+    return dict(zip(text[0::2], text[1::2]))
