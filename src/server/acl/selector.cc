@@ -478,13 +478,4 @@ bool Selector::AllowsChannel(std::string_view channel, bool is_pattern) const {
   });
 }
 
-size_t Selector::HeapBytes() const {
-  size_t bytes = rules_.capacity() + patterns_.capacity() + channels_.capacity() +
-                 first_args_.capacity() * sizeof(first_args_[0]);
-  for (const auto& [id, arguments] : first_args_) {
-    for (const std::string& argument : arguments) bytes += sizeof(argument) + argument.capacity();
-  }
-  return bytes;
-}
-
 }  // namespace goblin::acl

@@ -96,8 +96,6 @@ class Selector {
   std::vector<std::string_view> channels() const;
   bool AllowsCommandBit(uint32_t id) const { return id < kCommandBits && allowed_[id]; }
   const std::bitset<kCommandBits>& command_bits() const { return allowed_; }
-  // Memory held beyond the object itself (MEMORY USAGE-style accounting).
-  size_t HeapBytes() const;
 
  private:
   RuleError ApplyKeyPattern(std::string_view rule);

@@ -244,11 +244,4 @@ std::vector<std::string> User::passwords() const {
   return hex;
 }
 
-size_t User::HeapBytes() const {
-  size_t bytes = name_.capacity() + passwords_.capacity() * sizeof(PasswordHash) +
-                 selectors_.capacity() * sizeof(Selector);
-  for (const Selector& selector : selectors_) bytes += selector.HeapBytes();
-  return bytes;
-}
-
 }  // namespace goblin::acl

@@ -85,7 +85,6 @@ class User {
   const std::vector<Selector>& selectors() const { return selectors_; }
   // Some selector allows every command, key and channel: the command path skips the check.
   bool unrestricted() const { return unrestricted_; }
-  size_t HeapBytes() const;
 
   // The rules of `other`, under this user's name (ACL SETUSER's staged copy going live).
   void TakeRulesOf(const User& other);
