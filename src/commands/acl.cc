@@ -12,13 +12,6 @@
 namespace goblin {
 namespace {
 
-// An error text that holds user input stays one line, as Redis's addReplyErrorSdsSafe.
-std::string OneLine(std::string text) {
-  std::replace(text.begin(), text.end(), '\r', ' ');
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
 void AclSetuserCommand(CommandContext& ctx) {
   const std::string_view name = ctx.arg(2);
   acl::AccessControl& access = ctx.server.acl;
@@ -28,7 +21,7 @@ void AclSetuserCommand(CommandContext& ctx) {
   std::vector<std::string_view> rules(ctx.argv.begin() + 3, ctx.argv.end());
   std::string error = access.SetUser(name, rules);
   if (!error.empty()) {
-    ctx.reply.Error("ERR " + OneLine(std::move(error)));
+    ctx.reply.Error("ERR " + errors::OneLine(std::move(error)));
     return;
   }
   if (before) ctx.server.DropDeniedSubscribers(*access.Find(name), *before);
@@ -126,7 +119,7 @@ void AclLoadCommand(CommandContext& ctx) {
   std::vector<std::unique_ptr<acl::User>> dropped;
   std::string errors = ctx.server.acl.LoadFile(path, &dropped);
   if (!errors.empty()) {
-    ctx.reply.Error("ERR " + OneLine(std::move(errors)));
+    ctx.reply.Error("ERR " + errors::OneLine(std::move(errors)));
     return;
   }
   ctx.server.DropUsers(std::move(dropped), &ctx.client);
@@ -189,16 +182,12 @@ void AclGenpassCommand(CommandContext& ctx) {
         "number up to 4096");
     return;
   }
-  const auto chars = static_cast<size_t>((bits + 3) / 4);
+  const auto chars = static_cast<size_t>((bits + 3) / 4);  // hex digits, four bits each
   unsigned char random[kMaxBits / 8];
-  RAND_bytes(random, static_cast<int>((chars + 1) / 2));
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string password(chars, '0');
-  for (size_t i = 0; i < chars; ++i) {
-    const unsigned char byte = random[i / 2];
-    password[i] = kHex[i % 2 == 0 ? byte >> 4 : byte & 15];
-  }
-  ctx.reply.Bulk(password);
+  const size_t bytes = (chars + 1) / 2;
+  RAND_bytes(random, static_cast<int>(bytes));
+  const std::string hex = LowerHex(std::string_view(reinterpret_cast<char*>(random), bytes));
+  ctx.reply.Bulk(std::string_view(hex).substr(0, chars));
 }
 
 void AclLogCommand(CommandContext& ctx) {

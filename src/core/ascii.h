@@ -37,6 +37,18 @@ inline bool WordIs(std::string_view arg, std::string_view word) {
   return EqualsIgnoreCase(arg.substr(0, arg.find('\0')), word);
 }
 
+// Bytes as lower-case hex, two digits a byte (password hashes, generated passwords).
+inline std::string LowerHex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(bytes.size() * 2, '0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    hex[2 * i] = kHex[byte >> 4];
+    hex[2 * i + 1] = kHex[byte & 15];
+  }
+  return hex;
+}
+
 // Appends bytes as Redis's sdscatrepr writes them: in double quotes, with \\ \" \n \r \t \a
 // \b escaped and every other byte outside 0x20..0x7e as \xHH (MONITOR lines, AOF manifests).
 inline void AppendRepr(std::string* out, std::string_view bytes) {

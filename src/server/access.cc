@@ -3,7 +3,6 @@
 // closes, as Redis closes them.
 #include <algorithm>
 
-#include "core/glob.h"
 #include "server/log.h"
 #include "server/script_runner.h"
 #include "server/server.h"
@@ -95,18 +94,14 @@ void Server::DropDeniedSubscribers(const acl::User& user, const acl::User& befor
     for (std::string_view channel : selector.channels()) superset = superset && listed(channel);
   }
   if (superset) return;
-  auto matches = [&](std::string_view channel, bool is_pattern) {
-    return std::any_of(allowed.begin(), allowed.end(), [&](std::string_view pattern) {
-      return is_pattern ? pattern == channel : GlobMatch(pattern, channel);
-    });
-  };
   for (Client* client : ClientsById()) {
     if (client->user != &user || !client->subscribed()) continue;
     bool denied = std::any_of(client->patterns.begin(), client->patterns.end(),
-                              [&](const std::string& p) { return !matches(p, true); });
+                              [&](const std::string& p) { return !user.AllowsChannel(p, true); });
     for (const auto* names : {&client->channels, &client->shard_channels}) {
-      denied = denied || std::any_of(names->begin(), names->end(),
-                                     [&](const std::string& c) { return !matches(c, false); });
+      denied = denied || std::any_of(names->begin(), names->end(), [&](const std::string& c) {
+                 return !user.AllowsChannel(c, false);
+               });
     }
     if (denied) CloseClientSoon(*client);
   }

@@ -25,16 +25,9 @@ namespace goblin {
 
 namespace {
 
-// Redis formats an unknown name with %s, so it stops at its first NUL byte, and a reply line
-// cannot hold CR or LF.
+// Redis formats an unknown name with %s, so it stops at its first NUL byte.
 std::string PrintableName(std::string_view arg, size_t limit) {
   return std::string(arg.substr(0, std::min(limit, arg.find('\0'))));
-}
-
-std::string OneLine(std::string text) {
-  std::replace(text.begin(), text.end(), '\r', ' ');
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
 }
 
 }  // namespace
@@ -132,7 +125,7 @@ const Command* Server::LookUpCommand(const std::vector<std::string_view>& argv,
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
       args += "'" + PrintableName(argv[i], 128 - args.size()) + "' ";
     }
-    *error = OneLine("ERR unknown command '" + PrintableName(argv[0], 128) +
+    *error = errors::OneLine("ERR unknown command '" + PrintableName(argv[0], 128) +
                      "', with args beginning with: " + args);
     return nullptr;
   }
@@ -140,7 +133,7 @@ const Command* Server::LookUpCommand(const std::vector<std::string_view>& argv,
   const Command* sub = command->FindSubcommand(argv[1]);
   if (sub == nullptr) {
     *error =
-        OneLine(errors::UnknownSubcommand(PrintableName(argv[1], 128), AsciiUpper(command->name)));
+        errors::OneLine(errors::UnknownSubcommand(PrintableName(argv[1], 128), AsciiUpper(command->name)));
   }
   return sub;
 }

@@ -8,6 +8,15 @@
 
 namespace goblin::errors {
 
+// An error text that holds user input kept on one line (a reply line cannot hold CR or LF), as
+// Redis's addReplyErrorSdsSafe does.
+inline std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
+}
+
 // User text quoted in an error, as Redis's printf-style "%s" shows it: up to its first NUL.
 inline std::string Quote(std::string_view text) {
   return std::string(text.substr(0, text.find('\0')));

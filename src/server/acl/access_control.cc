@@ -19,13 +19,6 @@ namespace {
 constexpr int64_t kLogGroupingMs = 60000;
 constexpr size_t kLogGroupingScan = 10;
 
-bool HasSpaces(std::string_view text) {
-  for (char c : text) {
-    if (c == '\0' || std::isspace(static_cast<unsigned char>(c))) return true;
-  }
-  return false;
-}
-
 std::string_view Trim(std::string_view text, std::string_view blanks) {
   const size_t start = text.find_first_not_of(blanks);
   if (start == std::string_view::npos) return {};

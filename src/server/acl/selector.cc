@@ -12,14 +12,6 @@ namespace goblin::acl {
 
 namespace {
 
-// Patterns and user names may hold no blank and no NUL: rules are written back space
-// separated (ACL LIST, the ACL file).
-bool HasSpaces(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
-  });
-}
-
 // Calls visit(entry) for each NUL-ended entry of list until it returns true; returns whether
 // one did.
 template <typename Visit>
@@ -109,6 +101,12 @@ void ForEachRow(const CommandTable& commands, Visit visit) {
 }
 
 }  // namespace
+
+bool HasSpaces(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
+  });
+}
 
 std::string_view RuleErrorText(RuleError error) {
   switch (error) {

@@ -37,6 +37,10 @@ enum class RuleError : uint8_t {
 };
 std::string_view RuleErrorText(RuleError error);
 
+// Whether text holds a blank or a NUL, which user names and patterns may not: rules are
+// written back space separated (ACL LIST, the ACL file).
+bool HasSpaces(std::string_view text);
+
 // Why a command was refused, in the order Redis ranks them when no selector allows a command:
 // the highest kind wins (its ACL_DENIED_* values).
 enum class Denial : uint8_t { kNone = 0, kCommand = 1, kKey = 2, kAuth = 3, kChannel = 4 };

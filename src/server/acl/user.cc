@@ -42,13 +42,7 @@ PasswordHash Sha256(std::string_view text) {
 }
 
 std::string HashHex(const PasswordHash& hash) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(hash.size() * 2, '0');
-  for (size_t i = 0; i < hash.size(); ++i) {
-    hex[2 * i] = kHex[hash[i] >> 4];
-    hex[2 * i + 1] = kHex[hash[i] & 15];
-  }
-  return hex;
+  return LowerHex(std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
 }
 
 bool MergeSelectorArguments(std::span<const std::string_view> words, std::vector<std::string>* out,
