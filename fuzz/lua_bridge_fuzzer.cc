@@ -15,6 +15,8 @@
 // caller gets an error reply), a crash, hang or sanitizer report is not.
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,7 +64,11 @@ class RawReplyHost : public goblin::ScriptHost {
   }
   void Log(int, std::string_view) override {}
   bool Interrupted(std::string*) override { return false; }
-  bool KnownCommand(std::string_view name) override { return name == "raw"; }
+  // "raw" is the one command, and the script may run it.
+  std::optional<bool> AclCheck(std::span<const std::string_view> argv) override {
+    if (argv[0] == "raw") return true;
+    return std::nullopt;
+  }
   void SetReplication(int) override {}
 };
 
