@@ -402,11 +402,26 @@ void Server::Accept(const Listener& listener) {
     std::unique_ptr<net::PlainConnection> connection = net::Accept(listener.fd, &peer);
     if (connection == nullptr) return;
     ++stats.total_connections_received;
+    const bool tls = listener.tls && tls_ != nullptr;
+    std::string_view refusal;
     if (clients_by_fd_.size() >= static_cast<size_t>(config.maxclients)) {
       static constexpr std::string_view kTooMany = "-ERR max number of clients reached\r\n";
-      connection->Write(kTooMany.data(), kTooMany.size());
+      refusal = kTooMany;
+    } else if (!listener.unix_socket && config.protected_mode && acl.default_user().nopass() &&
+               !net::IsLoopback(peer)) {
+      refusal = kProtectedModeError;
+    }
+    if (!refusal.empty()) {
       ++stats.rejected_connections;
-      continue;
+      // Over TLS a refusal can only be read after the handshake. One past maxclients is closed
+      // at once, its reply lost, as in Redis: keeping it would let connections grow past the
+      // limit. One refused by protected mode counts as a client until its reply is written
+      // (below), as Redis checks protected mode once the handshake is done.
+      if (!tls) {
+        connection->Write(refusal.data(), refusal.size());
+        continue;
+      }
+      if (refusal != kProtectedModeError) continue;
     }
     const int fd = connection->fd();
     auto client = std::make_unique<Client>(next_client_id_++, fd);
@@ -421,21 +436,20 @@ void Server::Accept(const Listener& listener) {
       if (config.tcp_keepalive > 0) connection->SetKeepAlive();
       client->address = net::FormatAddress(peer);
       client->local_address = connection->LocalAddress();
-      if (config.protected_mode && acl.default_user().nopass() && !net::IsLoopback(peer)) {
-        connection->Write(kProtectedModeError.data(), kProtectedModeError.size());
-        ++stats.rejected_connections;
-        continue;
-      }
     }
     client->server = this;
-    if (listener.tls && tls_ != nullptr) {
+    if (tls) {
       // The handshake runs as the connection's first readiness arrives (net/tls.h).
       client->connection =
           std::make_unique<net::TlsConnection>(connection->Release(), tls_->server(), true);
     } else {
       client->connection = std::move(connection);
     }
-    client->connection->Watch(event_loop, client.get(), false);
+    if (!refusal.empty()) {
+      client->output.append(refusal);
+      client->close_after_reply = true;
+    }
+    client->connection->Watch(event_loop, client.get(), !refusal.empty());
     clients_by_id_[client->id] = client.get();
     clients_by_fd_[fd] = std::move(client);
   }

@@ -2,6 +2,7 @@
 mutual TLS (tls-auth-clients yes, optional, no), peers that never handshake or send garbage,
 certificates changed with CONFIG SET, and refusals at startup."""
 
+import json
 import os
 import socket
 import ssl
@@ -12,7 +13,7 @@ import time
 import pytest
 import redis
 
-from support.server import ServerProcess, free_port
+from support.server import ServerProcess, free_port, parse_info
 
 
 def openssl(*args, cwd):
@@ -25,12 +26,13 @@ def make_ca(directory, name):
             "-subj", f"/O=Goblin Test/CN={name}", "-out", f"{name}.crt", cwd=directory)
 
 
-def make_cert(directory, name, ca):
+def make_cert(directory, name, ca, days=30):
+    """A key and a certificate signed by `ca`; with days=0 it expires the moment it is made."""
     openssl("genrsa", "-out", f"{name}.key", "2048", cwd=directory)
     csr = subprocess.run(["openssl", "req", "-new", "-sha256", "-subj", f"/O=Goblin Test/CN={name}",
                           "-key", f"{name}.key"], cwd=directory, check=True, capture_output=True).stdout
     subprocess.run(["openssl", "x509", "-req", "-sha256", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key",
-                    "-CAcreateserial", "-days", "30", "-out", f"{name}.crt"],
+                    "-CAcreateserial", "-days", str(days), "-out", f"{name}.crt"],
                    input=csr, cwd=directory, check=True, capture_output=True)
 
 
@@ -43,9 +45,10 @@ def certs(tmp_path_factory):
     make_cert(directory, "server2", "ca")
     make_cert(directory, "client", "ca")
     make_cert(directory, "stranger", "other-ca")
+    make_cert(directory, "expired", "ca", days=0)
     return {name: str(directory / name) for name in
             ("ca.crt", "server.crt", "server.key", "server2.crt", "server2.key", "client.crt",
-             "client.key", "stranger.crt", "stranger.key")}
+             "client.key", "stranger.crt", "stranger.key", "expired.crt", "expired.key")}
 
 
 def tls_options(certs, **more):
@@ -73,7 +76,7 @@ def tls_client(srv, certs, cert="client", **kwargs):
                        **kwargs)
 
 
-def raw_tls(srv, certs, cert="client", protocol=None):
+def raw_tls(srv, certs, cert="client", protocol=None, host="127.0.0.1", port=None):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.load_verify_locations(certs["ca.crt"])
     context.check_hostname = False
@@ -81,7 +84,7 @@ def raw_tls(srv, certs, cert="client", protocol=None):
         context.minimum_version = context.maximum_version = protocol
     if cert is not None:
         context.load_cert_chain(certs[f"{cert}.crt"], certs[f"{cert}.key"])
-    sock = socket.create_connection(("127.0.0.1", tls_port(srv)), timeout=10)
+    sock = socket.create_connection((host, port or tls_port(srv)), timeout=10)
     return context.wrap_socket(sock)
 
 
@@ -161,6 +164,11 @@ def test_mutual_tls_refuses_clients_without_a_certificate_of_the_ca(tls_server, 
         raise ConnectionError("closed")
     with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
         sock = raw_tls(tls_server, certs, cert="stranger")
+        sock.sendall(b"PING\r\n")
+        assert sock.recv(100) == b""
+        raise ConnectionError("closed")
+    with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+        sock = raw_tls(tls_server, certs, cert="expired")
         sock.sendall(b"PING\r\n")
         assert sock.recv(100) == b""
         raise ConnectionError("closed")
@@ -326,9 +334,10 @@ def test_replication_over_tls_in_both_directions(server_binary, certs, master_ki
 SENTINEL_BINARY = "/usr/bin/redis-sentinel"
 
 
-def test_sentinel_monitors_goblin_nodes_over_tls(server_binary, certs):
-    """Debian's redis-sentinel with tls-replication yes watches a Goblin master and finds its
-    replica through the master's INFO, reaching both on their tls-ports."""
+def test_sentinel_fails_over_goblin_nodes_over_tls(server_binary, certs):
+    """Debian's redis-sentinel with tls-replication yes watches a Goblin master, finds its replica
+    through the master's INFO, and when the master goes down promotes the replica, reaching
+    both on their tls-ports."""
     options = tls_options(certs, **{"tls-replication": "yes"})
     master = ServerProcess(server_binary, name="tls-sentinel-master", options=options).start()
     replica = ServerProcess(server_binary, name="tls-sentinel-replica",
@@ -338,10 +347,12 @@ def test_sentinel_monitors_goblin_nodes_over_tls(server_binary, certs):
                          ("tls-ca-cert-file", "ca.crt")))
     sentinel = None
     try:
+        master.client().set("written", "before-failover")
         replica.client().replicaof("127.0.0.1", tls_port(master))
         wait_for(lambda: link_up(replica.client()), "the replica's link over TLS")
         config = (f"sentinel monitor m 127.0.0.1 {tls_port(master)} 1\n"
-                  "sentinel down-after-milliseconds m 2000\n"
+                  "sentinel down-after-milliseconds m 1000\n"
+                  "sentinel failover-timeout m 10000\n"
                   f"tls-replication yes\n{tls_lines}")
         sentinel = ServerProcess(SENTINEL_BINARY, name="tls-sentinel", config_text=config, unix=False,
                                  options={"save": None, "appendonly": None,
@@ -355,6 +366,14 @@ def test_sentinel_monitors_goblin_nodes_over_tls(server_binary, certs):
         wait_for(replica_seen, "the sentinel finding the replica over TLS")
         flags = pairs_of(s.execute_command("SENTINEL", "MASTER", "m"))["flags"]
         assert flags == "master", flags  # not s_down, not disconnected
+
+        master.stop()
+        wait_for(lambda: int(s.execute_command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", "m")[1])
+                 == tls_port(replica), "the sentinel promoting the replica", timeout=60)
+        promoted = replica.client()
+        wait_for(lambda: promoted.info("replication")["role"] == "master", "the replica's promotion")
+        assert promoted.get("written") == b"before-failover"
+        assert promoted.set("written", "after-failover")
     finally:
         if sentinel is not None:
             sentinel.stop()
@@ -365,3 +384,144 @@ def test_sentinel_monitors_goblin_nodes_over_tls(server_binary, certs):
 def pairs_of(flat) -> dict:
     text = [x.decode() if isinstance(x, bytes) else str(x) for x in flat]
     return dict(zip(text[0::2], text[1::2]))
+
+
+# ---- What clients do over TLS besides commands -------------------------------------------------
+
+NODE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node")
+
+
+@pytest.mark.parametrize("library", ["ioredis", "node-redis"])
+def test_node_clients_speak_tls_with_a_client_certificate(tls_server, certs, library):
+    proc = subprocess.run(["node", "tls_client.js", library, str(tls_port(tls_server)), certs["ca.crt"],
+                           certs["client.crt"], certs["client.key"]],
+                          capture_output=True, timeout=60, cwd=NODE_DIR)
+    lines = proc.stdout.decode().strip().splitlines()
+    assert lines, f"{library}: no output (status {proc.returncode}):\n{proc.stderr.decode()}"
+    result = json.loads(lines[-1])
+    assert not (proc.returncode == 2 and "missing" in result), \
+        f"{result.get('missing')} is not installed in tests/node: make deps-test installs it"
+    assert proc.returncode == 0, f"{library}: {result}\n{proc.stderr.decode()}"
+    assert result == {"ping": "PONG", "big": True, "pipeline": 1000, "message": "over-tls"}
+
+
+def test_monitor_and_tracking_redirects_over_tls(tls_server, certs):
+    monitor = raw_tls(tls_server, certs)
+    monitor.sendall(b"MONITOR\r\n")
+    assert read_until(monitor, b"\r\n") == b"+OK\r\n"
+
+    # A RESP2 client tracks keys and has the invalidations sent to another TLS connection.
+    listener = raw_tls(tls_server, certs)
+    listener.sendall(b"CLIENT ID\r\n")
+    listener_id = int(read_until(listener, b"\r\n")[1:])
+    listener.sendall(b"SUBSCRIBE __redis__:invalidate\r\n")
+    assert read_until(listener, b":1\r\n").endswith(b"__redis__:invalidate\r\n:1\r\n")
+    tracker = tls_client(tls_server, certs, single_connection_client=True)
+    tracker.execute_command("CLIENT", "TRACKING", "on", "REDIRECT", listener_id)
+    tracker.get("tracked")
+    tls_client(tls_server, certs).set("tracked", "changed")
+    assert read_until(listener, b"tracked\r\n") == (
+        b"*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$7\r\ntracked\r\n")
+    listener.close()
+
+    seen = read_until(monitor, b'"SET" "tracked" "changed"')
+    assert b'"CLIENT" "TRACKING" "on" "REDIRECT"' in seen and b'"GET" "tracked"' in seen
+    monitor.close()
+
+
+def info_field(conn, section, field) -> str:
+    return parse_info(conn.call("INFO", section).value)[field]
+
+
+@pytest.mark.parametrize("kind", ["goblin", "redis"])
+def test_a_tls_client_that_stops_reading_is_closed_at_its_output_limit(server_binary, certs, kind):
+    """A TLS client pipelines reads of a 1 MB value and never reads: the records pile up in its
+    output until client-output-buffer-limit closes it, and everyone else is served meanwhile."""
+    binary = {"goblin": server_binary, "redis": REDIS_SERVER}[kind]
+    srv = ServerProcess(binary, name=f"tls-slow-{kind}", options=tls_options(
+        certs, **{"client-output-buffer-limit": "normal 4mb 2mb 10"})).start()
+    try:
+        control = srv.raw()
+        control.call("SET", "big", b"x" * (1 << 20))
+        connected = int(info_field(control, "clients", "connected_clients"))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.load_verify_locations(certs["ca.crt"])
+        context.check_hostname = False
+        context.load_cert_chain(certs["client.crt"], certs["client.key"])
+        raw = socket.socket()
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.settimeout(10)
+        raw.connect(("127.0.0.1", tls_port(srv)))
+        slow = context.wrap_socket(raw)
+        slow.sendall(b"GET big\r\n" * 64)
+        # The handshake is done, so the server holds the connection until it closes it.
+        wait_for(lambda: int(info_field(control, "clients", "connected_clients")) == connected,
+                 "the slow TLS reader to be closed")
+        if kind == "goblin":  # Redis 7.2's counter, which 7.0 lacks
+            assert info_field(control, "stats", "client_output_buffer_limit_disconnections") == "1"
+        assert tls_client(srv, certs).get("big") == b"x" * (1 << 20)
+        # What reached the slow reader before it was closed is whole replies and then the end.
+        received = b""
+        try:
+            while chunk := slow.recv(1 << 20):
+                received += chunk
+        except (ConnectionResetError, ssl.SSLError):
+            pass
+        reply = b"$1048576\r\n" + b"x" * (1 << 20) + b"\r\n"
+        assert len(received) < 64 * len(reply)
+        assert received[:len(reply)] == reply[:len(received)]
+    finally:
+        srv.stop()
+
+
+def non_loopback_address() -> str:
+    """An IPv4 address of this machine that is not a loopback one (a client connecting to it
+    from here is seen as remote); the UDP connect sends nothing."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))
+        address = probe.getsockname()[0]
+    assert not address.startswith("127."), "this machine has no network address besides loopback"
+    return address
+
+
+def read_to_end(sock) -> bytes:
+    data = b""
+    try:
+        while chunk := sock.recv(4096):
+            data += chunk
+    except (ConnectionResetError, ssl.SSLError):
+        pass
+    return data
+
+
+@pytest.mark.parametrize("kind", ["goblin", "redis"])
+def test_refusals_reach_tls_clients_after_the_handshake(server_binary, certs, kind):
+    """Protected mode refuses a client from another address on either port, with its DENIED
+    error sent once the handshake is done on tls-port; past maxclients a plain client reads
+    Redis's error and a TLS one is closed before its handshake completes."""
+    address = non_loopback_address()
+    binary = {"goblin": server_binary, "redis": REDIS_SERVER}[kind]
+    srv = ServerProcess(binary, name=f"tls-refusals-{kind}",
+                        options=tls_options(certs, bind=f"127.0.0.1 {address}")).start()
+    try:
+        denied = b"-DENIED Redis is running in protected mode because protected mode is enabled"
+        plain = socket.create_connection((address, srv.port), timeout=10)
+        assert read_to_end(plain).startswith(denied)
+        over_tls = raw_tls(srv, certs, host=address)
+        assert read_to_end(over_tls).startswith(denied)
+        # From loopback both ports serve.
+        assert tls_client(srv, certs).ping() and srv.client().ping()
+
+        control = srv.raw()
+        connected = int(parse_info(control.call("INFO", "clients").value)["connected_clients"])
+        control.call("CONFIG", "SET", "maxclients", str(connected))
+        plain = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        assert read_to_end(plain) == b"-ERR max number of clients reached\r\n"
+        with pytest.raises((ssl.SSLError, ConnectionError, OSError)):
+            sock = raw_tls(srv, certs)
+            sock.sendall(b"PING\r\n")
+            assert sock.recv(100) == b""
+            raise ConnectionError("closed")
+        assert control.call("PING").value in (b"PONG", "PONG")
+    finally:
+        srv.stop()
