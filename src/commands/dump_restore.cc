@@ -261,9 +261,13 @@ void MigrateCommand(CommandContext& ctx) {
   // A connection that failed is closed and the whole attempt made once more on a new one, as
   // Redis does (a cached connection the target has since closed is common), unless the
   // failure was a timeout or a reply other than the first was already read.
+  // tls-cluster yes: MIGRATE speaks TLS to its target, as Redis's does.
+  SSL_CTX* tls = ctx.server.config.tls.cluster && ctx.server.tls_context() != nullptr
+                     ? ctx.server.tls_context()->client()
+                     : nullptr;
   for (bool may_retry = true;; may_retry = false) {
-    MigrateConnection* connection =
-        connections.Get(host, port, args.timeout_ms, ctx.now_ms / 1000, ctx.server.Random64());
+    MigrateConnection* connection = connections.Get(host, port, args.timeout_ms,
+                                                     ctx.now_ms / 1000, ctx.server.Random64(), tls);
     if (connection == nullptr) {
       ctx.reply.Error(kMigrateConnectError);
       return;

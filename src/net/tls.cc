@@ -361,7 +361,12 @@ void TlsConnection::Unwatch() {
 }
 
 int TlsConnection::WaitReady(bool writable, int64_t timeout_ms) {
-  if (!writable && established_ && SSL_pending(ssl_) > 0) return 1;
+  if (!established_) {
+    // Invariant 1: a step first; done or failed, the caller's next call proceeds or reports.
+    if (Handshake() || failed_) return 1;
+    return WaitSocket(fd_, handshake_wants_write_, timeout_ms);
+  }
+  if (!writable && SSL_pending(ssl_) > 0) return 1;
   return WaitSocket(fd_, writable || read_wants_write_ || handshake_wants_write_, timeout_ms);
 }
 

@@ -5,6 +5,8 @@
 // Invariants:
 //  1. Nothing blocks: the handshake advances one step per readiness of the socket, and a peer
 //     that sends nothing, or garbage, costs one idle connection until the server closes it.
+//     A caller that chooses to block (MIGRATE's connections) drives the handshake through
+//     WaitReady, which takes its next step before waiting in the direction it needs.
 //  2. The connection is watched with itself as the loop's handler: it drives the handshake,
 //     turns OpenSSL's wants (a read that needs the socket writable, a write that needs it
 //     readable) into the loop's interest, and forwards the readiness its owner asked for.

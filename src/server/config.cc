@@ -758,7 +758,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Hook(ConfigHook::kOomScore);
 
   // TLS (net/tls.h): a change reloads the certificates and settings, all or nothing.
-  constexpr char kNoTls[] = "TLS for the cluster bus is not supported by this server yet";
   Config::Tls& tls = c.tls;
   table.Int("tls-port", &tls.port, 0, 65535, kMutable, ConfigHook::kTlsPort);
   for (auto [name, field] : {std::pair{"tls-cert-file", &tls.cert_file},
@@ -785,8 +784,8 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable,
             ConfigHook::kTlsConfigure);
   table.Bool("tls-replication", &tls.replication, kMutable, ConfigHook::kTlsConfigure);
-  table.Bool("tls-cluster", &tls.cluster, kMutable);
-  table.OnlyValue("no", kNoTls);
+  // Without a cluster bus, tls-cluster's one effect is MIGRATE speaking TLS, as in Redis.
+  table.Bool("tls-cluster", &tls.cluster, kMutable, ConfigHook::kTlsConfigure);
 
   Config::Cluster& cluster = c.cluster;
   table.Bool("cluster-enabled", &cluster.enabled, kImmutable);

@@ -194,10 +194,7 @@ struct Config {
   std::string oom_score_adj = "no";
   std::string oom_score_adj_values = "0 200 800";
 
-  // Options of features Goblin does not have yet. They are read, stored, returned by CONFIG
-  // GET and rewritten, so that a redis.conf starts Goblin unchanged; a value that would ask
-  // for the missing feature (tls-cluster, cluster-enabled) is refused rather than
-  // ignored, since ignoring it would leave traffic unencrypted or access open.
+  // TLS (net/tls.h). tls-cluster, with no cluster bus yet, makes MIGRATE speak TLS.
   struct Tls {
     int64_t port = 0;
     std::string cert_file, key_file, key_file_pass, client_cert_file, client_key_file,
@@ -211,6 +208,9 @@ struct Config {
     bool replication = false;
     bool cluster = false;
   } tls;
+  // Redis Cluster's options, read, stored, returned by CONFIG GET and rewritten so that a
+  // redis.conf starts Goblin unchanged; cluster-enabled yes, which would ask for the missing
+  // cluster bus, is refused rather than ignored.
   struct Cluster {
     bool enabled = false;
     std::string config_file = "nodes.conf";

@@ -114,7 +114,7 @@ bool Server::OpenTcpListeners(int64_t listen_port, bool tls, std::vector<Listene
 }
 
 bool Server::ConfigureTls() {
-  if (config.tls.port == 0 && !config.tls.replication) return true;
+  if (config.tls.port == 0 && !config.tls.replication && !config.tls.cluster) return true;
   const Config::Tls& tls = config.tls;
   net::TlsOptions options;
   options.cert_file = tls.cert_file;

@@ -34,19 +34,36 @@ std::string ConnectionName(std::string_view host, std::string_view port) {
 }  // namespace
 
 std::unique_ptr<MigrateConnection> MigrateConnection::Open(const std::string& host, int port,
-                                                           int64_t timeout_ms) {
+                                                           int64_t timeout_ms,
+                                                           SSL_CTX* tls_client) {
   net::ConnectResult connected = net::ConnectTcp(host, port);
   if (connected.connection == nullptr) return nullptr;
   std::unique_ptr<MigrateConnection> connection(
       new MigrateConnection(std::move(connected.connection)));
+  const int64_t deadline = DeadlineAfter(timeout_ms);
   if (connected.in_progress) {
-    const Status waited = connection->Wait(/*writable=*/true, DeadlineAfter(timeout_ms));
+    const Status waited = connection->Wait(/*writable=*/true, deadline);
     if (waited != Status::kOk) {
       connection->failed_ = waited;
     } else if (connection->connection_->ConnectError() != 0) {
       connection->failed_ = Status::kError;
     }
   }
+  if (tls_client == nullptr || connection->failed_ != Status::kOk) return connection;
+  // tls-cluster: the TLS handshake shares the connect's timeout, as in Redis.
+  const int fd = static_cast<net::PlainConnection*>(connection->connection_.get())->Release();
+  auto tls = std::make_unique<net::TlsConnection>(fd, tls_client, /*accept=*/false);
+  net::TlsConnection& handshake = *tls;
+  connection->connection_ = std::move(tls);
+  while (!handshake.handshake_done() && !handshake.failed()) {
+    // WaitReady takes the handshake's next step before it waits (net/tls.h).
+    if (const Status waited = connection->Wait(/*writable=*/false, deadline);
+        waited != Status::kOk) {
+      connection->failed_ = waited;
+      return connection;
+    }
+  }
+  if (handshake.failed()) connection->failed_ = Status::kError;
   return connection;
 }
 
@@ -111,7 +128,7 @@ MigrateConnection::Status MigrateConnection::ReadLine(std::string* line, int64_t
 
 MigrateConnection* MigrateConnections::Get(std::string_view host, std::string_view port,
                                            int64_t timeout_ms, int64_t now_s,
-                                           uint64_t random_bits) {
+                                           uint64_t random_bits, SSL_CTX* tls_client) {
   std::string name = ConnectionName(host, port);
   if (auto it = connections_.find(name); it != connections_.end()) {
     it->second->last_use_s = now_s;
@@ -122,7 +139,8 @@ MigrateConnection* MigrateConnections::Get(std::string_view host, std::string_vi
                                  static_cast<std::ptrdiff_t>(random_bits % connections_.size())));
   }
   std::unique_ptr<MigrateConnection> connection =
-      MigrateConnection::Open(std::string(host), std::atoi(std::string(port).c_str()), timeout_ms);
+      MigrateConnection::Open(std::string(host), std::atoi(std::string(port).c_str()), timeout_ms,
+                              tls_client);
   if (connection == nullptr) return nullptr;
   connection->last_use_s = now_s;
   return connections_.emplace(std::move(name), std::move(connection)).first->second.get();

@@ -3,9 +3,10 @@
 // closed to make room), each closed once unused for more than kIdleSeconds.
 //
 // I/O on them blocks the serving thread, as Redis's does, and every wait is bounded:
-//  1. Open's connect waits at most the timeout for the handshake. A handshake that does not
-//     finish in time leaves the connection failed with kTimeout, so the first write reports
-//     it at once instead of waiting a second timeout (Redis waits twice).
+//  1. Open's connect waits at most the timeout for the handshake (TCP's, then TLS's when the
+//     connection is to speak TLS). A handshake that does not finish in time leaves the
+//     connection failed with kTimeout, so the first write reports it at once instead of
+//     waiting a second timeout (Redis waits twice).
 //  2. WriteAll sends in 64 KB pieces, each within its own timeout (Redis's syncWrite), so a
 //     large payload to a live target is not cut short while a dead one costs one timeout.
 //  3. ReadLine waits at most the timeout for one whole line, which it returns without its
@@ -21,6 +22,7 @@
 #include <string_view>
 
 #include "net/connection.h"
+#include "net/tls.h"
 
 namespace goblin {
 
@@ -30,11 +32,12 @@ class MigrateConnection {
 
   static constexpr size_t kMaxLine = 1023;
 
-  // Resolves host and starts the connection to port; waits for the handshake at most
-  // timeout_ms. Null only when no connection could even be attempted (an unknown host, no
-  // socket): Redis's "error or timeout connecting to the client".
+  // Resolves host and starts the connection to port, speaking TLS with tls_client's settings
+  // when it is not null; waits for the handshakes at most timeout_ms. Null only when no
+  // connection could even be attempted (an unknown host, no socket): Redis's "error or
+  // timeout connecting to the client".
   static std::unique_ptr<MigrateConnection> Open(const std::string& host, int port,
-                                                 int64_t timeout_ms);
+                                                 int64_t timeout_ms, SSL_CTX* tls_client);
   MigrateConnection(const MigrateConnection&) = delete;
   MigrateConnection& operator=(const MigrateConnection&) = delete;
 
@@ -62,10 +65,11 @@ class MigrateConnections {
   static constexpr int64_t kIdleSeconds = 10;
 
   // The cached connection to host:port (the texts as MIGRATE got them), or a new one opened
-  // with the port as atoi reads the text; null when it cannot be opened. random_bits picks
-  // the connection closed when the cache is full.
+  // with the port as atoi reads the text (over TLS when tls_client is not null, as Open);
+  // null when it cannot be opened. random_bits picks the connection closed when the cache
+  // is full.
   MigrateConnection* Get(std::string_view host, std::string_view port, int64_t timeout_ms,
-                         int64_t now_s, uint64_t random_bits);
+                         int64_t now_s, uint64_t random_bits, SSL_CTX* tls_client);
   void Close(std::string_view host, std::string_view port);
   // Closes the connections unused for more than kIdleSeconds.
   void CloseIdle(int64_t now_s);

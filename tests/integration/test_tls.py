@@ -525,3 +525,38 @@ def test_refusals_reach_tls_clients_after_the_handshake(server_binary, certs, ki
         assert control.call("PING").value in (b"PONG", "PONG")
     finally:
         srv.stop()
+
+
+@pytest.mark.parametrize("source_kind,target_kind", [("goblin", "goblin"), ("goblin", "redis"),
+                                                     ("redis", "goblin")])
+def test_migrate_speaks_tls_to_its_target_under_tls_cluster(server_binary, certs, source_kind,
+                                                            target_kind):
+    """tls-cluster yes: MIGRATE reaches the target's tls-port with the server's client
+    certificate, between Goblin and redis-server either way."""
+    binaries = {"goblin": server_binary, "redis": REDIS_SERVER}
+    source = ServerProcess(binaries[source_kind], name=f"tls-migrate-from-{source_kind}",
+                           options=tls_options(certs, **{"tls-cluster": "yes"})).start()
+    target = ServerProcess(binaries[target_kind], name=f"tls-migrate-to-{target_kind}",
+                           options=tls_options(certs)).start()
+    try:
+        s = source.client()
+        s.set("moved", "over-tls")
+        s.rpush("list", *range(1000))
+        assert s.execute_command("MIGRATE", "127.0.0.1", tls_port(target), "", 0, 5000, "KEYS",
+                                 "moved", "list") == b"OK"
+        t = tls_client(target, certs)
+        assert t.get("moved") == b"over-tls" and t.llen("list") == 1000
+        assert s.exists("moved", "list") == 0
+        # The cached connection serves the next MIGRATE.
+        s.set("again", "1")
+        assert s.execute_command("MIGRATE", "127.0.0.1", tls_port(target), "again", 0, 5000) == b"OK"
+        assert t.get("again") == b"1"
+        # A target that does not speak TLS fails the handshake, or lets it time out: an error,
+        # not a hang.
+        s.set("again", "2")
+        with pytest.raises(redis.ResponseError, match="IOERR error or timeout"):
+            s.execute_command("MIGRATE", "127.0.0.1", target.port, "again", 0, 1000)
+        assert s.exists("again") == 1
+    finally:
+        source.stop()
+        target.stop()
