@@ -81,7 +81,9 @@ SSL_CTX* MakeContext(bool server, const TlsOptions& options, const std::string& 
   SSL_CTX_set_options(context, disabled | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
   if (options.prefer_server_ciphers) SSL_CTX_set_options(context, SSL_OP_CIPHER_SERVER_PREFERENCE);
   // A partial write is kept (the output buffer resumes it, from a buffer that may have moved).
-  SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // An idle connection gives back OpenSSL's record buffers (about 34 KB of its 42).
+  SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                SSL_MODE_RELEASE_BUFFERS);
   if (server && options.session_caching) {
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_SERVER);
     SSL_CTX_sess_set_cache_size(context, options.session_cache_size);
