@@ -1,7 +1,8 @@
 // Bitmap commands over string values: SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO.
 // Bit 0 is the most significant bit of byte 0, as in Redis. SETBIT and BITFIELD change a raw
 // string in place (KeyEntry invariant 4) and count as a change only when they created the key,
-// lengthened it, or changed a bit, as Redis 7 does; the field arithmetic is core/bitfield.h.
+// lengthened it, or changed a bit, as Redis 7 does; the field arithmetic is core/bitfield.h,
+// BITOP's core/bitop.h.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "commands/families.h"
 #include "core/ascii.h"
 #include "core/bitfield.h"
+#include "core/bitop.h"
 #include "core/string_number.h"
 #include "server/errors.h"
 
@@ -256,47 +258,30 @@ void BitposCommand(CommandContext& ctx) {
 }
 
 void BitopCommand(CommandContext& ctx) {
-  enum class Op { kAnd, kOr, kXor, kNot };
-  const std::string_view name = ctx.arg(1);
-  Op op;
-  if (EqualsIgnoreCase(name, "and")) {
-    op = Op::kAnd;
-  } else if (EqualsIgnoreCase(name, "or")) {
-    op = Op::kOr;
-  } else if (EqualsIgnoreCase(name, "xor")) {
-    op = Op::kXor;
-  } else if (EqualsIgnoreCase(name, "not")) {
-    op = Op::kNot;
-  } else {
+  const std::optional<bitop::Op> op = bitop::ParseOp(ctx.arg(1));
+  if (!op) {
     ctx.reply.Error(errors::kSyntax);
     return;
   }
-  if (op == Op::kNot && ctx.argc() != 4) {
+  if (*op == bitop::Op::kNot && ctx.argc() != 4) {
     ctx.reply.Error("ERR BITOP NOT must be called with a single source key.");
     return;
   }
+  if (bitop::NeedsTwoSources(*op) && ctx.argc() < 5) {
+    ctx.reply.Error("ERR BITOP " + AsciiUpper(ctx.arg(1)) +
+                    " must be called with at least two source keys.");
+    return;
+  }
   std::vector<std::string> sources;
-  size_t length = 0;
   for (size_t i = 3; i < ctx.argc(); ++i) {
     KeyEntry* entry;
     if (!LookupTyped(ctx, ctx.arg(i), ValueType::kString, &entry)) return;
     char scratch[kInt64TextMax];
     sources.emplace_back(StringBytes(entry, scratch));
-    length = std::max(length, sources.back().size());
   }
-  std::string result(length, '\0');
-  for (size_t j = 0; j < length; ++j) {
-    auto byte_of = [&](const std::string& s) -> uint8_t {
-      return j < s.size() ? static_cast<uint8_t>(s[j]) : 0;
-    };
-    uint8_t out = byte_of(sources[0]);
-    if (op == Op::kNot) out = static_cast<uint8_t>(~out);
-    for (size_t k = 1; k < sources.size(); ++k) {
-      const uint8_t b = byte_of(sources[k]);
-      out = op == Op::kAnd ? (out & b) : op == Op::kOr ? (out | b) : (out ^ b);
-    }
-    result[j] = static_cast<char>(out);
-  }
+  const std::vector<std::string_view> views(sources.begin(), sources.end());
+  const std::string result = bitop::Apply(*op, views);
+  const size_t length = result.size();
   Database& db = ctx.db();
   if (length == 0) {
     if (db.Delete(ctx.arg(2))) {
@@ -451,7 +436,7 @@ void RegisterBitmapCommands(CommandTable* table) {
       {KeyAt(2, kKeyOW | kKeyUpdate),
        KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(3), KeyFind::Range(-1, 1, 0)}},
       BitopCommand, "Performs bitwise operations on multiple strings, and stores the result.",
-      "2.6.0", "O(N)", "<AND | OR | XOR | NOT> destkey key [key ...]");
+      "2.6.0", "O(N)", "<AND | OR | XOR | NOT | DIFF | DIFF1 | ANDOR | ONE> destkey key [key ...]");
   add("bitfield", -2, kCmdWrite | kCmdDenyOom,
       {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, KeyBegin::Index(1),
                KeyFind::Range(0, 1, 0),

@@ -1,5 +1,5 @@
-// Hash commands: HSET HSETNX HMSET HGET HMGET HDEL HLEN HSTRLEN HEXISTS HKEYS HVALS HGETALL
-// HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN.
+// Hash commands: HSET HSETNX HMSET HGET HMGET HGETDEL HDEL HLEN HSTRLEN HEXISTS HKEYS HVALS
+// HGETALL HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN.
 //
 // Every command works on the PackedHash inside the key's HashObject (core/hash_object.h). The
 // conversion limits are read from the configuration at every write, so CONFIG SET applies to
@@ -124,6 +124,54 @@ void HdelCommand(CommandContext& ctx) {
     if (deleted > 0) MarkDirty(ctx, static_cast<uint64_t>(deleted));
   }
   ctx.reply.Integer(deleted);
+}
+
+// HGETDEL key FIELDS numfields field ...: each field's value (nil when absent), deleting those
+// found; the key goes with its last field. Logged as HDEL of the fields.
+void HgetdelCommand(CommandContext& ctx) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, false)) return;
+  if (!EqualsIgnoreCase(ctx.arg(2), "fields")) {
+    ctx.reply.Error("ERR Mandatory argument FIELDS is missing or not at the right position");
+    return;
+  }
+  int64_t count;
+  if (!ParseInt64(ctx.arg(3), &count) || count < 1) {
+    ctx.reply.Error("ERR Number of fields must be a positive integer");
+    return;
+  }
+  if (static_cast<uint64_t>(count) != ctx.argc() - 4) {
+    ctx.reply.Error("ERR The `numfields` parameter must match the number of arguments");
+    return;
+  }
+  ctx.reply.Array(static_cast<size_t>(count));
+  uint64_t deleted = 0;
+  char scratch[kInt64TextMax];
+  for (size_t i = 4; i < ctx.argc(); ++i) {
+    const std::optional<std::string_view> value =
+        hash != nullptr ? hash->Get(ctx.arg(i), scratch) : std::nullopt;
+    if (!value) {
+      ctx.reply.Null();
+      continue;
+    }
+    ctx.reply.Bulk(*value);
+    hash->Delete(ctx.arg(i));
+    ++deleted;
+  }
+  if (deleted == 0) return;
+  MarkDirty(ctx, deleted);
+  Notify(ctx, kNotifyHash, "hdel", ctx.arg(1));
+  if (hash->empty()) {
+    ctx.db().Delete(ctx.arg(1));
+    Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
+  } else {
+    ctx.db().Touch(ctx.arg(1));
+  }
+  if (ctx.propagating()) {
+    std::vector<std::string_view> hdel = {"HDEL", ctx.arg(1)};
+    hdel.insert(hdel.end(), ctx.argv.begin() + 4, ctx.argv.end());
+    ctx.Propagate(hdel);
+  }
 }
 
 void HincrbyCommand(CommandContext& ctx) {
@@ -359,6 +407,9 @@ void RegisterHashCommands(CommandTable* table) {
   add("hmget", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, HmgetCommand,
       "Returns the values of all fields in a hash.", "2.0.0",
       "O(N) where N is the number of fields being requested.", "key field [field ...]");
+  add("hgetdel", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
+      HgetdelCommand, "Returns the value of a field and deletes it from the hash.", "8.0.0",
+      "O(N) where N is the number of specified fields", "key FIELDS numfields field [field ...]");
   add("hdel", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, HdelCommand,
       "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
       "remain.",

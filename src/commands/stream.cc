@@ -118,6 +118,75 @@ void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv)
   ctx.Propagate(views);
 }
 
+std::optional<RefPolicy> ParseRefPolicy(std::string_view word) {
+  if (EqualsIgnoreCase(word, "keepref")) return RefPolicy::kKeepRef;
+  if (EqualsIgnoreCase(word, "delref")) return RefPolicy::kDelRef;
+  if (EqualsIgnoreCase(word, "acked")) return RefPolicy::kAcked;
+  return std::nullopt;
+}
+
+std::string_view RefPolicyWord(RefPolicy policy) {
+  switch (policy) {
+    case RefPolicy::kDelRef:
+      return "DELREF";
+    case RefPolicy::kAcked:
+      return "ACKED";
+    default:
+      return "KEEPREF";
+  }
+}
+
+Stream::TrimRefs TrimRefsOf(RefPolicy policy, StreamObject& object) {
+  StreamGroups* groups = object.groups();
+  if (groups == nullptr || groups->empty()) return {};
+  if (policy == RefPolicy::kAcked)
+    return {[groups](StreamId id) { return groups->References(id); }, {}};
+  if (policy == RefPolicy::kDelRef)
+    return {{}, [groups](StreamId id) { groups->RemoveEverywhere(id); }};
+  return {};
+}
+
+bool StartRefCommand(CommandContext& ctx, size_t first, RefPolicy* policy,
+                     std::vector<StreamId>* ids, StreamObject** object) {
+  bool policy_given = false;
+  bool ids_given = false;
+  size_t ids_at = 0;
+  int64_t count = 0;
+  for (size_t i = first; i < ctx.argc(); ++i) {
+    const std::string_view word = ctx.arg(i);
+    const std::optional<RefPolicy> named = ParseRefPolicy(word);
+    if (named && !policy_given) {
+      *policy = *named;
+      policy_given = true;
+    } else if (EqualsIgnoreCase(word, "ids") && !ids_given && i + 1 < ctx.argc()) {
+      if (!ParseInt64(ctx.arg(i + 1), &count) || count <= 0) {
+        ctx.reply.Error("ERR Number of IDs must be a positive integer");
+        return false;
+      }
+      ids_at = i + 2;
+      if (static_cast<uint64_t>(count) > ctx.argc() - ids_at) {
+        ctx.reply.Error("ERR The `numids` parameter must match the number of arguments");
+        return false;
+      }
+      ids_given = true;
+      i = ids_at + static_cast<size_t>(count) - 1;
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return false;
+    }
+  }
+  if (!ids_given) {
+    ctx.reply.Error(errors::kSyntax);
+    return false;
+  }
+  if (!policy_given) *policy = RefPolicy::kKeepRef;
+  ids->resize(static_cast<size_t>(count));
+  for (size_t k = 0; k < ids->size(); ++k) {
+    if (!ParseStreamIdOrReply(ctx, ctx.arg(ids_at + k), &(*ids)[k], 0, true)) return false;
+  }
+  return LookupStreamObject(ctx, ctx.arg(1), object, false);
+}
+
 void SeeConsumer(CommandContext& ctx, ConsumerGroup& group, std::string_view key,
                  std::string_view group_name, std::string_view consumer) {
   if (!group.SeeConsumer(consumer, ctx.now_ms)) return;
@@ -146,6 +215,7 @@ struct AddTrimArgs {
   bool id_given = false;
   bool seq_auto = false;
   StreamId id;
+  RefPolicy refs = RefPolicy::kKeepRef;
 };
 
 // Redis's streamParseAddOrTrimArgsOrReply: the options from argv[2]. For XADD returns the
@@ -197,6 +267,8 @@ size_t ParseAddOrTrimArgs(CommandContext& ctx, bool xadd, AddTrimArgs* args) {
       ++i;
     } else if (xadd && EqualsIgnoreCase(option, "nomkstream")) {
       args->no_mkstream = true;
+    } else if (const std::optional<RefPolicy> policy = ParseRefPolicy(option)) {
+      args->refs = *policy;
     } else if (xadd) {
       if (!ParseStreamIdOrReply(ctx, option, &args->id, 0, true, &args->seq_auto)) return 0;
       args->id_given = true;
@@ -229,19 +301,25 @@ size_t ParseAddOrTrimArgs(CommandContext& ctx, bool xadd, AddTrimArgs* args) {
   return i;
 }
 
-// Trims stream as args say; returns the entries removed.
-size_t ApplyTrim(Stream& stream, const AddTrimArgs& args) {
+// Trims the object's stream as args say, minding its groups' references as args.refs says;
+// returns the entries removed.
+size_t ApplyTrim(StreamObject& object, const AddTrimArgs& args) {
   const size_t limit = static_cast<size_t>(args.limit);
+  const Stream::TrimRefs refs = TrimRefsOf(args.refs, object);
+  Stream& stream = object.stream();
   if (args.trim == Trim::kMaxLen) {
-    return stream.TrimMaxLen(static_cast<size_t>(args.maxlen), args.approx, limit);
+    return stream.TrimMaxLen(static_cast<size_t>(args.maxlen), args.approx, limit, refs);
   }
-  return stream.TrimMinId(args.min_id, args.approx, limit);
+  return stream.TrimMinId(args.min_id, args.approx, limit, refs);
 }
 
 // The trim as the log records it: exact, at the length (or first id) the stream was left with,
-// so that a replay removes the same entries whatever its nodes look like.
+// so that a replay removes the same entries whatever its nodes look like, with the reference
+// policy (an approximate trim removed the oldest entries, those a policy would have kept
+// excepted: an exact one to the same length removes the same entries).
 void AppendExactTrim(const Stream& stream, const AddTrimArgs& args,
                      std::vector<std::string>* argv) {
+  if (args.refs != RefPolicy::kKeepRef) argv->emplace_back(RefPolicyWord(args.refs));
   if (args.trim == Trim::kMaxLen) {
     argv->insert(argv->end(), {"MAXLEN", "=", std::to_string(stream.size())});
   } else {
@@ -266,17 +344,17 @@ void XaddCommand(CommandContext& ctx) {
     ctx.reply.Error("ERR The ID specified in XADD must be greater than 0-0");
     return;
   }
-  Stream* stream;
-  if (!LookupStream(ctx, ctx.arg(1), &stream, false)) return;
-  if (stream == nullptr) {
+  StreamObject* object;
+  if (!LookupStreamObject(ctx, ctx.arg(1), &object, false)) return;
+  if (object == nullptr) {
     if (args.no_mkstream) {
       ctx.reply.Null();
       return;
     }
-    auto* object = new StreamObject(Stream(StreamLimitsOf(ctx)));
+    object = new StreamObject(Stream(StreamLimitsOf(ctx)));
     ctx.db().Put(ctx.arg(1), EntryValue::Object(object), std::nullopt);
-    stream = &object->stream();
   }
+  Stream* stream = &object->stream();
   const StreamId last = stream->last_id();
   if (last == StreamId::Max()) {
     ctx.reply.Error("ERR The stream has exhausted the last possible ID, unable to add more items");
@@ -308,7 +386,7 @@ void XaddCommand(CommandContext& ctx) {
   ctx.reply.Bulk(id_text);
   MarkDirty(ctx);
   Notify(ctx, kNotifyStream, "xadd", ctx.arg(1));
-  if (args.trim != Trim::kNone && ApplyTrim(*stream, args) > 0) {
+  if (args.trim != Trim::kNone && ApplyTrim(*object, args) > 0) {
     Notify(ctx, kNotifyStream, "xtrim", ctx.arg(1));
   }
   ctx.db().Touch(ctx.arg(1));
@@ -328,13 +406,14 @@ void XtrimCommand(CommandContext& ctx) {
   // key is a syntax error, not 0.
   AddTrimArgs args;
   if (ParseAddOrTrimArgs(ctx, false, &args) == 0) return;
-  Stream* stream;
-  if (!LookupStream(ctx, ctx.arg(1), &stream, false)) return;
-  if (stream == nullptr) {
+  StreamObject* object;
+  if (!LookupStreamObject(ctx, ctx.arg(1), &object, false)) return;
+  if (object == nullptr) {
     ctx.reply.Integer(0);
     return;
   }
-  const size_t removed = ApplyTrim(*stream, args);
+  const Stream* stream = &object->stream();
+  const size_t removed = ApplyTrim(*object, args);
   if (removed > 0) {
     ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx, removed);
@@ -424,6 +503,41 @@ void XdelCommand(CommandContext& ctx) {
   ctx.reply.Integer(deleted);
 }
 
+// XDELEX key [KEEPREF | DELREF | ACKED] IDS numids id ...: per id -1 (no such entry), 1
+// (deleted) or 2 (ACKED: a group still refers to it). DELREF drops the references of an id
+// whose entry is already gone as well.
+void XdelexCommand(CommandContext& ctx) {
+  RefPolicy policy;
+  std::vector<StreamId> ids;
+  StreamObject* object;
+  if (!StartRefCommand(ctx, 2, &policy, &ids, &object)) return;
+  ctx.reply.Array(ids.size());
+  if (object == nullptr) {
+    for (size_t k = 0; k < ids.size(); ++k) ctx.reply.Integer(-1);
+    return;
+  }
+  Stream& stream = object->stream();
+  StreamGroups* groups = object->groups();
+  uint64_t deleted = 0;
+  uint64_t dropped_refs = 0;
+  for (const StreamId id : ids) {
+    if (policy == RefPolicy::kAcked && groups != nullptr && stream.Find(id) &&
+        groups->References(id)) {
+      ctx.reply.Integer(2);
+      continue;
+    }
+    const bool gone = stream.Delete(id);
+    if (policy == RefPolicy::kDelRef && groups != nullptr)
+      dropped_refs += groups->RemoveEverywhere(id);
+    deleted += gone ? 1 : 0;
+    ctx.reply.Integer(gone ? 1 : -1);
+  }
+  if (deleted + dropped_refs == 0) return;
+  ctx.db().Touch(ctx.arg(1));
+  MarkDirty(ctx, std::max<uint64_t>(deleted, 1));
+  if (deleted > 0) Notify(ctx, kNotifyStream, "xdel", ctx.arg(1));
+}
+
 void XsetidCommand(CommandContext& ctx) {
   StreamId id;
   if (!ParseStreamIdOrReply(ctx, ctx.arg(2), &id, 0, true)) return;
@@ -494,8 +608,8 @@ void RegisterStreamCommands(CommandTable* table) {
       "5.0.0",
       "O(1) when adding a new entry, O(N) when trimming where N being the number of entries "
       "evicted.",
-      "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value "
-      "[field value ...]",
+      "key [NOMKSTREAM] [KEEPREF | DELREF | ACKED] [<MAXLEN | MINID> [= | ~] threshold [LIMIT "
+      "count]] <* | id> field value [field value ...]",
       {"nondeterministic_output"});
   add("xlen", 2, kCmdReadonly | kCmdFast, {KeyAt(1, kKeyRO)}, XlenCommand,
       "Return the number of messages in a stream.", "5.0.0", "O(1)", "key");
@@ -518,7 +632,12 @@ void RegisterStreamCommands(CommandTable* table) {
       "O(N), with N being the number of evicted entries. Constant times are very small however, "
       "since entries are organized in macro nodes containing multiple entries that can be "
       "released with a single deallocation.",
-      "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]", {"nondeterministic_output"});
+      "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count] [KEEPREF | DELREF | ACKED]",
+      {"nondeterministic_output"});
+  add("xdelex", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, XdelexCommand,
+      "Deletes one or multiple entries from the stream.", "8.2.0",
+      "O(1) for each single item to delete in the stream, regardless of the stream size.",
+      "key [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
   RegisterStreamReadCommands(table);
   RegisterStreamGroupCommands(table);
   RegisterStreamInfoCommand(table);

@@ -1,9 +1,10 @@
 // Pieces shared by the stream command files: stream.cc (entries: XADD XLEN XRANGE XREVRANGE
-// XDEL XTRIM XSETID), stream_read.cc (XREAD, XREADGROUP), stream_groups.cc (XGROUP XACK
-// XPENDING XCLAIM XAUTOCLAIM) and stream_info.cc (XINFO).
+// XDEL XDELEX XTRIM XSETID), stream_read.cc (XREAD, XREADGROUP), stream_groups.cc (XGROUP XACK
+// XACKDEL XPENDING XCLAIM XAUTOCLAIM) and stream_info.cc (XINFO).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,8 +49,7 @@ bool ParseStreamIdOrReply(CommandContext& ctx, std::string_view text, StreamId* 
 // A range bound of XRANGE, XPENDING and XAUTOCLAIM's start: "(" makes it exclusive (and the id
 // strict); an incomplete id gets seq 0 as a start, UINT64_MAX as an end. Replies Redis's errors
 // ("invalid start/end ID for the interval" when "(" leaves no id).
-bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end,
-                            StreamId* id);
+bool ParseRangeBoundOrReply(CommandContext& ctx, std::string_view text, bool is_end, StreamId* id);
 
 // The stream object at key. Returns false after replying WRONGTYPE; *object is nullptr when
 // the key is missing.
@@ -62,6 +62,25 @@ inline bool LookupStream(CommandContext& ctx, std::string_view key, Stream** str
   *stream = object == nullptr ? nullptr : &object->stream();
   return true;
 }
+
+// What removing an entry does about the consumer groups' references to it: KEEPREF leaves
+// them pending, DELREF drops them from every PEL, ACKED removes only entries every group was
+// delivered and acknowledged (StreamGroups::References).
+enum class RefPolicy { kKeepRef, kDelRef, kAcked };
+
+// KEEPREF, DELREF or ACKED, case-insensitively; nullopt for any other word.
+std::optional<RefPolicy> ParseRefPolicy(std::string_view word);
+// The word of a policy other than the default KEEPREF, for logged commands.
+std::string_view RefPolicyWord(RefPolicy policy);
+// The trim a policy asks for over object's groups (none without groups: nothing refers).
+Stream::TrimRefs TrimRefsOf(RefPolicy policy, StreamObject& object);
+
+// XDELEX's and XACKDEL's start: the tail from argv[first], [KEEPREF | DELREF | ACKED] IDS
+// numids id ... (the policy once and IDS once, in either order; the ids parsed too), then the
+// stream at argv[1] (*object nullptr when missing). Replies Redis's error and returns false when
+// the arguments are malformed or the key holds another type.
+bool StartRefCommand(CommandContext& ctx, size_t first, RefPolicy* policy,
+                     std::vector<StreamId>* ids, StreamObject** object);
 
 // [id, [field, value, ...]].
 void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry);

@@ -1,5 +1,5 @@
 // Consumer-group commands: XGROUP (CREATE, SETID, DESTROY, CREATECONSUMER, DELCONSUMER, HELP),
-// XACK, XPENDING, XCLAIM, XAUTOCLAIM. The groups live beside the entries in the key's
+// XACK, XACKDEL, XPENDING, XCLAIM, XAUTOCLAIM. The groups live beside the entries in the key's
 // StreamObject (core/stream_groups.h holds the pending entries lists).
 //
 // Arguments are checked in Redis's order, so a command with several faults reports the one
@@ -190,6 +190,45 @@ void XackCommand(CommandContext& ctx) {
   const size_t acknowledged = group->Ack(ids);
   MarkDirty(ctx, acknowledged);
   ctx.reply.Integer(static_cast<int64_t>(acknowledged));
+}
+
+// XACKDEL key group [KEEPREF | DELREF | ACKED] IDS numids id ...: acknowledges each id in the
+// group, then deletes its entry as the policy allows. Per id -1 (not pending in the group, or
+// no such key or group), 1 (acknowledged, and the entry deleted or already gone) or 2
+// (acknowledged; ACKED keeps the entry another group still refers to).
+void XackdelCommand(CommandContext& ctx) {
+  RefPolicy policy;
+  std::vector<StreamId> ids;
+  StreamObject* object;
+  if (!StartRefCommand(ctx, 3, &policy, &ids, &object)) return;
+  ConsumerGroup* group = object == nullptr ? nullptr : object->FindGroup(ctx.arg(2));
+  ctx.reply.Array(ids.size());
+  if (group == nullptr) {
+    for (size_t k = 0; k < ids.size(); ++k) ctx.reply.Integer(-1);
+    return;
+  }
+  Stream& stream = object->stream();
+  StreamGroups& groups = *object->groups();
+  uint64_t acknowledged = 0;
+  uint64_t deleted = 0;
+  for (const StreamId id : ids) {
+    if (!group->Remove(id)) {
+      ctx.reply.Integer(-1);
+      continue;
+    }
+    ++acknowledged;
+    if (policy == RefPolicy::kAcked && groups.References(id)) {
+      ctx.reply.Integer(2);
+      continue;
+    }
+    deleted += stream.Delete(id) ? 1 : 0;
+    if (policy == RefPolicy::kDelRef) groups.RemoveEverywhere(id);
+    ctx.reply.Integer(1);
+  }
+  if (acknowledged == 0) return;
+  ctx.db().Touch(ctx.arg(1));
+  MarkDirty(ctx, acknowledged + deleted);
+  if (deleted > 0) Notify(ctx, kNotifyStream, "xdel", ctx.arg(1));
 }
 
 // --- XPENDING ---------------------------------------------------------------------------------
@@ -484,6 +523,12 @@ void RegisterStreamGroupCommands(CommandTable* table) {
       "Returns the number of messages that were successfully acknowledged by the consumer group "
       "member of a stream.",
       "5.0.0", "O(1) for each message ID processed.", "key group id [id ...]");
+  add("xackdel", -6, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate | kKeyDelete)},
+      XackdelCommand,
+      "Acknowledges and conditionally deletes one or multiple entries for a stream consumer "
+      "group.",
+      "8.2.0", "O(1) for each entry ID processed.",
+      "key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
   add("xpending", -3, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XpendingCommand,
       "Returns the information and entries from a stream consumer group's pending entries list.",
       "5.0.0",

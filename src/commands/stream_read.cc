@@ -230,6 +230,16 @@ void ReplyParts(CommandContext& ctx, const std::vector<ServedPart>& parts) {
   }
 }
 
+// XREADGROUP's refusal of `$` and `+`: they name places in the stream, not in a consumer's
+// history.
+std::string MeaninglessInGroupError(std::string_view id) {
+  const std::string text(id);
+  return "ERR The " + text +
+         " ID is meaningless in the context of XREADGROUP: you want to read the history of this "
+         "consumer by specifying a proper ID, or use the > ID to get new messages. The " +
+         text + " ID would just return an empty result set.";
+}
+
 // Looks up every stream and parses its id, in Redis's order (key by key: its type, its group,
 // then its id). Returns false after replying an error.
 bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadTarget>* targets,
@@ -249,13 +259,22 @@ bool ResolveTargets(CommandContext& ctx, const ReadArgs& args, std::vector<ReadT
     }
     if (id == "$") {
       if (args.group_read) {
-        ctx.reply.Error(
-            "ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the "
-            "history of this consumer by specifying a proper ID, or use the > ID to get new "
-            "messages. The $ ID would just return an empty result set.");
+        ctx.reply.Error(MeaninglessInGroupError(id));
         return false;
       }
       target.after = target.object != nullptr ? target.object->stream().last_id() : StreamId::Min();
+      *resolved_last = true;
+      continue;
+    }
+    if (id == "+") {
+      if (args.group_read) {
+        ctx.reply.Error(MeaninglessInGroupError(id));
+        return false;
+      }
+      // The last entry: read past the id just before it, or from the start of an empty stream.
+      const bool has_entries = target.object != nullptr && !target.object->stream().empty();
+      target.after =
+          has_entries ? target.object->stream().last_live_id().Previous() : StreamId::Min();
       *resolved_last = true;
       continue;
     }

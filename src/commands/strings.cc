@@ -1,5 +1,6 @@
-// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX MGET MSET MSETNX APPEND
-// STRLEN GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS.
+// String commands: GET SET SETNX SETEX PSETEX GETSET GETDEL GETEX DIGEST DELEX MGET MSET MSETNX
+// MSETEX APPEND STRLEN GETRANGE SUBSTR SETRANGE INCR DECR INCRBY DECRBY INCRBYFLOAT LCS. The
+// digest of SET's and DELEX's IFDEQ / IFDNE is core/string_digest.h.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include "commands/command_util.h"
 #include "commands/families.h"
 #include "core/lcs.h"
+#include "core/string_digest.h"
 #include "core/string_number.h"
 #include "server/errors.h"
 
@@ -15,7 +17,8 @@ namespace goblin {
 namespace {
 
 // Options of SET and GETEX, parsed with Redis's rules: later EX/PX/EXAT/PXAT/KEEPTTL/PERSIST
-// conflict with each other, NX with XX; anything else is a syntax error.
+// conflict with each other, and the conditions NX, XX, IFEQ, IFNE, IFDEQ and IFDNE with each
+// other; anything else is a syntax error.
 struct StringOptions {
   enum Flag : uint32_t {
     kNx = 1,
@@ -27,12 +30,46 @@ struct StringOptions {
     kPx = 64,
     kExAt = 128,
     kPxAt = 256,
+    kIfEq = 512,    // the current value equals compare_text
+    kIfNe = 1024,   // the key is missing or its value differs from compare_text
+    kIfDeq = 2048,  // the current value's digest is compare_text
+    kIfDne = 4096,  // the key is missing or its value's digest is not compare_text
   };
   uint32_t flags = 0;
   std::string_view expire_text;
+  std::string_view compare_text;
 
   static constexpr uint32_t kAnyExpire = kEx | kPx | kExAt | kPxAt;
+  static constexpr uint32_t kAnyCompare = kIfEq | kIfNe | kIfDeq | kIfDne;
+  static constexpr uint32_t kAnyCondition = kNx | kXx | kAnyCompare;
 };
+
+// IFEQ, IFNE, IFDEQ, IFDNE: the compare flag an argument names (case-insensitive), or 0.
+uint32_t CompareFlagOf(std::string_view word) {
+  using O = StringOptions;
+  if (EqualsIgnoreCase(word, "ifeq")) return O::kIfEq;
+  if (EqualsIgnoreCase(word, "ifne")) return O::kIfNe;
+  if (EqualsIgnoreCase(word, "ifdeq")) return O::kIfDeq;
+  if (EqualsIgnoreCase(word, "ifdne")) return O::kIfDne;
+  return 0;
+}
+
+// Whether a string key passes a compare condition; value is nullopt for a missing key.
+bool PassesCompare(uint32_t compare, std::optional<std::string_view> value, std::string_view text) {
+  using O = StringOptions;
+  switch (compare) {
+    case O::kIfEq:
+      return value && *value == text;
+    case O::kIfNe:
+      return !value || *value != text;
+    case O::kIfDeq:
+      return value && DigestMatches(*value, text);
+    case O::kIfDne:
+      return !value || !DigestMatches(*value, text);
+    default:
+      return true;
+  }
+}
 
 enum class StringCommandKind { kSet, kGetEx };
 
@@ -52,10 +89,14 @@ bool ParseStringOptions(CommandContext& ctx, size_t first, StringCommandKind kin
       options->expire_text = ctx.arg(++j);
       return true;
     };
-    if (is_set && EqualsIgnoreCase(opt, "nx") && !(flags & O::kXx)) {
+    const uint32_t compare = is_set ? CompareFlagOf(opt) : 0;
+    if (is_set && EqualsIgnoreCase(opt, "nx") && !(flags & (O::kAnyCondition & ~O::kNx))) {
       flags |= O::kNx;
-    } else if (is_set && EqualsIgnoreCase(opt, "xx") && !(flags & O::kNx)) {
+    } else if (is_set && EqualsIgnoreCase(opt, "xx") && !(flags & (O::kAnyCondition & ~O::kXx))) {
       flags |= O::kXx;
+    } else if (compare != 0 && has_next && !(flags & (O::kAnyCondition & ~compare))) {
+      flags |= compare;
+      options->compare_text = ctx.arg(++j);
     } else if (is_set && EqualsIgnoreCase(opt, "get")) {
       flags |= O::kGet;
     } else if (is_set && EqualsIgnoreCase(opt, "keepttl") &&
@@ -114,7 +155,19 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
     }
   }
   bool found = existing != nullptr;
-  if (((options.flags & O::kNx) && found) || ((options.flags & O::kXx) && !found)) {
+  bool refused = ((options.flags & O::kNx) && found) || ((options.flags & O::kXx) && !found);
+  if (const uint32_t compare = options.flags & O::kAnyCompare) {
+    // The compare conditions read the value: a key of another type is an error.
+    if (found && existing->type() != ValueType::kString) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    char scratch[kInt64TextMax];
+    const std::optional<std::string_view> current =
+        found ? std::optional(existing->string_value(scratch)) : std::nullopt;
+    refused = !PassesCompare(compare, current, options.compare_text);
+  }
+  if (refused) {
     if (!(options.flags & O::kGet)) {
       if (abort_reply.empty()) {
         ctx.reply.Null();
@@ -128,9 +181,16 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
   MarkDirty(ctx);
   Notify(ctx, kNotifyString, "set", key);
   if (deadline) Notify(ctx, kNotifyGeneric, "expire", key);
-  // EX, PX, SETEX and PSETEX count from now: the log holds the absolute deadline.
-  if (deadline && ctx.propagating()) {
-    ctx.Propagate({"SET", key, value, "PXAT", std::to_string(*deadline)});
+  // EX, PX, SETEX and PSETEX count from now: the log holds the absolute deadline. A compare
+  // condition held here: the log holds the plain SET.
+  if (ctx.propagating()) {
+    if (deadline) {
+      ctx.Propagate({"SET", key, value, "PXAT", std::to_string(*deadline)});
+    } else if ((options.flags & O::kAnyCompare) && (options.flags & O::kKeepTtl)) {
+      ctx.Propagate({"SET", key, value, "KEEPTTL"});
+    } else if (options.flags & O::kAnyCompare) {
+      ctx.Propagate({"SET", key, value});
+    }
   }
   if (!(options.flags & O::kGet)) ctx.reply.Raw(ok_reply);
 }
@@ -188,6 +248,51 @@ void GetdelCommand(CommandContext& ctx) {
   ctx.db().Delete(ctx.arg(1));
   MarkDirty(ctx);
   Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
+}
+
+void DigestCommand(CommandContext& ctx) {
+  KeyEntry* entry;
+  if (!LookupTyped(ctx, ctx.arg(1), ValueType::kString, &entry)) return;
+  if (entry == nullptr) {
+    ctx.reply.Null();
+    return;
+  }
+  char scratch[kInt64TextMax];
+  ctx.reply.Bulk(StringDigestHex(entry->string_value(scratch)));
+}
+
+// DELEX key [IFEQ value | IFNE value | IFDEQ digest | IFDNE digest]: deletes the key (of any
+// type without a condition, a string with one) when the condition holds. Logged as DEL.
+void DelexCommand(CommandContext& ctx) {
+  const std::string_view key = ctx.arg(1);
+  uint32_t compare = 0;
+  if (ctx.argc() == 4) compare = CompareFlagOf(ctx.arg(2));
+  if (ctx.argc() != 2 && compare == 0) {
+    ctx.reply.Error(errors::kSyntax);
+    return;
+  }
+  Database& db = ctx.db();
+  KeyEntry* entry = db.Find(key, ctx.now_ms);
+  if (entry == nullptr) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (compare != 0) {
+    if (entry->type() != ValueType::kString) {
+      ctx.reply.Error(errors::kWrongType);
+      return;
+    }
+    char scratch[kInt64TextMax];
+    if (!PassesCompare(compare, entry->string_value(scratch), ctx.arg(3))) {
+      ctx.reply.Integer(0);
+      return;
+    }
+  }
+  db.Delete(key);
+  MarkDirty(ctx);
+  Notify(ctx, kNotifyGeneric, "del", key);
+  ctx.Propagate({"DEL", key});
+  ctx.reply.Integer(1);
 }
 
 void GetexCommand(CommandContext& ctx) {
@@ -267,6 +372,79 @@ void MsetnxCommand(CommandContext& ctx) {
     Notify(ctx, kNotifyString, "set", ctx.arg(i));
   }
   MarkDirty(ctx, (ctx.argc() - 1) / 2);
+  ctx.reply.Integer(1);
+}
+
+// MSETEX numkeys key value [key value ...] [NX | XX] [EX seconds | PX milliseconds |
+// EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]: sets every key, or none when
+// NX or XX fails for one of them; 1 when set, else 0. The options follow the pairs, in any
+// order. A deadline is logged absolute (PXAT).
+void MsetexCommand(CommandContext& ctx) {
+  using O = StringOptions;
+  int64_t count;
+  if (!ParseIntegerArg(ctx, ctx.arg(1), &count)) return;
+  if (count < 1) {
+    ctx.reply.Error("ERR invalid numkeys value");
+    return;
+  }
+  if (static_cast<uint64_t>(count) > (ctx.argc() - 2) / 2) {
+    ctx.reply.Error(errors::WrongArity(CommandName(ctx)));
+    return;
+  }
+  const size_t options_at = 2 + 2 * static_cast<size_t>(count);
+  uint32_t flags = 0;
+  std::string_view expire_text;
+  for (size_t j = options_at; j < ctx.argc(); ++j) {
+    const std::string_view opt = ctx.arg(j);
+    const bool has_next = j + 1 < ctx.argc();
+    uint32_t expire = 0;
+    if (EqualsIgnoreCase(opt, "ex")) expire = O::kEx;
+    if (EqualsIgnoreCase(opt, "px")) expire = O::kPx;
+    if (EqualsIgnoreCase(opt, "exat")) expire = O::kExAt;
+    if (EqualsIgnoreCase(opt, "pxat")) expire = O::kPxAt;
+    if (EqualsIgnoreCase(opt, "nx") && !(flags & O::kXx)) {
+      flags |= O::kNx;
+    } else if (EqualsIgnoreCase(opt, "xx") && !(flags & O::kNx)) {
+      flags |= O::kXx;
+    } else if (EqualsIgnoreCase(opt, "keepttl") && !(flags & O::kAnyExpire)) {
+      flags |= O::kKeepTtl;
+    } else if (expire != 0 && has_next && !(flags & ((O::kAnyExpire & ~expire) | O::kKeepTtl))) {
+      flags |= expire;
+      expire_text = ctx.arg(++j);
+    } else {
+      ctx.reply.Error(errors::kSyntax);
+      return;
+    }
+  }
+  std::optional<int64_t> deadline;
+  if (flags & O::kAnyExpire) {
+    deadline =
+        ParseDeadlineArg(ctx, expire_text, flags & (O::kEx | O::kExAt), flags & (O::kEx | O::kPx));
+    if (!deadline) return;
+  }
+  Database& db = ctx.db();
+  if (flags & (O::kNx | O::kXx)) {
+    for (size_t i = 2; i < options_at; i += 2) {
+      const bool found = db.Find(ctx.arg(i), ctx.now_ms) != nullptr;
+      if (found == static_cast<bool>(flags & O::kNx)) {
+        ctx.reply.Integer(0);
+        return;
+      }
+    }
+  }
+  for (size_t i = 2; i < options_at; i += 2) {
+    db.Put(ctx.arg(i), EntryValue::String(ctx.arg(i + 1)), deadline, flags & O::kKeepTtl);
+    Notify(ctx, kNotifyString, "set", ctx.arg(i));
+    if (deadline) Notify(ctx, kNotifyGeneric, "expire", ctx.arg(i));
+  }
+  MarkDirty(ctx, static_cast<uint64_t>(count));
+  if (deadline && ctx.propagating()) {
+    const std::string deadline_text = std::to_string(*deadline);
+    std::vector<std::string_view> logged(ctx.argv.begin(),
+                                         ctx.argv.begin() + static_cast<ptrdiff_t>(options_at));
+    logged.insert(logged.end(), {"PXAT", deadline_text});
+    ctx.Propagate(logged);
+  }
   ctx.reply.Integer(1);
 }
 
@@ -546,7 +724,8 @@ void RegisterStringCommands(CommandTable* table) {
       SetCommand,
       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
       "1.0.0", "O(1)",
-      "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | "
+      "key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | "
+      "IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | "
       "PXAT unix-time-milliseconds | KEEPTTL]");
   add("setnx", 3, kWriteFast, {KeyAt(1, kKeyOW | kKeyInsert)}, SetnxCommand,
       "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)",
@@ -564,6 +743,13 @@ void RegisterStringCommands(CommandTable* table) {
   add("getdel", 2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
       GetdelCommand, "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)",
       "key");
+  add("digest", 2, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, DigestCommand,
+      "Returns the hash digest of a string value as a hexadecimal string.", "8.4.0",
+      "O(N) where N is the length of the string value.", "key");
+  add("delex", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, DelexCommand,
+      "Conditionally removes the specified key based on value or hash digest comparison.", "8.4.0",
+      "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value.",
+      "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]");
   add("getex", -2, kCmdWrite | kCmdFast,
       {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
                "RW and UPDATE because it changes the TTL"}},
@@ -587,6 +773,15 @@ void RegisterStringCommands(CommandTable* table) {
       "exist.",
       "1.0.1", "O(N) where N is the number of keys to set.", "key value [key value ...]",
       {"request_policy:multi_shard", "response_policy:agg_min"});
+  add("msetex", -4, kWrite,
+      {KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 2)}}, MsetexCommand,
+      "Atomically sets multiple string keys with a shared expiration in a single operation. "
+      "Supports flexible argument parsing where condition and expiration flags can appear in "
+      "any order.",
+      "8.4.0", "O(N) where N is the number of keys to set.",
+      "numkeys key value [key value ...] [NX | XX] [EX seconds | PX milliseconds | "
+      "EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
+      {"request_policy:multi_shard", "response_policy:all_succeeded"});
   add("append", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, AppendCommand,
       "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0",
       "O(1).", "key value");

@@ -434,13 +434,44 @@ bool Stream::Delete(StreamId id) {
   return true;
 }
 
-void Stream::DropHeadNodes(size_t count) {
+void Stream::DropHeadNodes(size_t count, const TrimRefs& refs) {
   if (count == 0) return;
-  for (size_t i = 0; i < count; ++i) live_ -= nodes_[i].live;
+  for (size_t i = 0; i < count; ++i) {
+    if (refs.removed) {
+      ScanNode(nodes_[i], [&](const EntryHead& entry) {
+        if (!entry.deleted()) refs.removed(entry.id);
+        return true;
+      });
+    }
+    live_ -= nodes_[i].live;
+  }
   nodes_.erase(nodes_.begin(), nodes_.begin() + static_cast<ptrdiff_t>(count));
 }
 
-size_t Stream::TrimMaxLen(size_t maxlen, bool approx, size_t limit) {
+bool Stream::HoldsKept(const Node& node, const TrimRefs& refs) {
+  if (!refs.keep) return false;
+  bool kept = false;
+  ScanNode(node, [&](const EntryHead& entry) {
+    kept = !entry.deleted() && refs.keep(entry.id);
+    return !kept;
+  });
+  return kept;
+}
+
+void Stream::TrimHeadNode(const TrimRefs& refs, const std::function<bool(StreamId)>& more) {
+  Node* head = &nodes_.front();
+  ScanNode(*head, [&](const EntryHead& entry) {
+    if (!more(entry.id)) return false;
+    if (!entry.deleted() && !(refs.keep && refs.keep(entry.id))) {
+      if (refs.removed) refs.removed(entry.id);
+      MarkDeleted(head, entry);
+    }
+    return true;
+  });
+  if (head->live == 0) nodes_.erase(nodes_.begin());
+}
+
+size_t Stream::TrimMaxLen(size_t maxlen, bool approx, size_t limit, const TrimRefs& refs) {
   if (live_ <= maxlen) return 0;
   const size_t before = live_;
   size_t whole = 0, removed = 0;
@@ -448,41 +479,32 @@ size_t Stream::TrimMaxLen(size_t maxlen, bool approx, size_t limit) {
     const Node& node = nodes_[whole];
     if (approx && limit != 0 && removed + node.live > limit) break;
     if (live_ - removed - node.live < maxlen) break;
+    if (HoldsKept(node, refs)) break;
     removed += node.live;
   }
-  DropHeadNodes(whole);
-  if (!approx && live_ > maxlen) {
-    // The stop condition left more than maxlen - live_ live entries in the head node, so
-    // marking them never empties it.
-    Node* head = &nodes_.front();
-    ScanNode(*head, [&](const EntryHead& entry) {
-      if (!entry.deleted()) MarkDeleted(head, entry);
-      return live_ > maxlen;
-    });
-  }
+  DropHeadNodes(whole, refs);
+  // Without kept entries the stop condition left more than maxlen - live_ live entries in the
+  // head node, so the marking never empties it; with them it may stop short of maxlen.
+  if (!approx && live_ > maxlen) TrimHeadNode(refs, [&](StreamId) { return live_ > maxlen; });
   return before - live_;
 }
 
-size_t Stream::TrimMinId(StreamId min_id, bool approx, size_t limit) {
+size_t Stream::TrimMinId(StreamId min_id, bool approx, size_t limit, const TrimRefs& refs) {
   const size_t before = live_;
   size_t whole = 0, removed = 0;
   for (; whole < nodes_.size(); ++whole) {
     const Node& node = nodes_[whole];
     if (approx && limit != 0 && removed + node.live > limit) break;
     if (node.last >= min_id) break;
+    if (HoldsKept(node, refs)) break;
     removed += node.live;
   }
-  DropHeadNodes(whole);
+  DropHeadNodes(whole, refs);
+  // Its entries at or above min_id may all have been deleted already: the node empties. The
+  // next node starts above this one's last id, so nothing else is below min_id (unless kept
+  // entries stopped the run of whole nodes: ACKED stops there too).
   if (!approx && !nodes_.empty() && nodes_.front().first < min_id) {
-    Node* head = &nodes_.front();
-    ScanNode(*head, [&](const EntryHead& entry) {
-      if (entry.id >= min_id) return false;
-      if (!entry.deleted()) MarkDeleted(head, entry);
-      return true;
-    });
-    // Its entries at or above min_id may all have been deleted already: the node is empty.
-    // The next node starts above this one's last id, so nothing else is below min_id.
-    if (head->live == 0) nodes_.erase(nodes_.begin());
+    TrimHeadNode(refs, [&](StreamId id) { return id < min_id; });
   }
   return before - live_;
 }

@@ -51,6 +51,9 @@
 // LIMIT is not given). Without approx, limit is ignored, and the new head node's oldest live
 // entries are then marked deleted until the exact bound holds (a node left without live entries
 // is dropped). Trimming leaves max_deleted_id() alone, as in Redis: only XDEL raises it.
+// With TrimRefs::keep (ACKED) a head node holding a kept live entry ends the run of whole nodes;
+// the exact trim then marks that node's oldest entries deleted, passing over the kept ones, and
+// stops at the node's end even when the bound does not hold yet, as Redis's streamTrim does.
 //
 // Invariants:
 //  1. Ids strictly increase across entries, deleted ones included, and every id is above
@@ -135,12 +138,22 @@ class Stream {
   // XDEL: marks the entry deleted; false when there is no live entry with this id.
   bool Delete(StreamId id);
 
+  // What a trim does about entries that consumer groups still refer to (XADD's and XTRIM's
+  // KEEPREF, DELREF and ACKED; by default nothing). keep(id) true spares that entry: a node
+  // holding such an entry is not removed whole, so the trim stops there, and the exact trim of
+  // that node passes over it (see "Trimming" above). removed(id) hears of every live entry the
+  // trim removes, before it goes. Neither may change the stream.
+  struct TrimRefs {
+    std::function<bool(StreamId)> keep;
+    std::function<void(StreamId)> removed;
+  };
+
   // XTRIM / XADD trimming. Removes the oldest entries until at most maxlen remain (MAXLEN)
   // or none below min_id remains (MINID). approx (~) removes whole nodes only, never more
   // than the exact trim would; limit caps the entries an approx trim removes (0: no cap; an
   // exact trim ignores it). Returns the number of entries removed. See "Trimming" above.
-  size_t TrimMaxLen(size_t maxlen, bool approx, size_t limit);
-  size_t TrimMinId(StreamId min_id, bool approx, size_t limit);
+  size_t TrimMaxLen(size_t maxlen, bool approx, size_t limit, const TrimRefs& refs = {});
+  size_t TrimMinId(StreamId min_id, bool approx, size_t limit, const TrimRefs& refs = {});
 
   // XSETID: REQUIRES id >= the last live entry's id (the caller checks and replies). An id
   // below deleted tail entries cuts them from the tail node (invariant 1).
@@ -201,7 +214,12 @@ class Stream {
   void Reserve(Node* node, size_t more);
   void MarkDeleted(Node* node, const EntryHead& head);
   // Removes nodes [0, count) (trimming), updating live_.
-  void DropHeadNodes(size_t count);
+  void DropHeadNodes(size_t count, const TrimRefs& refs);
+  // Whether node holds a live entry refs.keep spares.
+  static bool HoldsKept(const Node& node, const TrimRefs& refs);
+  // The exact trim inside the head node: marks its live entries deleted, oldest first, those
+  // refs.keep spares excepted, while more(id) holds; drops the node if it empties.
+  void TrimHeadNode(const TrimRefs& refs, const std::function<bool(StreamId)>& more);
 
   Limits limits_;
   std::vector<Node> nodes_;

@@ -594,6 +594,19 @@ void StreamGroups::ForEach(
   for (const auto& [name, group] : groups_) visit(name, *group);
 }
 
+bool StreamGroups::References(StreamId id) const {
+  for (const auto& [name, group] : groups_) {
+    if (group->last_delivered_id() < id || group->Locate(id)) return true;
+  }
+  return false;
+}
+
+size_t StreamGroups::RemoveEverywhere(StreamId id) {
+  size_t removed = 0;
+  for (auto& [name, group] : groups_) removed += group->Remove(id) ? 1 : 0;
+  return removed;
+}
+
 size_t StreamGroups::MemoryUsage() const {
   size_t bytes = sizeof(*this);
   for (const auto& [name, group] : groups_) {

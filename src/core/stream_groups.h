@@ -308,6 +308,13 @@ class StreamGroups {
   // Every group in name order (XINFO GROUPS).
   void ForEach(const std::function<void(std::string_view, const ConsumerGroup&)>& visit) const;
 
+  // Whether some group still needs the entry id (the ACKED policy of XADD, XTRIM, XDELEX and
+  // XACKDEL): it is pending in a group, or a group has not been delivered it yet (its last
+  // delivered id is below id). O(groups * log pending).
+  bool References(StreamId id) const;
+  // Drops id from every group's PEL (the DELREF policy). Returns how many PELs held it.
+  size_t RemoveEverywhere(StreamId id);
+
   size_t MemoryUsage() const;
 
   // The snapshot value of every group (every number a varint, z: zigzag):

@@ -254,7 +254,8 @@ def test_xreadgroup_reads(check):
 def test_xreadgroup_errors(check):
     ops = [
         op("argument errors", *with_group(n=2, consumers_=["c"]),
-           read("g", "c", "STREAMS", "s", "$"), read("g", "c", "STREAMS", "s", "+"), read("g", "c", "STREAMS", "s", "-"),
+           # `+` has its own refusal since Redis 7.4 (integration/test_stream_references.py).
+           read("g", "c", "STREAMS", "s", "$"), read("g", "c", "STREAMS", "s", "-"),
            read("g", "c", "STREAMS", "s", "x"), read("g", "c", "STREAMS", "s", "1-x"), read("g", "c", "STREAMS", "s", "(0"),
            read("g", "c", "STREAMS", "s", "18446744073709551616"), read("g", "c", "STREAMS", "s", "1-18446744073709551616"),
            read("g", "c", "STREAMS", "s", ""), read("g", "c", "STREAMS", "s", "t", ">"),

@@ -50,7 +50,6 @@ struct ModelGroup {
 };
 using Model = std::map<std::string, ModelGroup>;
 
-
 void CheckGroup(const ConsumerGroup& group, const ModelGroup& model, int64_t now) {
   ASSERT_TRUE(group.CheckInvariants());
   ASSERT_EQ(group.last_delivered_id(), model.last);
@@ -253,7 +252,7 @@ TEST_P(StreamGroupsModelTest, MatchesModel) {
         options.delivery_time_ms = now - static_cast<int64_t>(rand(3) ? 0 : rand(100));
         if (rand(4) == 0) {  // small, or past the 32 bits a record holds, or about to wrap
           const uint64_t kind = rand(3);
-          options.retry_count = kind == 0 ? rand(10)
+          options.retry_count = kind == 0   ? rand(10)
                                 : kind == 1 ? (uint64_t{1} << 33) + rand(3)
                                             : UINT64_MAX - rand(2);
         }
@@ -415,6 +414,29 @@ Stream MakeStream(int n) {
   const StreamField field{"f", "v"};
   for (int i = 1; i <= n; ++i) s.Append(StreamId{static_cast<uint64_t>(i), 1}, {&field, 1});
   return s;
+}
+
+// The ACKED and DELREF policies' questions: an entry is referenced while a group holds it
+// pending or has not been delivered it; RemoveEverywhere drops it from every PEL.
+TEST(StreamGroupsTest, ReferencesAndRemoveEverywhere) {
+  StreamGroups groups;
+  EXPECT_FALSE(groups.References(StreamId{1, 1}));  // no group refers to anything
+  ConsumerGroup* a = groups.Create("a", StreamId::Min(), 0);
+  ConsumerGroup* b = groups.Create("b", StreamId{3, 1}, 3);
+  EXPECT_TRUE(groups.References(StreamId{1, 1}));  // a has not been delivered it
+  a->Deliver("c", StreamId{1, 1}, 100);
+  a->Deliver("c", StreamId{2, 1}, 100);
+  a->SetId(StreamId{2, 1}, 2);  // XREADGROUP advances the group past what it delivered
+  b->Deliver("c", StreamId{2, 1}, 100);
+  EXPECT_TRUE(groups.References(StreamId{1, 1}));  // pending in a
+  EXPECT_EQ(a->Ack(std::vector<StreamId>{StreamId{1, 1}}), 1u);
+  EXPECT_FALSE(groups.References(StreamId{1, 1}));  // delivered to both, pending nowhere
+  EXPECT_TRUE(groups.References(StreamId{3, 1}));   // a's last delivered is 2-1
+  EXPECT_EQ(groups.RemoveEverywhere(StreamId{2, 1}), 2u);
+  EXPECT_EQ(groups.RemoveEverywhere(StreamId{2, 1}), 0u);
+  EXPECT_FALSE(groups.References(StreamId{2, 1}));
+  EXPECT_EQ(a->pending_count() + b->pending_count(), 0u);
+  EXPECT_TRUE(groups.CheckInvariants());
 }
 
 TEST(StreamGroupsTest, EntriesReadAndLag) {

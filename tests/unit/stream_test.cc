@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -442,6 +443,107 @@ TEST(StreamTest, TrimWholeNodesAndExact) {
   EXPECT_EQ(by_id.node_count(), 0u);
   EXPECT_EQ(by_id.last_id(), (StreamId{100, 0}));
   EXPECT_TRUE(by_id.CheckInvariants());
+}
+
+// ACKED and DELREF trims: kept entries stay, a node holding one stops the run of whole nodes,
+// the exact trim passes over kept entries inside that node and stops at its end, and every
+// entry removed is reported.
+TEST(StreamTest, TrimWithReferences) {
+  auto make = [] {
+    Stream stream(Stream::Limits{0, 10});
+    const StreamField field{"f", "v"};
+    for (uint64_t i = 1; i <= 50; ++i) stream.Append({i, 0}, {&field, 1});
+    return stream;
+  };
+  std::vector<StreamId> reported;
+  Stream::TrimRefs refs{[](StreamId id) { return id.ms == 13 || id.ms == 15; },
+                        [&](StreamId id) { reported.push_back(id); }};
+  Stream exact = make();
+  // Node 1 (ids 1..10) goes whole; node 2 holds kept 13 and 15: its other entries go, and the
+  // trim ends with that node although 32 entries remain above maxlen 5.
+  EXPECT_EQ(exact.TrimMaxLen(5, false, 0, refs), 18u);
+  EXPECT_EQ(exact.size(), 32u);
+  EXPECT_EQ(exact.first_id(), (StreamId{13, 0}));
+  EXPECT_TRUE(exact.Find({15, 0}).has_value());
+  EXPECT_FALSE(exact.Find({14, 0}).has_value());
+  EXPECT_EQ(reported.size(), 18u);
+  EXPECT_EQ(reported.front(), (StreamId{1, 0}));
+  EXPECT_EQ(reported.back(), (StreamId{20, 0}));
+  EXPECT_TRUE(exact.CheckInvariants());
+
+  reported.clear();
+  Stream approx = make();
+  EXPECT_EQ(approx.TrimMaxLen(5, true, 0, refs), 10u);  // whole nodes only, up to the kept ones
+  EXPECT_EQ(reported.size(), 10u);
+
+  reported.clear();
+  Stream by_id = make();
+  EXPECT_EQ(by_id.TrimMinId({14, 0}, false, 0, refs), 12u);  // 1..12; 13 is kept
+  EXPECT_EQ(by_id.first_id(), (StreamId{13, 0}));
+  EXPECT_FALSE(by_id.Find({12, 0}).has_value());
+  EXPECT_EQ(by_id.size(), 38u);
+  EXPECT_TRUE(by_id.CheckInvariants());
+
+  // Reporting alone (DELREF) removes what a plain trim removes.
+  reported.clear();
+  Stream reporting = make();
+  EXPECT_EQ(reporting.TrimMaxLen(7, false, 0, {nullptr, refs.removed}), 43u);
+  EXPECT_EQ(reported.size(), 43u);
+  EXPECT_EQ(reporting.first_id(), (StreamId{44, 0}));
+}
+
+// Seeded random streams and kept sets: a trim never removes a kept entry, reports exactly the
+// entries it removed, leaves a valid stream, and without kept entries removes what a plain trim
+// removes.
+TEST(StreamTest, TrimWithReferencesRandom) {
+  std::mt19937_64 rng(4242);
+  const StreamField field{"f", "v"};
+  for (int round = 0; round < 400; ++round) {
+    Stream stream(Stream::Limits{0, 1 + rng() % 12});
+    Stream plain(Stream::Limits{stream.limits()});
+    const uint64_t n = rng() % 120;
+    std::map<StreamId, bool> live;
+    for (uint64_t i = 1; i <= n; ++i) {
+      stream.Append({i, 0}, {&field, 1});
+      plain.Append({i, 0}, {&field, 1});
+      live[{i, 0}] = true;
+    }
+    for (uint64_t i = 1; i <= n; ++i) {
+      if (rng() % 6 == 0) {
+        stream.Delete({i, 0});
+        plain.Delete({i, 0});
+        live.erase({i, 0});
+      }
+    }
+    const int keep_one_in = static_cast<int>(rng() % 4);  // 0: nothing kept
+    std::set<StreamId> kept;
+    for (const auto& [id, unused] : live) {
+      if (keep_one_in != 0 && rng() % (4 * keep_one_in) == 0) kept.insert(id);
+    }
+    std::vector<StreamId> reported;
+    Stream::TrimRefs refs{[&](StreamId id) { return kept.contains(id); },
+                          [&](StreamId id) { reported.push_back(id); }};
+    const bool approx = rng() % 3 == 0;
+    const bool by_length = rng() % 2 == 0;
+    const size_t maxlen = rng() % (n + 2);
+    const StreamId min_id{rng() % (n + 2), 0};
+    const size_t removed = by_length ? stream.TrimMaxLen(maxlen, approx, 0, refs)
+                                     : stream.TrimMinId(min_id, approx, 0, refs);
+    ASSERT_TRUE(stream.CheckInvariants()) << "round " << round;
+    ASSERT_EQ(removed, reported.size()) << "round " << round;
+    ASSERT_EQ(stream.size() + removed, live.size()) << "round " << round;
+    for (StreamId id : reported) {
+      ASSERT_FALSE(kept.contains(id)) << "round " << round;
+      ASSERT_TRUE(live.contains(id)) << "round " << round;
+      ASSERT_FALSE(stream.Find(id).has_value()) << "round " << round;
+    }
+    for (StreamId id : kept) ASSERT_TRUE(stream.Find(id).has_value()) << "round " << round;
+    if (kept.empty()) {
+      const size_t plain_removed =
+          by_length ? plain.TrimMaxLen(maxlen, approx, 0) : plain.TrimMinId(min_id, approx, 0);
+      ASSERT_EQ(removed, plain_removed) << "round " << round;
+    }
+  }
 }
 
 // An exact MINID trim whose head node keeps only deleted entries at or above min_id drops it.
