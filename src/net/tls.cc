@@ -84,9 +84,6 @@ SSL_CTX* MakeContext(bool server, const TlsOptions& options, const std::string& 
   // An idle connection gives back OpenSSL's record buffers (about 34 KB of its 42).
   SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                                 SSL_MODE_RELEASE_BUFFERS);
-  // A read takes what the socket has, not a record's header and then its body: one system
-  // call per read instead of two (invariant 3 covers the records it read ahead).
-  SSL_CTX_set_read_ahead(context, 1);
   if (server && options.session_caching) {
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_SERVER);
     SSL_CTX_sess_set_cache_size(context, options.session_cache_size);

@@ -10,9 +10,10 @@
 //  2. The connection is watched with itself as the loop's handler: it drives the handshake,
 //     turns OpenSSL's wants (a read that needs the socket writable, a write that needs it
 //     readable) into the loop's interest, and forwards the readiness its owner asked for.
-//  3. Bytes OpenSSL holds that Read has not returned yet (decrypted, or records it read ahead)
-//     leave the socket quiet: such a connection asks the loop to deliver it readable again
-//     (EventLoop::MarkPending).
+//  3. Bytes OpenSSL holds that Read has not returned yet leave the socket quiet: such a
+//     connection asks the loop to deliver it readable again (EventLoop::MarkPending). OpenSSL
+//     does not read ahead: with it, a replica's TLS link stalled in about one start in ten,
+//     a lost wakeup not yet explained.
 //  4. A context is shared: connections hold a reference to the SSL_CTX they were made with,
 //     so replacing the context (CONFIG SET of a certificate) leaves them working.
 #pragma once
