@@ -61,6 +61,20 @@ void EntryPages::FreePage(uint32_t chain_number, uint32_t index) {
   }
 }
 
+bool EntryPages::ResizeLast(EntryRef ref, size_t old_bytes, size_t new_bytes) {
+  Chain& chain = chains_[ChainOfRef(ref)];
+  const uint32_t offset = OffsetOfRef(ref);
+  const uint32_t index = offset >> kPageBits;
+  if (index != chain.append) return false;
+  Page& page = chain.pages[index];
+  const size_t at = offset & (kPageBytes - 1);
+  if (at + old_bytes != page.used || at + new_bytes > page.capacity) return false;
+  if (size_t{page.dead} * 3 > at + new_bytes) return false;  // invariant 2 holds after
+  page.used = static_cast<uint32_t>(at + new_bytes);
+  live_bytes_ = live_bytes_ - old_bytes + new_bytes;
+  return true;
+}
+
 uint8_t* EntryPages::Append(uint32_t chain_number, size_t bytes, EntryRef* ref) {
   Chain& chain = chains_[chain_number];
   live_bytes_ += bytes;

@@ -92,6 +92,12 @@ class EntryPages {
     return static_cast<size_t>(p - entry);
   }
 
+  // Resizes the entry at ref from old_bytes to new_bytes where it lies, when it is the last
+  // entry of its chain's append page and the page has the room; returns whether it did (the
+  // caller then rewrites the entry's bytes). A value that changes size as soon as it is
+  // written (a field given a deadline right after HSET) so costs no hole.
+  bool ResizeLast(EntryRef ref, size_t old_bytes, size_t new_bytes);
+
   // Marks the entry at ref dead. May compact its page, reporting each moved entry.
   void Kill(EntryRef ref, EntryRelocator* relocator);
 

@@ -37,8 +37,11 @@ Collection* HashObject::DecodeSnapshot(std::string_view bytes, const EncodingLim
     hash.ConvertToLarge();
   } else if (hash.encoding() == PackedHash::Encoding::kHashtable && fits_small) {
     PackedHash small;
-    hash.ForEach(
-        [&](std::string_view field, std::string_view value) { small.Set(field, value, limits); });
+    if (hash.has_field_expiry()) small.EnableFieldExpiry();
+    hash.ForEachWithDeadline([&](std::string_view field, std::string_view value, int64_t deadline) {
+      small.Set(field, value, limits);
+      if (deadline != 0) small.SetDeadline(field, deadline);
+    });
     hash = std::move(small);
   }
   return new HashObject(std::move(hash));

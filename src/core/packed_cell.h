@@ -14,7 +14,10 @@
 //   0x89..0x90    integer v < 0, ~v in (lead - 0x88) bytes, LE  2..9
 //   0x91..0xFB    integer lead - 0x91, that is 0..106           1
 //   0xFC, 0xFD    dead-entry markers (entry_pages.h); never the start of a cell
-//   0xFE, 0xFF    never written
+//   0xFE          deadline prefix: 6 bytes LE, a unix time in ms (> 0), then the cell it
+//                 belongs to. Only a hash's value cell carries one (its field's expiry,
+//                 HEXPIRE); sets, lists and fields never do.                7 + the cell
+//   0xFF          never written
 //
 // Examples: "user:00000001" costs 14 bytes, the user id 10000001 4 bytes (3 value bytes), the
 // unix time 1700000000 5 bytes, a counter "3" 1 byte, "" 1 byte.
@@ -46,6 +49,8 @@ inline constexpr uint8_t kNegativeBase = 0x88;  // + byte count 1..8
 inline constexpr uint8_t kSmallBase = 0x91;
 inline constexpr int64_t kSmallMax = 0xFB - kSmallBase;  // 106
 inline constexpr uint8_t kShortStringMax = 0x7F;
+inline constexpr uint8_t kDeadlinePrefix = 0xFE;
+inline constexpr size_t kDeadlineBytes = 6;
 
 // Bytes needed for u > 0 little-endian (1..8); 1 for 0.
 inline size_t ValueBytes(uint64_t u) {
@@ -69,11 +74,17 @@ inline size_t IntegerTextLength(int64_t v) {
   return n;
 }
 
+// The largest deadline a cell can carry, in unix ms (2^48 - 1, the year 10889); Redis's
+// field deadlines stop at 2^46 - 1.
+inline constexpr int64_t kMaxCellDeadline = (int64_t{1} << 48) - 1;
+
 // A string about to be stored or looked up, normalized: integer or bytes.
 struct CellInput {
   std::string_view text;  // the bytes as given (unused when made by Integer())
   int64_t integer = 0;
   bool is_integer = false;
+  // A hash value's deadline in unix ms (1..kMaxCellDeadline), 0 for none.
+  int64_t deadline_ms = 0;
 
   static CellInput Of(std::string_view text) {
     CellInput c;
@@ -88,17 +99,18 @@ struct CellInput {
     return c;
   }
 
-  // Bytes of the encoded cell.
+  // Bytes of the encoded cell, its deadline prefix included.
   size_t EncodedSize() const {
     using namespace cell_internal;
+    const size_t prefix = deadline_ms != 0 ? 1 + kDeadlineBytes : 0;
     if (is_integer) {
-      if (integer >= 0 && integer <= kSmallMax) return 1;
+      if (integer >= 0 && integer <= kSmallMax) return prefix + 1;
       const uint64_t u =
           integer >= 0 ? static_cast<uint64_t>(integer) : ~static_cast<uint64_t>(integer);
-      return 1 + ValueBytes(u);
+      return prefix + 1 + ValueBytes(u);
     }
-    return text.size() <= kShortStringMax ? 1 + text.size()
-                                          : 1 + VarintSize(text.size()) + text.size();
+    return prefix + (text.size() <= kShortStringMax ? 1 + text.size()
+                                                    : 1 + VarintSize(text.size()) + text.size());
   }
   // Length of the text this cell stands for (HSTRLEN, the listpack value limit).
   size_t TextLength() const { return is_integer ? IntegerTextLength(integer) : text.size(); }
@@ -133,6 +145,7 @@ struct CellView {
   std::string_view bytes;  // when !is_integer
   int64_t integer = 0;
   bool is_integer = false;
+  int64_t deadline_ms = 0;  // the deadline prefix's time, 0 when the cell has none
 
   // The text: the bytes themselves, or the integer formatted into scratch.
   // REQUIRES: scratch holds kInt64TextMax bytes.
@@ -140,11 +153,13 @@ struct CellView {
     return is_integer ? std::string_view(scratch, FormatInt64(integer, scratch)) : bytes;
   }
   size_t TextLength() const { return is_integer ? IntegerTextLength(integer) : bytes.size(); }
+  // The same cell to encode again, its deadline included.
   CellInput AsInput() const {
     CellInput c;
     c.text = bytes;
     c.integer = integer;
     c.is_integer = is_integer;
+    c.deadline_ms = deadline_ms;
     return c;
   }
 };
@@ -152,6 +167,12 @@ struct CellView {
 // Writes the cell at p; returns the byte after it. REQUIRES: room for c.EncodedSize() bytes.
 inline uint8_t* EncodeCell(uint8_t* p, const CellInput& c) {
   using namespace cell_internal;
+  if (c.deadline_ms != 0) {
+    *p++ = kDeadlinePrefix;
+    const uint64_t deadline = static_cast<uint64_t>(c.deadline_ms);
+    std::memcpy(p, &deadline, kDeadlineBytes);  // little-endian host (x86-64)
+    p += kDeadlineBytes;
+  }
   if (c.is_integer) {
     if (c.integer >= 0 && c.integer <= kSmallMax) {
       *p++ = static_cast<uint8_t>(kSmallBase + c.integer);
@@ -178,6 +199,11 @@ inline uint8_t* EncodeCell(uint8_t* p, const CellInput& c) {
 // Decodes the cell at p into *out; returns the byte after it.
 inline const uint8_t* DecodeCell(const uint8_t* p, CellView* out) {
   using namespace cell_internal;
+  out->deadline_ms = 0;
+  if (*p == kDeadlinePrefix) [[unlikely]] {
+    out->deadline_ms = static_cast<int64_t>(LoadBytes(p + 1, kDeadlineBytes));
+    p += 1 + kDeadlineBytes;
+  }
   const uint8_t lead = *p++;
   if (lead <= kShortStringMax) {
     out->is_integer = false;
@@ -210,6 +236,7 @@ inline const uint8_t* DecodeCell(const uint8_t* p, CellView* out) {
 // The byte after the cell at p.
 inline const uint8_t* SkipCell(const uint8_t* p) {
   using namespace cell_internal;
+  if (*p == kDeadlinePrefix) [[unlikely]] p += 1 + kDeadlineBytes;
   const uint8_t lead = *p;
   if (lead <= kShortStringMax) return p + 1 + lead;
   if (lead == kLongString) {
@@ -224,7 +251,14 @@ inline uint8_t* SkipCell(uint8_t* p) {
   return const_cast<uint8_t*>(SkipCell(static_cast<const uint8_t*>(p)));
 }
 
-// Whether the cell at p holds the key's string.
+// The deadline of the cell at p (unix ms), 0 when it has none.
+inline int64_t CellDeadline(const uint8_t* p) {
+  using namespace cell_internal;
+  return *p == kDeadlinePrefix ? static_cast<int64_t>(LoadBytes(p + 1, kDeadlineBytes)) : 0;
+}
+
+// Whether the cell at p, which carries no deadline (a field or a member), holds the key's
+// string.
 inline bool CellMatches(const uint8_t* p, const CellInput& key) {
   using namespace cell_internal;
   const uint8_t lead = *p;
@@ -243,11 +277,9 @@ inline bool CellMatches(const uint8_t* p, const CellInput& key) {
   return v.integer == key.integer;
 }
 
-// DecodeCell for untrusted bytes in [p, end): returns nullptr when the cell runs past end or
-// is not a canonical cell (an integer in more bytes than needed, a short string written long).
-inline const uint8_t* DecodeCellChecked(const uint8_t* p, const uint8_t* end, CellView* out) {
+// DecodeCellChecked's part after a deadline prefix: the cell itself.
+inline const uint8_t* DecodeCellCheckedBody(const uint8_t* p, const uint8_t* end, CellView* out) {
   using namespace cell_internal;
-  if (p >= end) return nullptr;
   const uint8_t lead = *p;
   if (lead == kLongString) {
     uint64_t n = 0;
@@ -273,6 +305,26 @@ inline const uint8_t* DecodeCellChecked(const uint8_t* p, const uint8_t* end, Ce
     int64_t ignored;
     if (ParseInt64(out->bytes, &ignored)) return nullptr;
   }
+  return next;
+}
+
+// DecodeCell for untrusted bytes in [p, end): returns nullptr when the cell runs past end or
+// is not a canonical cell (an integer in more bytes than needed, a short string written long,
+// a deadline prefix where with_deadline is false, or with a time of 0).
+inline const uint8_t* DecodeCellChecked(const uint8_t* p, const uint8_t* end, CellView* out,
+                                        bool with_deadline = false) {
+  using namespace cell_internal;
+  if (p >= end) return nullptr;
+  int64_t deadline = 0;
+  if (*p == kDeadlinePrefix) {
+    if (!with_deadline || static_cast<size_t>(end - p) < 1 + kDeadlineBytes) return nullptr;
+    deadline = static_cast<int64_t>(LoadBytes(p + 1, kDeadlineBytes));
+    if (deadline == 0) return nullptr;
+    p += 1 + kDeadlineBytes;
+    if (p >= end) return nullptr;
+  }
+  const uint8_t* next = DecodeCellCheckedBody(p, end, out);
+  out->deadline_ms = deadline;
   return next;
 }
 

@@ -17,9 +17,19 @@
 // integer user ids -> unix times costs 14.3 bytes per field (Redis: ~63). Text of integers is
 // formatted into buffers the caller provides (Get) or into the callback's own (ForEach, Scan, ...).
 //
+// Field deadlines (Redis 7.4's HEXPIRE family) ride on the value cells (packed_cell.h: a 7-byte
+// prefix), so a field without one costs nothing more. The hash keeps, in a small block made the
+// first time a deadline command touches it (expiry_), how many fields carry one and a time no
+// later than the earliest. That block is what Redis calls the "listpackex" encoding of a small
+// hash: made by any H*EXPIRE on the key, kept until the key goes. The hash never hides or
+// deletes an expired field on its own: the commands decide (lazy expiry), and DeleteExpired
+// reclaims them (active expiry).
+//
 // Invariants:
 //  1. Exactly one form is live: large_ != nullptr means the large form, and small_ is empty.
 //  2. In the small form size() <= the max_listpack_entries in force when fields were added.
+//  3. expiry_->count is the number of value cells with a deadline; none has one without
+//     expiry_, and expiry_->earliest <= every deadline stored.
 //
 // Not thread-safe. String views handed out are valid until the next mutation; no argument may
 // point into the hash it is passed to.
@@ -27,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,14 +73,19 @@ class PackedHash {
   size_t size() const { return large_ ? large_->size() : small_.size(); }
   bool empty() const { return size() == 0; }
   Encoding encoding() const { return large_ ? Encoding::kHashtable : Encoding::kListpack; }
-  // "listpack" or "hashtable", as OBJECT ENCODING replies.
-  const char* EncodingName() const { return large_ ? "hashtable" : "listpack"; }
+  // "listpack", "listpackex" (the small form with the expiry block) or "hashtable", as OBJECT
+  // ENCODING replies.
+  const char* EncodingName() const {
+    return large_ ? "hashtable" : expiry_ ? "listpackex" : "listpack";
+  }
 
   // Sets field to value; returns true when the field was added, false when it existed (its
-  // value is replaced). As Redis's hashTypeSet: in the small form, converts first when field
-  // or value is longer than limits.max_listpack_value, and after adding when size() exceeds
+  // value is replaced, and its deadline cleared as HSET does, or kept with keep_deadline as
+  // HINCRBY does). As Redis's hashTypeSet: in the small form, converts first when field or
+  // value is longer than limits.max_listpack_value, and after adding when size() exceeds
   // limits.max_listpack_entries.
-  bool Set(std::string_view field, std::string_view value, const HashLimits& limits);
+  bool Set(std::string_view field, std::string_view value, const HashLimits& limits,
+           bool keep_deadline = false);
 
   // Redis's hashTypeTryConversion, before a write of several fields (HSET, HMSET): converts
   // to the large form when it brings more than max_listpack_entries fields, or an argument
@@ -107,6 +123,40 @@ class PackedHash {
   template <typename Fn>
   uint64_t Scan(uint64_t cursor, size_t count, Fn&& fn) const;
 
+  // ---- Field deadlines ----
+
+  // Whether a deadline command ever touched the hash (the small form is then "listpackex").
+  bool has_field_expiry() const { return expiry_ != nullptr; }
+  // Makes the expiry block (no-op when present).
+  void EnableFieldExpiry();
+  // Fields that carry a deadline.
+  size_t fields_with_deadline() const { return expiry_ ? expiry_->count : 0; }
+  // A time no later than the earliest deadline; 0 when no field has one.
+  int64_t earliest_deadline_bound() const {
+    return expiry_ && expiry_->count > 0 ? expiry_->earliest : 0;
+  }
+  // field's deadline in unix ms: nullopt when the field is absent, 0 when it has none.
+  std::optional<int64_t> Deadline(std::string_view field) const;
+  // Gives field the deadline (1..kMaxCellDeadline), or clears it with 0; false when the field
+  // is absent. Makes the expiry block when needed.
+  bool SetDeadline(std::string_view field, int64_t deadline_ms);
+
+  struct ExpirySweep {
+    size_t checked = 0;  // fields with a deadline looked at
+    size_t deleted = 0;
+  };
+  // Active expiry: deletes fields whose deadline is at or before now_ms, calling
+  // fn(std::string_view field) before each goes. The small form looks at every field (and
+  // then knows the earliest deadline exactly); the large one at `samples` fields drawn at
+  // random, so a caller repeats while many of those it checked had expired, as Redis's rule
+  // for keys does.
+  template <typename Fn>
+  ExpirySweep DeleteExpired(int64_t now_ms, size_t samples, uint64_t* random_state, Fn&& fn);
+
+  // fn(field, value, deadline_ms) for every field, deadline 0 for none, in ForEach's order.
+  template <typename Fn>
+  void ForEachWithDeadline(Fn&& fn) const;
+
   // Bytes allocated for this hash, the object itself included (MEMORY USAGE).
   size_t MemoryUsage() const;
   // Repacks to the tightest form; returns bytes saved. The large form is rebuilt in one pass
@@ -142,8 +192,20 @@ class PackedHash {
   template <typename Fn>
   static void Visit(const uint8_t* entry, Fn& fn);
 
+  // Adjusts expiry_ for a value cell that goes from old_deadline to new_deadline (0: none).
+  void CountDeadline(int64_t old_deadline, int64_t new_deadline);
+  // Deletes the entry that starts at `entry` (a pointer from FindEntry or a walk), keeping
+  // expiry_'s count.
+  void DeleteEntry(const uint8_t* entry);
+
+  struct FieldExpiry {
+    size_t count = 0;
+    int64_t earliest = 0;  // meaningful when count > 0
+  };
+
   PackedRun<2> small_;
   std::unique_ptr<PagedTable> large_;
+  std::unique_ptr<FieldExpiry> expiry_;
 };
 
 template <typename Fn>
@@ -153,6 +215,58 @@ void PackedHash::Visit(const uint8_t* entry, Fn& fn) {
   CellView field, value;
   DecodeCell(DecodeCell(entry, &field), &value);
   fn(field.Text(field_scratch), value.Text(value_scratch));
+}
+
+template <typename Fn>
+void PackedHash::ForEachWithDeadline(Fn&& fn) const {
+  auto visit = [&](const uint8_t* entry) {
+    char field_scratch[kInt64TextMax];
+    char value_scratch[kInt64TextMax];
+    CellView field, value;
+    DecodeCell(DecodeCell(entry, &field), &value);
+    fn(field.Text(field_scratch), value.Text(value_scratch), value.deadline_ms);
+  };
+  if (large_) {
+    large_->ForEach(visit);
+  } else {
+    small_.ForEach(visit);
+  }
+}
+
+template <typename Fn>
+PackedHash::ExpirySweep PackedHash::DeleteExpired(int64_t now_ms, size_t samples,
+                                                  uint64_t* random_state, Fn&& fn) {
+  ExpirySweep sweep;
+  if (fields_with_deadline() == 0) return sweep;
+  std::vector<const uint8_t*> entries;
+  if (large_) {
+    RandomEntries(samples, /*distinct=*/true, random_state, &entries);
+  } else {
+    small_.ForEach([&](const uint8_t* entry) { entries.push_back(entry); });
+  }
+  // Expired fields are collected first (as text: deleting moves the others), then deleted.
+  std::vector<std::string> expired;
+  int64_t earliest = 0;
+  for (const uint8_t* entry : entries) {
+    const int64_t deadline = CellDeadline(SkipCell(entry));
+    if (deadline == 0) continue;
+    ++sweep.checked;
+    if (deadline > now_ms) {
+      earliest = earliest == 0 ? deadline : std::min(earliest, deadline);
+      continue;
+    }
+    char scratch[kInt64TextMax];
+    CellView field;
+    DecodeCell(entry, &field);
+    expired.emplace_back(field.Text(scratch));
+  }
+  for (const std::string& field : expired) {
+    fn(std::string_view(field));
+    DeleteEntry(FindEntry(CellInput::Of(field)));
+    ++sweep.deleted;
+  }
+  if (!large_ && expiry_) expiry_->earliest = earliest;  // every field was looked at
+  return sweep;
 }
 
 template <typename Fn>

@@ -62,13 +62,13 @@ void PagedTable::SetValue(const PackedKey& key, EntryRef ref, const CellInput& v
   uint8_t* old_value = SkipCell(entry);
   const size_t old_size = static_cast<size_t>(SkipCell(old_value) - old_value);
   const size_t new_size = value.EncodedSize();
-  if (old_size == new_size) {
+  const size_t key_size = static_cast<size_t>(old_value - entry);
+  if (old_size == new_size || pages_.ResizeLast(ref, key_size + old_size, key_size + new_size)) {
     EncodeCell(old_value, value);
     return;
   }
   // A different size: write the whole entry anew at the end of its chain (the key cell is
   // re-encoded from key, which encodes identically), repoint the slot, then kill the old one.
-  const size_t key_size = static_cast<size_t>(old_value - entry);
   EntryRef new_ref;
   uint8_t* p = pages_.Append(ChainOfHash(key.hash), key_size + new_size, &new_ref);
   p = EncodeCell(p, key);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -526,6 +527,204 @@ TEST(PackedHashTest, HashOfSixteenByteFieldsStaysUnderFortyBytes) {
     h.Set(f, v, limits);
   }
   EXPECT_LT(double(h.MemoryUsage()) / kFields, 40.0);
+}
+
+// ---- Field deadlines ----------------------------------------------------------------------
+
+TEST(PackedCellTest, DeadlinePrefixRoundTripsAndIsCheckedInDumps) {
+  for (const std::string& text : EdgeStrings()) {
+    for (int64_t deadline : {int64_t{1}, int64_t{1700000000123}, kMaxCellDeadline}) {
+      CellInput in = CellInput::Of(text);
+      in.deadline_ms = deadline;
+      std::vector<uint8_t> bytes(in.EncodedSize());
+      ASSERT_EQ(EncodeCell(bytes.data(), in), bytes.data() + bytes.size());
+      ASSERT_EQ(SkipCell(bytes.data()), bytes.data() + bytes.size());
+      ASSERT_EQ(CellDeadline(bytes.data()), deadline);
+      CellView out;
+      ASSERT_EQ(DecodeCell(bytes.data(), &out), bytes.data() + bytes.size());
+      char scratch[kInt64TextMax];
+      EXPECT_EQ(out.Text(scratch), text);
+      EXPECT_EQ(out.deadline_ms, deadline);
+      const uint8_t* end = bytes.data() + bytes.size();
+      EXPECT_EQ(DecodeCellChecked(bytes.data(), end, &out, true), end);
+      EXPECT_EQ(out.deadline_ms, deadline);
+      // Where no deadline may be (fields, set members), the prefix makes the cell malformed.
+      EXPECT_EQ(DecodeCellChecked(bytes.data(), end, &out), nullptr);
+      // A cut prefix is malformed too.
+      EXPECT_EQ(DecodeCellChecked(bytes.data(), bytes.data() + 5, &out, true), nullptr);
+    }
+  }
+  // A prefix with a time of 0 is never written, so it is refused.
+  const uint8_t zero[] = {0xFE, 0, 0, 0, 0, 0, 0, 0x01};
+  CellView out;
+  EXPECT_EQ(DecodeCellChecked(zero, zero + sizeof(zero), &out, true), nullptr);
+}
+
+TEST(PackedHashTest, DeadlinesFollowRedisRulesForWrites) {
+  PackedHash h;
+  const HashLimits limits;
+  h.Set("a", "1", limits);
+  h.Set("b", "2", limits);
+  EXPECT_EQ(h.EncodingName(), std::string("listpack"));
+  EXPECT_EQ(h.Deadline("a"), 0);
+  EXPECT_EQ(h.Deadline("zz"), std::nullopt);
+  EXPECT_FALSE(h.SetDeadline("zz", 5000));
+  h.EnableFieldExpiry();
+  EXPECT_EQ(h.EncodingName(), std::string("listpackex"));
+  ASSERT_TRUE(h.SetDeadline("a", 5000));
+  ASSERT_TRUE(h.SetDeadline("b", 7000));
+  EXPECT_EQ(h.fields_with_deadline(), 2u);
+  EXPECT_EQ(h.earliest_deadline_bound(), 5000);
+  // HINCRBY keeps the deadline, HSET clears it.
+  h.Set("a", "2", limits, /*keep_deadline=*/true);
+  EXPECT_EQ(h.Deadline("a"), 5000);
+  h.Set("a", "3", limits);
+  EXPECT_EQ(h.Deadline("a"), 0);
+  EXPECT_EQ(h.fields_with_deadline(), 1u);
+  // Persisting the last one leaves the expiry block (still "listpackex", as in Redis).
+  ASSERT_TRUE(h.SetDeadline("b", 0));
+  EXPECT_EQ(h.fields_with_deadline(), 0u);
+  EXPECT_EQ(h.earliest_deadline_bound(), 0);
+  EXPECT_EQ(h.EncodingName(), std::string("listpackex"));
+  EXPECT_EQ(h.Validate(), "");
+  // Conversion to the large form keeps deadlines.
+  h.SetDeadline("b", 9000);
+  h.Set("long", std::string(100, 'x'), limits);
+  EXPECT_EQ(h.EncodingName(), std::string("hashtable"));
+  EXPECT_EQ(h.Deadline("b"), 9000);
+  EXPECT_EQ(h.Validate(), "");
+}
+
+TEST(PackedHashTest, DeleteExpiredReclaimsOnlyPassedDeadlines) {
+  for (size_t fields : {size_t{10}, size_t{3000}}) {
+    PackedHash h;
+    const HashLimits limits;
+    h.EnableFieldExpiry();
+    for (size_t i = 0; i < fields; ++i) {
+      const std::string f = "f" + std::to_string(i);
+      h.Set(f, "v", limits);
+      if (i % 3 == 0) {
+        h.SetDeadline(f, 1000);  // due
+      } else if (i % 3 == 1) {
+        h.SetDeadline(f, 90000);  // not yet
+      }
+    }
+    std::set<std::string> deleted;
+    uint64_t random_state = 7;
+    for (int round = 0; round < 100000 && deleted.size() < (fields + 2) / 3; ++round) {
+      h.DeleteExpired(2000, 20, &random_state,
+                      [&](std::string_view f) { ASSERT_TRUE(deleted.emplace(f).second); });
+    }
+    ASSERT_EQ(deleted.size(), (fields + 2) / 3) << fields;
+    for (const std::string& f : deleted) EXPECT_EQ(std::stoul(f.substr(1)) % 3, 0u) << f;
+    EXPECT_EQ(h.size(), fields - deleted.size());
+    EXPECT_EQ(h.fields_with_deadline(), fields / 3);
+    EXPECT_EQ(h.Validate(), "");
+    if (fields == 10) {
+      EXPECT_EQ(h.earliest_deadline_bound(), 90000);  // the small form knows it exactly
+    }
+  }
+}
+
+// Random writes, deadline changes, deletions, expiry sweeps, dump/restore and clones, against
+// a map of field -> (value, deadline), through conversion to the large form.
+void RunDeadlineModel(uint64_t seed, HashLimits limits, size_t pool, size_t steps) {
+  FieldSource source(seed, pool);
+  auto& rng = source.rng();
+  PackedHash h;
+  h.EnableFieldExpiry();
+  std::map<std::string, std::pair<std::string, int64_t>> model;
+  uint64_t random_state = seed;
+  int64_t now = 1000;
+  for (size_t step = 0; step < steps; ++step) {
+    const uint64_t op = rng() % 100;
+    const std::string f = source.Field();
+    auto it = model.find(f);
+    if (op < 30) {
+      const std::string v = source.Value();
+      const bool keep = rng() % 3 == 0;
+      ASSERT_EQ(h.Set(f, v, limits, keep), it == model.end());
+      const int64_t deadline = keep && it != model.end() ? it->second.second : 0;
+      model[f] = {v, deadline};
+    } else if (op < 55) {
+      const int64_t deadline =
+          rng() % 4 == 0 ? 0 : now + static_cast<int64_t>(rng() % 5000);
+      ASSERT_EQ(h.SetDeadline(f, deadline), it != model.end());
+      if (it != model.end()) it->second.second = deadline;
+    } else if (op < 70) {
+      ASSERT_EQ(h.Delete(f), model.erase(f) == 1);
+    } else if (op < 85) {
+      const std::optional<int64_t> got = h.Deadline(f);
+      ASSERT_EQ(got.has_value(), it != model.end());
+      if (got) {
+        ASSERT_EQ(*got, it->second.second);
+      }
+    } else if (op < 95) {
+      now += static_cast<int64_t>(rng() % 300);
+      h.DeleteExpired(now, 20, &random_state, [&](std::string_view field) {
+        auto gone = model.find(std::string(field));
+        ASSERT_NE(gone, model.end());
+        ASSERT_NE(gone->second.second, 0);
+        ASSERT_LE(gone->second.second, now);
+        model.erase(gone);
+      });
+    } else if (op < 98) {
+      std::string dump;
+      h.Dump(&dump);
+      PackedHash restored;
+      ASSERT_TRUE(PackedHash::Restore(dump, &restored));
+      h = rng() % 2 ? std::move(restored) : restored.Clone();
+    } else {
+      h.Optimize();
+    }
+    ASSERT_EQ(h.size(), model.size());
+    if (step % 199 == 0 || op >= 95) {
+      ASSERT_EQ(h.Validate(), "") << "step " << step;
+      size_t seen = 0;
+      h.ForEachWithDeadline([&](std::string_view field, std::string_view value, int64_t deadline) {
+        const auto& [want_value, want_deadline] = model.at(std::string(field));
+        ASSERT_EQ(value, want_value);
+        ASSERT_EQ(deadline, want_deadline);
+        ++seen;
+      });
+      ASSERT_EQ(seen, model.size());
+    }
+  }
+}
+
+TEST(PackedHashDeadlineModelTest, SmallForm) { RunDeadlineModel(31, HashLimits{4096, 4096}, 80, 6000); }
+TEST(PackedHashDeadlineModelTest, ConvertsToLarge) { RunDeadlineModel(32, HashLimits{16, 16}, 3000, 20000); }
+TEST(PackedHashDeadlineModelTest, ManySeeds) {
+  for (uint64_t seed = 40; seed < 46; ++seed) RunDeadlineModel(seed, HashLimits{32, 32}, 500, 5000);
+}
+
+// A deadline costs its 7-byte prefix, whether it is given as each field is written (the
+// entry grows where it lies) or to every field afterwards (each entry is rewritten; the old
+// pages empty and go).
+TEST(PackedHashTest, DeadlinesCostSevenBytesPerField) {
+  for (bool afterwards : {false, true}) {
+    PackedHash plain, timed;
+    const HashLimits limits;
+    timed.EnableFieldExpiry();
+    auto field_of = [](int i) {
+      char field[17];
+      std::snprintf(field, sizeof(field), "f%015d", i);
+      return std::string(field);
+    };
+    for (int i = 0; i < 200000; ++i) {
+      char value[17];
+      std::snprintf(value, sizeof(value), "v%015d", i);
+      plain.Set(field_of(i), value, limits);
+      timed.Set(field_of(i), value, limits);
+      if (!afterwards) timed.SetDeadline(field_of(i), 4102444800000 + i);
+    }
+    for (int i = 0; afterwards && i < 200000; ++i) {
+      timed.SetDeadline(field_of(i), 4102444800000 + i);
+    }
+    const double extra = (double(timed.MemoryUsage()) - double(plain.MemoryUsage())) / 200000;
+    EXPECT_LT(extra, 8.5) << "afterwards " << afterwards;
+    EXPECT_GT(extra, 6.0) << "afterwards " << afterwards;
+  }
 }
 
 }  // namespace
