@@ -20,6 +20,7 @@ void RegisterTransactionCommands(CommandTable* table);
 void RegisterZsetCommands(CommandTable* table);
 void RegisterGoblinCommands(CommandTable* table);
 void RegisterHashCommands(CommandTable* table);
+void RegisterHashFieldExpiryCommands(CommandTable* table);
 void RegisterSetCommands(CommandTable* table);
 void RegisterListCommands(CommandTable* table);
 void RegisterSortCommands(CommandTable* table);

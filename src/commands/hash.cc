@@ -1,5 +1,6 @@
 // Hash commands: HSET HSETNX HMSET HGET HMGET HGETDEL HDEL HLEN HSTRLEN HEXISTS HKEYS HVALS
-// HGETALL HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN.
+// HGETALL HINCRBY HINCRBYFLOAT HRANDFIELD HSCAN. Field deadlines and the lazy expiry the reads
+// here apply are described in hash_family.h; the deadline commands are hash_field_expiry.cc.
 //
 // Every command works on the PackedHash inside the key's HashObject (core/hash_object.h). The
 // conversion limits are read from the configuration at every write, so CONFIG SET applies to
@@ -16,6 +17,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "commands/hash_family.h"
 #include "core/glob.h"
 #include "core/hash_object.h"
 #include "core/string_number.h"
@@ -23,19 +25,60 @@
 #include "server/errors.h"
 
 namespace goblin {
-namespace {
 
-// hash-max-listpack-entries / hash-max-listpack-value as they are now.
 HashLimits HashLimitsOf(const CommandContext& ctx) { return HashLimitsOf(ctx.server.config); }
 
-// The hash at key. Returns false after replying WRONGTYPE; *hash is nullptr when the key is
-// missing. Reads count keyspace hits and misses.
 bool LookupHash(CommandContext& ctx, std::string_view key, PackedHash** hash, bool for_read) {
   KeyEntry* entry;
   *hash = nullptr;
   if (!LookupTyped(ctx, key, ValueType::kHash, &entry, for_read)) return false;
   if (entry != nullptr) *hash = &static_cast<HashObject*>(entry->object())->hash();
   return true;
+}
+
+bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** hash,
+                      std::string_view field) {
+  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return false;
+  const std::optional<int64_t> deadline = (*hash)->Deadline(field);
+  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
+  (*hash)->Delete(field);
+  MarkDirty(ctx);
+  ctx.Propagate({"HDEL", key, field});
+  Notify(ctx, kNotifyHash, "hexpired", key);
+  if ((*hash)->empty()) {
+    ctx.db().Delete(key);
+    Notify(ctx, kNotifyGeneric, "del", key);
+    *hash = nullptr;
+  } else {
+    ctx.db().Touch(key);
+  }
+  return true;
+}
+
+namespace {
+
+// Lazy expiry of every field whose deadline has passed (HRANDFIELD draws from live fields
+// only, as Redis 7.4's does): one hexpired event, an HDEL effect per field.
+void ExpireDueFields(CommandContext& ctx, std::string_view key, PackedHash** hash) {
+  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return;
+  std::vector<std::string> due;
+  (*hash)->ForEachWithDeadline([&](std::string_view field, std::string_view, int64_t deadline) {
+    if (!FieldAlive(deadline, ctx.now_ms)) due.emplace_back(field);
+  });
+  if (due.empty()) return;
+  for (const std::string& field : due) {
+    (*hash)->Delete(field);
+    ctx.Propagate({"HDEL", key, field});
+  }
+  MarkDirty(ctx, due.size());
+  Notify(ctx, kNotifyHash, "hexpired", key);
+  if ((*hash)->empty()) {
+    ctx.db().Delete(key);
+    Notify(ctx, kNotifyGeneric, "del", key);
+    *hash = nullptr;
+  } else {
+    ctx.db().Touch(key);
+  }
 }
 
 // The hash at key for a write, stored empty first when the key is missing (the caller adds a
@@ -93,6 +136,9 @@ void HmsetCommand(CommandContext& ctx) {
 }
 
 void HsetnxCommand(CommandContext& ctx) {
+  PackedHash* expiring;
+  if (!LookupHash(ctx, ctx.arg(1), &expiring, false)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
   if (hash == nullptr) return;
   if (hash->Contains(ctx.arg(2))) {
@@ -148,6 +194,7 @@ void HgetdelCommand(CommandContext& ctx) {
   uint64_t deleted = 0;
   char scratch[kInt64TextMax];
   for (size_t i = 4; i < ctx.argc(); ++i) {
+    ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
     const std::optional<std::string_view> value =
         hash != nullptr ? hash->Get(ctx.arg(i), scratch) : std::nullopt;
     if (!value) {
@@ -177,6 +224,9 @@ void HgetdelCommand(CommandContext& ctx) {
 void HincrbyCommand(CommandContext& ctx) {
   int64_t increment;
   if (!ParseIntegerArg(ctx, ctx.arg(3), &increment)) return;
+  PackedHash* expiring;
+  if (!LookupHash(ctx, ctx.arg(1), &expiring, false)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
   if (hash == nullptr) return;
   int64_t value = 0;
@@ -193,7 +243,8 @@ void HincrbyCommand(CommandContext& ctx) {
     return;
   }
   const size_t length = FormatInt64(result, scratch);
-  hash->Set(ctx.arg(2), std::string_view(scratch, length), HashLimitsOf(ctx));
+  hash->Set(ctx.arg(2), std::string_view(scratch, length), HashLimitsOf(ctx),
+            /*keep_deadline=*/true);
   Changed(ctx, ctx.arg(1), "hincrby");
   ctx.reply.Integer(result);
 }
@@ -208,6 +259,9 @@ void HincrbyfloatCommand(CommandContext& ctx) {
     ctx.reply.Error(errors::kNanOrInfinity);
     return;
   }
+  PackedHash* expiring;
+  if (!LookupHash(ctx, ctx.arg(1), &expiring, false)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
   if (hash == nullptr) return;
   long double value = 0;
@@ -224,7 +278,8 @@ void HincrbyfloatCommand(CommandContext& ctx) {
     return;
   }
   const std::string text = FormatLongDoubleHuman(value);
-  hash->Set(ctx.arg(2), text, HashLimitsOf(ctx));
+  // The deadline stays here; the HSET logged for it clears it on replay, as Redis 7.4 logs it.
+  hash->Set(ctx.arg(2), text, HashLimitsOf(ctx), /*keep_deadline=*/true);
   Changed(ctx, ctx.arg(1), "hincrbyfloat");
   // Logged as the value it produced: float arithmetic need not replay to the same digits.
   ctx.Propagate({"HSET", ctx.arg(1), ctx.arg(2), text});
@@ -236,6 +291,7 @@ void HincrbyfloatCommand(CommandContext& ctx) {
 void HgetCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
   char scratch[kInt64TextMax];
   std::optional<std::string_view> value;
   if (hash != nullptr) value = hash->Get(ctx.arg(2), scratch);
@@ -252,6 +308,7 @@ void HmgetCommand(CommandContext& ctx) {
   ctx.reply.Array(ctx.argc() - 2);
   char scratch[kInt64TextMax];
   for (size_t i = 2; i < ctx.argc(); ++i) {
+    ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
     std::optional<std::string_view> value;
     if (hash != nullptr) value = hash->Get(ctx.arg(i), scratch);
     if (value) {
@@ -271,6 +328,7 @@ void HlenCommand(CommandContext& ctx) {
 void HstrlenCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
   std::optional<size_t> length;
   if (hash != nullptr) length = hash->ValueLength(ctx.arg(2));
   ctx.reply.Integer(static_cast<int64_t>(length.value_or(0)));
@@ -279,6 +337,7 @@ void HstrlenCommand(CommandContext& ctx) {
 void HexistsCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
   ctx.reply.Integer(hash != nullptr && hash->Contains(ctx.arg(2)) ? 1 : 0);
 }
 
@@ -287,14 +346,22 @@ void HexistsCommand(CommandContext& ctx) {
 void ReplyAll(CommandContext& ctx, bool fields, bool values) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
-  const size_t size = hash != nullptr ? hash->size() : 0;
+  // Fields whose deadline has passed are left out, not deleted, as Redis 7.4 does.
+  size_t size = hash != nullptr ? hash->size() : 0;
+  const bool expiring = hash != nullptr && hash->fields_with_deadline() > 0;
+  if (expiring) {
+    hash->ForEachWithDeadline([&](std::string_view, std::string_view, int64_t deadline) {
+      if (!FieldAlive(deadline, ctx.now_ms)) --size;
+    });
+  }
   if (fields && values) {
     ctx.reply.Map(size);
   } else {
     ctx.reply.Array(size);
   }
   if (hash == nullptr) return;
-  hash->ForEach([&](std::string_view field, std::string_view value) {
+  hash->ForEachWithDeadline([&](std::string_view field, std::string_view value, int64_t deadline) {
+    if (expiring && !FieldAlive(deadline, ctx.now_ms)) return;
     if (fields) ctx.reply.Bulk(field);
     if (values) ctx.reply.Bulk(value);
   });
@@ -309,6 +376,7 @@ void HgetallCommand(CommandContext& ctx) { ReplyAll(ctx, true, true); }
 void HrandfieldWithCount(CommandContext& ctx, int64_t requested, bool with_values) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ExpireDueFields(ctx, ctx.arg(1), &hash);
   if (hash == nullptr || requested == 0) {
     ctx.reply.Array(0);
     return;
@@ -348,6 +416,7 @@ void HrandfieldCommand(CommandContext& ctx) {
   }
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  ExpireDueFields(ctx, ctx.arg(1), &hash);
   if (hash == nullptr) {
     ctx.reply.Null();
     return;
@@ -371,12 +440,16 @@ void HscanCommand(CommandContext& ctx) {
   ScanOptions options;
   if (!ParseScanOptions(ctx, 3, kScanNoValues, &options)) return;
   std::vector<std::string> found;
-  const uint64_t next = hash->Scan(cursor, static_cast<size_t>(options.count),
-                                   [&](std::string_view field, std::string_view value) {
-                                     if (!options.Matches(field)) return;
-                                     found.emplace_back(field);
-                                     if (!options.no_values) found.emplace_back(value);
-                                   });
+  const bool expiring = hash->fields_with_deadline() > 0;
+  const uint64_t next = hash->Scan(
+      cursor, static_cast<size_t>(options.count),
+      [&](std::string_view field, std::string_view value) {
+        if (!options.Matches(field)) return;
+        // A field whose deadline has passed is left out, not deleted (as HGETALL).
+        if (expiring && !FieldAlive(hash->Deadline(field).value_or(0), ctx.now_ms)) return;
+        found.emplace_back(field);
+        if (!options.no_values) found.emplace_back(value);
+      });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(next));
   ctx.reply.Array(found.size());

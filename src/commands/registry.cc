@@ -14,6 +14,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterZsetCommands(table);
   RegisterGoblinCommands(table);
   RegisterHashCommands(table);
+  RegisterHashFieldExpiryCommands(table);
   RegisterSetCommands(table);
   RegisterListCommands(table);
   RegisterSortCommands(table);
