@@ -7,6 +7,7 @@
 // the next command, and a write that brings several fields converts first, as Redis's
 // hashTypeTryConversion does. A command that removes the last field deletes the key.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -36,14 +37,18 @@ bool LookupHash(CommandContext& ctx, std::string_view key, PackedHash** hash, bo
   return true;
 }
 
-bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** hash,
-                      std::string_view field) {
-  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return false;
-  const std::optional<int64_t> deadline = (*hash)->Deadline(field);
-  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
-  (*hash)->Delete(field);
-  MarkDirty(ctx);
-  ctx.Propagate({"HDEL", key, field});
+namespace {
+
+// Deletes fields found expired (an HDEL effect each, one hexpired event), and the key with its
+// last field (*hash becomes nullptr).
+template <typename Fields>
+void DeleteExpiredFields(CommandContext& ctx, std::string_view key, PackedHash** hash,
+                         const Fields& fields) {
+  for (std::string_view field : fields) {
+    (*hash)->Delete(field);
+    ctx.Propagate({"HDEL", key, field});
+  }
+  MarkDirty(ctx, std::size(fields));
   Notify(ctx, kNotifyHash, "hexpired", key);
   if ((*hash)->empty()) {
     ctx.db().Delete(key);
@@ -52,33 +57,30 @@ bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** ha
   } else {
     ctx.db().Touch(key);
   }
+}
+
+}  // namespace
+
+bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** hash,
+                      std::string_view field) {
+  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return false;
+  const std::optional<int64_t> deadline = (*hash)->Deadline(field);
+  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
+  DeleteExpiredFields(ctx, key, hash, std::array<std::string_view, 1>{field});
   return true;
 }
 
 namespace {
 
 // Lazy expiry of every field whose deadline has passed (HRANDFIELD draws from live fields
-// only, as Redis 7.4's does): one hexpired event, an HDEL effect per field.
+// only, as Redis 7.4's does).
 void ExpireDueFields(CommandContext& ctx, std::string_view key, PackedHash** hash) {
   if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return;
   std::vector<std::string> due;
   (*hash)->ForEachWithDeadline([&](std::string_view field, std::string_view, int64_t deadline) {
     if (!FieldAlive(deadline, ctx.now_ms)) due.emplace_back(field);
   });
-  if (due.empty()) return;
-  for (const std::string& field : due) {
-    (*hash)->Delete(field);
-    ctx.Propagate({"HDEL", key, field});
-  }
-  MarkDirty(ctx, due.size());
-  Notify(ctx, kNotifyHash, "hexpired", key);
-  if ((*hash)->empty()) {
-    ctx.db().Delete(key);
-    Notify(ctx, kNotifyGeneric, "del", key);
-    *hash = nullptr;
-  } else {
-    ctx.db().Touch(key);
-  }
+  if (!due.empty()) DeleteExpiredFields(ctx, key, hash, due);
 }
 
 // The hash at key for a write, stored empty first when the key is missing (the caller adds a

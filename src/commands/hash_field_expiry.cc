@@ -173,15 +173,15 @@ void HpexpireCommand(CommandContext& ctx) { ExpireFields(ctx, "hpexpire", ctx.no
 void HexpireatCommand(CommandContext& ctx) { ExpireFields(ctx, "hexpireat", 0, true); }
 void HpexpireatCommand(CommandContext& ctx) { ExpireFields(ctx, "hpexpireat", 0, false); }
 
-constexpr std::string_view kCountNotPositive = "ERR Number of fields must be a positive integer";
-
-// HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME key FIELDS numfields field ...: the time left (or the
-// deadline, absolute) in seconds rounded up, as Redis 7.4 rounds field times, or ms.
-void ReadDeadlines(CommandContext& ctx, bool remaining, bool seconds) {
+// The shape HTTL and HPERSIST share: looks the hash up, reads `FIELDS numfields field ...`,
+// replies -2 for a field that is not there and -1 for one without a deadline, and lets
+// on_deadline(hash, field, deadline) reply for the others.
+template <typename Fn>
+void ForEachFieldDeadline(CommandContext& ctx, bool for_read, Fn&& on_deadline) {
   PackedHash* hash;
-  if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
+  if (!LookupHash(ctx, ctx.arg(1), &hash, for_read)) return;
   size_t first;
-  if (!ParseFields(ctx, 2, kCountNotPositive, &first)) return;
+  if (!ParseFields(ctx, 2, "ERR Number of fields must be a positive integer", &first)) return;
   ctx.reply.Array(ctx.argc() - first);
   for (size_t i = first; i < ctx.argc(); ++i) {
     const std::optional<int64_t> deadline = LiveDeadline(hash, ctx.arg(i), ctx.now_ms);
@@ -190,10 +190,18 @@ void ReadDeadlines(CommandContext& ctx, bool remaining, bool seconds) {
     } else if (*deadline == 0) {
       ctx.reply.Integer(-1);
     } else {
-      const int64_t ms = remaining ? *deadline - ctx.now_ms : *deadline;
-      ctx.reply.Integer(seconds ? (ms + 999) / 1000 : ms);
+      on_deadline(*hash, ctx.arg(i), *deadline);
     }
   }
+}
+
+// HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME key FIELDS numfields field ...: the time left (or the
+// deadline, absolute) in seconds rounded up, as Redis 7.4 rounds field times, or ms.
+void ReadDeadlines(CommandContext& ctx, bool remaining, bool seconds) {
+  ForEachFieldDeadline(ctx, true, [&](PackedHash&, std::string_view, int64_t deadline) {
+    const int64_t ms = remaining ? deadline - ctx.now_ms : deadline;
+    ctx.reply.Integer(seconds ? (ms + 999) / 1000 : ms);
+  });
 }
 
 void HttlCommand(CommandContext& ctx) { ReadDeadlines(ctx, true, true); }
@@ -203,29 +211,16 @@ void HpexpiretimeCommand(CommandContext& ctx) { ReadDeadlines(ctx, false, false)
 
 // HPERSIST key FIELDS numfields field ...: logged as it came when it cleared anything.
 void HpersistCommand(CommandContext& ctx) {
-  const std::string_view key = ctx.arg(1);
-  PackedHash* hash;
-  if (!LookupHash(ctx, key, &hash, false)) return;
-  size_t first;
-  if (!ParseFields(ctx, 2, kCountNotPositive, &first)) return;
-  ctx.reply.Array(ctx.argc() - first);
   uint64_t cleared = 0;
-  for (size_t i = first; i < ctx.argc(); ++i) {
-    const std::optional<int64_t> deadline = LiveDeadline(hash, ctx.arg(i), ctx.now_ms);
-    if (!deadline) {
-      ctx.reply.Integer(-2);
-    } else if (*deadline == 0) {
-      ctx.reply.Integer(-1);
-    } else {
-      hash->SetDeadline(ctx.arg(i), 0);
-      ++cleared;
-      ctx.reply.Integer(1);
-    }
-  }
+  ForEachFieldDeadline(ctx, false, [&](PackedHash& hash, std::string_view field, int64_t) {
+    hash.SetDeadline(field, 0);
+    ++cleared;
+    ctx.reply.Integer(1);
+  });
   if (cleared == 0) return;
   MarkDirty(ctx, cleared);
-  ctx.db().Touch(key);
-  Notify(ctx, kNotifyHash, "hpersist", key);
+  ctx.db().Touch(ctx.arg(1));
+  Notify(ctx, kNotifyHash, "hpersist", ctx.arg(1));
 }
 
 }  // namespace
