@@ -146,6 +146,7 @@ void ExpireFields(CommandContext& ctx, std::string_view name, int64_t base_ms, b
   }
   if (updated.empty() && deleted == 0) return;
   MarkDirty(ctx, updated.size() + deleted);
+  if (!updated.empty()) ctx.db().NoteElementDeadlines(key);
   if (!updated.empty()) {
     if (ctx.propagating()) {
       const std::string at = std::to_string(deadline);

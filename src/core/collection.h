@@ -66,6 +66,9 @@ class Collection {
   // (docs/FORMAT.md); the registry row's decoder reads the bytes inside the prefix back.
   // scratch is a buffer the caller keeps across values.
   virtual void AppendSnapshotValue(std::string* out, std::string* scratch) const = 0;
+  // Whether some elements carry deadlines of their own (a hash's fields, HEXPIRE): the
+  // keyspace then keeps the key where the active sweep of elements finds it.
+  virtual bool has_element_deadlines() const { return false; }
 };
 
 }  // namespace goblin

@@ -27,6 +27,7 @@ class HashObject final : public PackedObject<HashObject, PackedHash, ValueType::
   // Each field is one unordered element, as in Redis's digest.
   void Digest(ValueDigest* digest) const override;
   void Describe(StatFields* fields) const override;
+  bool has_element_deadlines() const override { return hash().fields_with_deadline() > 0; }
   // The registry's decoder: the dump, re-encoded when the limits now give it another form
   // (as Redis re-encodes what it loads).
   static Collection* DecodeSnapshot(std::string_view bytes, const EncodingLimits& limits,

@@ -37,7 +37,10 @@ PackedHash& PackedHash::operator=(PackedHash&&) noexcept = default;
 
 PackedHash PackedHash::Clone() const {
   PackedHash copy;
-  if (expiry_) copy.expiry_ = std::make_unique<FieldExpiry>(*expiry_);
+  if (expiry_) {
+    copy.expiry_ = std::make_unique<FieldExpiry>(*expiry_);
+    copy.expiry_->cursor = 0;  // a round starts afresh over the copy's own layout
+  }
   if (!large_) {
     copy.small_ = small_.Clone();
     return copy;
@@ -114,6 +117,7 @@ void PackedHash::CountDeadline(int64_t old_deadline, int64_t new_deadline) {
   if (old_deadline != 0) --expiry_->count;
   if (new_deadline == 0) return;
   expiry_->earliest = expiry_->count == 0 ? new_deadline : std::min(expiry_->earliest, new_deadline);
+  expiry_->round_earliest = std::min(expiry_->round_earliest, new_deadline);
   ++expiry_->count;
 }
 
@@ -251,6 +255,7 @@ size_t PackedHash::MemoryUsage() const {
 }
 
 size_t PackedHash::Optimize() {
+  if (expiry_) expiry_->cursor = 0;  // the rebuilt table is walked from its start
   if (!large_) return small_.Shrink();
   return PagedTable::Optimize(&large_);
 }

@@ -142,16 +142,16 @@ class PackedHash {
   bool SetDeadline(std::string_view field, int64_t deadline_ms);
 
   struct ExpirySweep {
-    size_t checked = 0;  // fields with a deadline looked at
     size_t deleted = 0;
+    bool round_done = false;  // every field was looked at since the round began
   };
-  // Active expiry: deletes fields whose deadline is at or before now_ms, calling
-  // fn(std::string_view field) before each goes. The small form looks at every field (and
-  // then knows the earliest deadline exactly); the large one at `samples` fields drawn at
-  // random, so a caller repeats while many of those it checked had expired, as Redis's rule
-  // for keys does.
+  // Active expiry: deletes fields whose deadline is before now_ms, calling
+  // fn(std::string_view field) before each goes. The small form looks at every field at once;
+  // the large one at about max_entries more each call, going round the table with a cursor
+  // kept in the expiry block. Whenever a round ends the earliest deadline is known exactly
+  // again, so a hash whose deadlines are all distant is not walked until the first is due.
   template <typename Fn>
-  ExpirySweep DeleteExpired(int64_t now_ms, size_t samples, uint64_t* random_state, Fn&& fn);
+  ExpirySweep DeleteExpired(int64_t now_ms, size_t max_entries, Fn&& fn);
 
   // fn(field, value, deadline_ms) for every field, deadline 0 for none, in ForEach's order.
   template <typename Fn>
@@ -201,6 +201,10 @@ class PackedHash {
   struct FieldExpiry {
     size_t count = 0;
     int64_t earliest = 0;  // meaningful when count > 0
+    // DeleteExpired's round over the large form: where it goes on, and the earliest deadline
+    // seen (or given, by CountDeadline) since the round began.
+    uint64_t cursor = 0;
+    int64_t round_earliest = kMaxCellDeadline;
   };
 
   PackedRun<2> small_;
@@ -234,25 +238,28 @@ void PackedHash::ForEachWithDeadline(Fn&& fn) const {
 }
 
 template <typename Fn>
-PackedHash::ExpirySweep PackedHash::DeleteExpired(int64_t now_ms, size_t samples,
-                                                  uint64_t* random_state, Fn&& fn) {
+PackedHash::ExpirySweep PackedHash::DeleteExpired(int64_t now_ms, size_t max_entries, Fn&& fn) {
   ExpirySweep sweep;
-  if (fields_with_deadline() == 0) return sweep;
+  if (fields_with_deadline() == 0) {
+    sweep.round_done = true;
+    return sweep;
+  }
   std::vector<const uint8_t*> entries;
+  if (expiry_->cursor == 0) expiry_->round_earliest = kMaxCellDeadline;
   if (large_) {
-    RandomEntries(samples, /*distinct=*/true, random_state, &entries);
+    std::vector<EntryRef> refs;
+    expiry_->cursor = large_->Scan(expiry_->cursor, max_entries, &refs);
+    for (EntryRef ref : refs) entries.push_back(large_->EntryAt(ref));
   } else {
     small_.ForEach([&](const uint8_t* entry) { entries.push_back(entry); });
   }
   // Expired fields are collected first (as text: deleting moves the others), then deleted.
   std::vector<std::string> expired;
-  int64_t earliest = 0;
   for (const uint8_t* entry : entries) {
     const int64_t deadline = CellDeadline(SkipCell(entry));
     if (deadline == 0) continue;
-    ++sweep.checked;
-    if (deadline > now_ms) {
-      earliest = earliest == 0 ? deadline : std::min(earliest, deadline);
+    if (deadline >= now_ms) {
+      expiry_->round_earliest = std::min(expiry_->round_earliest, deadline);
       continue;
     }
     char scratch[kInt64TextMax];
@@ -265,7 +272,11 @@ PackedHash::ExpirySweep PackedHash::DeleteExpired(int64_t now_ms, size_t samples
     DeleteEntry(FindEntry(CellInput::Of(field)));
     ++sweep.deleted;
   }
-  if (!large_ && expiry_) expiry_->earliest = earliest;  // every field was looked at
+  if (!large_ || expiry_->cursor == 0) {
+    expiry_->cursor = 0;
+    expiry_->earliest = expiry_->round_earliest;
+    sweep.round_done = true;
+  }
   return sweep;
 }
 

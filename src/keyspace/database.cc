@@ -76,8 +76,34 @@ void Database::TouchAllWatched() {
   }
 }
 
+void Database::NoteElementDeadlines(std::string_view key) {
+  if (element_deadline_keys_.find(key) == element_deadline_keys_.end()) {
+    element_deadline_keys_.emplace(key);
+  }
+}
+
+std::vector<std::string> Database::NextElementDeadlineKeys(size_t n) {
+  std::vector<std::string> keys;
+  auto it = element_deadline_keys_.upper_bound(element_deadline_cursor_);
+  for (; keys.size() < n && keys.size() < element_deadline_keys_.size(); ++it) {
+    if (it == element_deadline_keys_.end()) it = element_deadline_keys_.begin();
+    keys.push_back(*it);
+  }
+  if (!keys.empty()) element_deadline_cursor_ = keys.back();
+  return keys;
+}
+
+namespace {
+
+bool HasElementDeadlines(const KeyEntry* entry) {
+  return entry->type() != ValueType::kString && entry->object()->has_element_deadlines();
+}
+
+}  // namespace
+
 void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
   Touch(entry->key());
+  if (HasElementDeadlines(entry)) NoteElementDeadlines(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
   table_.Insert(entry, stamp.value_or(NewStamp()));
   if (waiters_ != nullptr && waiters_->events != nullptr) {
@@ -87,6 +113,7 @@ void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
 
 void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
   Touch(fresh->key());
+  if (HasElementDeadlines(fresh)) NoteElementDeadlines(fresh->key());
   // A value replaced is a new object to Redis: stamped now under LRU, keeping the old counter
   // under LFU.
   if (access_ != nullptr && !access_->lfu) slot.set_stamp(NewStamp());
@@ -204,6 +231,7 @@ void Database::Clear() {
   expires_ = 0;
   expire_cursor_ = 0;
   eviction_hand_ = 0;
+  element_deadline_keys_.clear();
 }
 
 size_t Database::SweepEvictionHand(const std::function<bool(KeyEntry*)>& visit, size_t max_visits) {

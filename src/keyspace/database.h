@@ -13,6 +13,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -121,6 +122,18 @@ class Database {
   // Sets or clears the deadline of a present key.
   void SetExpire(std::string_view key, std::optional<int64_t> expire_ms);
 
+  // Keys whose value has elements with deadlines of their own (Collection::
+  // has_element_deadlines: hash fields): noted as such a value is stored or gets its first
+  // element deadline, forgotten by the sweep of element deadlines once the key is gone or has
+  // none left. Ordered by name, so that sweep goes round them a slice at a time.
+  void NoteElementDeadlines(std::string_view key);
+  void ForgetElementDeadlines(std::string_view key) {
+    element_deadline_keys_.erase(std::string(key));
+  }
+  size_t element_deadline_keys() const { return element_deadline_keys_.size(); }
+  // The next noted keys, up to n, going round from where the last call stopped.
+  std::vector<std::string> NextElementDeadlineKeys(size_t n);
+
   // Whether key is stored, expired or not (no lazy expiry: for bookkeeping, not for commands).
   bool Contains(std::string_view key) const { return table_.Find(key) != nullptr; }
   // The stored entry, expired or not, without touching it (bookkeeping, as Contains).
@@ -225,6 +238,8 @@ class Database {
 
   Table table_;
   size_t expires_ = 0;
+  std::set<std::string, std::less<>> element_deadline_keys_;
+  std::string element_deadline_cursor_;  // the last key NextElementDeadlineKeys returned
   uint64_t expire_cursor_ = 0;
   uint64_t eviction_hand_ = 0;
   AccessClock* access_ = nullptr;

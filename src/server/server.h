@@ -421,6 +421,9 @@ class Server : private KeyspaceEvents {
   void ReplyBlockTimeout(Client& client);
   void CloseClient(Client& client);
   void Tick();
+  // Active expiry of hash fields (server/field_expiry.cc), until the steady clock passes
+  // until_us.
+  void ExpireHashFields(int64_t now_ms, int64_t until_us);
   void RecordSlowlog(const Client& client, const Command& command,
                      const std::vector<std::string_view>& argv, int64_t duration_us);
   void RecordLatency(std::string_view event, int64_t duration_ms);

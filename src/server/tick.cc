@@ -34,6 +34,7 @@ void Server::Tick() {
         if (visited >= kMinVisits && sweep.deleted * 10 <= sweep.visited) break;
       }
     }
+    ExpireHashFields(now, deadline);
   }
   if (config.timeout > 0) {
     for (auto& [fd, client] : clients_by_fd_) {

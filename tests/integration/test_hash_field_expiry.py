@@ -227,3 +227,80 @@ def test_transcript_of_redis_7_4(server, seed, proto):
             mismatches.append(f"step {step['i']} {cmd}: want {step.get('reply')} got {got}")
     conn.close()
     assert not mismatches, f"{len(mismatches)} mismatches, first ones:\n" + "\n".join(mismatches[:15])
+
+
+# ---- Keyspace events ------------------------------------------------------------------------
+
+def load_notification_steps():
+    with open(FIXTURES / "notifications.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+class EventReader:
+    """A subscriber to every keyspace and keyevent channel of database 0, plus a marker channel
+    that ends each step's events."""
+
+    def __init__(self, srv):
+        self.conn = srv.raw()
+        self.conn.call("PSUBSCRIBE", "__keyspace@0__:*", "__keyevent@0__:*")
+        self.conn.read_reply(timeout=10)  # the second pattern's confirmation
+        self.conn.call("SUBSCRIBE", "marker")
+
+    def next_event(self, timeout):
+        reply = self.conn.read_reply(timeout=timeout)
+        kind, *rest = [x.value for x in reply.value]
+        if kind == b"message":
+            return None  # the marker
+        assert kind == b"pmessage", reply.value
+        return [rest[1].decode(), rest[2].decode()]
+
+    def events_until_marker(self, control):
+        control.call("PUBLISH", "marker", "end")
+        events = []
+        while (event := self.next_event(timeout=10)) is not None:
+            events.append(event)
+        return events
+
+
+def wait_until_expired(conn, cmd, timeout=10.0):
+    """Polls HPTTL (which neither deletes nor notifies) until every field the deadline command
+    named has passed its deadline."""
+    key, fields_at = cmd[1], [a.upper() for a in cmd].index("FIELDS")
+    fields = cmd[fields_at + 2:]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(x.value == -2 for x in conn.call("HPTTL", key, "FIELDS", len(fields), *fields).value):
+            return
+    raise AssertionError(f"the fields of {cmd} did not expire")
+
+
+def test_keyspace_events_as_redis_7_4_sends_them(server_binary):
+    srv = ServerProcess(server_binary, name="hfe-events", options={"hz": 10}).start()
+    try:
+        control = srv.raw()
+        control.call("CONFIG", "SET", "notify-keyspace-events", "KEA")
+        reader = EventReader(srv)
+        previous = None
+        for step in load_notification_steps():
+            cmd = step["cmd"]
+            if cmd[0] == "#SLEEP":
+                if step["events"]:
+                    # Active expiry sends them: they are awaited, then nothing more may come.
+                    got = [reader.next_event(timeout=10) for _ in step["events"]]
+                    got += reader.events_until_marker(control)
+                else:
+                    wait_until_expired(control, previous)
+                    got = reader.events_until_marker(control)
+            else:
+                reply = typed(control.call(*[argument(a) for a in cmd]))
+                if step["reply"] is not None:
+                    assert same(step["reply"], reply, int(time.time() * 1000)), (step, reply)
+                # Switching active expiry back on lets the next tick expire what waited: those
+                # events come on their own time, so they are awaited as after a pause.
+                got = [reader.next_event(timeout=10) for _ in step["events"]] \
+                    if cmd[:2] == ["DEBUG", "SET-ACTIVE-EXPIRE"] else []
+                got += reader.events_until_marker(control)
+                previous = cmd
+            assert got == step["events"], f"step {step['step']} {cmd}: {got}"
+    finally:
+        srv.stop()
