@@ -269,6 +269,7 @@ int main(int argc, char** argv) {
   Server server(std::move(config));
   RegisterAllCommands(&server.commands);
   server.executable = argv[0];
+  server.command_line.assign(argv, argv + argc);
   if (!server.config.pidfile.empty()) {
     std::ofstream(server.config.pidfile) << getpid() << "\n";
   }

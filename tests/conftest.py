@@ -112,6 +112,18 @@ def make_server(server_binary):
         pytest.fail("\n".join(errors), pytrace=False)
 
 
+@pytest.fixture(params=[pytest.param("goblin", id="goblin"), pytest.param("redis", id="redis-7.0")])
+def start_either(request, make_server):
+    """Runs the test twice: start_either(**options) starts goblin-server, then Debian's redis-server,
+    with those options (for behaviour both must show)."""
+    binary = goblin_binary() if request.param == "goblin" else REFERENCE_BINARY
+
+    def started(**options):
+        return make_server(binary=binary, name=request.param, options=options)
+
+    return started
+
+
 @pytest.fixture(scope="session")
 def reference_server():
     """Debian's redis-server, the reference for differential tests (all of the session's tests share it)."""

@@ -91,7 +91,7 @@ void RestoreCommand(CommandContext& ctx) {
   }
   const std::string_view payload = ctx.arg(3);
   std::string_view body;
-  if (!RdbCheckPayload(payload, &body)) {
+  if (!RdbCheckPayload(payload, &body, !ctx.server.skip_checksum_validation)) {
     ctx.reply.Error(errors::kBadPayload);
     return;
   }

@@ -207,7 +207,7 @@ void MemorySection(CommandContext& ctx, InfoWriter& w) {
   w.Field("mem_clients_slaves", static_cast<uint64_t>(replica_buffers));
   size_t client_memory = 0;
   for (Client* c : s.ClientsById()) {
-    if (!c->is_replica()) client_memory += c->input.capacity() + c->output.allocated();
+    if (!c->is_replica()) client_memory += ClientMemory(*c);
   }
   w.Field("mem_clients_normal", static_cast<uint64_t>(client_memory));
   w.Field("mem_cluster_links", "0");
@@ -252,7 +252,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("expired_time_cap_reached_count", "0");
   w.Field("expire_cycle_cpu_milliseconds", "0");
   w.Field("evicted_keys", ctx.server.evictor.evicted_keys());
-  w.Field("evicted_clients", "0");
+  w.Field("evicted_clients", ctx.server.stats.evicted_clients);
   w.Field("total_eviction_exceeded_time", ctx.server.evictor.TotalExceededMs());
   w.Field("current_eviction_exceeded_time", ctx.server.evictor.CurrentExceededMs());
   w.Field("keyspace_hits", st.keyspace.keyspace_hits);

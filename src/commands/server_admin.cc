@@ -1,4 +1,5 @@
 // Server administration: CONFIG TIME LASTSAVE SHUTDOWN MEMORY SLOWLOG LATENCY DEBUG MODULE.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -91,6 +92,7 @@ void ConfigResetstatCommand(CommandContext& ctx) {
   s.stats.rejected_connections = 0;
   s.stats.net_input_bytes = s.stats.net_output_bytes = 0;
   s.stats.total_error_replies = 0;
+  s.stats.evicted_clients = 0;
   s.acl.ResetCounters();
   s.stats.error_counts.clear();
   s.stats.total_reads_processed = s.stats.total_writes_processed = 0;
@@ -101,14 +103,19 @@ void ConfigResetstatCommand(CommandContext& ctx) {
   ctx.reply.Ok();
 }
 
-void ConfigRewriteCommand(CommandContext& ctx) {
+// CONFIG REWRITE's work (DEBUG RESTART does it too): "" or why it failed.
+std::string RewriteConfigFile(Server& server) {
   std::vector<std::string> users;
-  if (ctx.server.config.acl.file.empty()) {
-    for (const auto& [name, user] : ctx.server.acl.users()) {
+  if (server.config.acl.file.empty()) {
+    for (const auto& [name, user] : server.acl.users()) {
       users.push_back(acl::AccessControl::UserLine(*user));
     }
   }
-  std::string error = ctx.server.config_registry.Rewrite(users);
+  return server.config_registry.Rewrite(users);
+}
+
+void ConfigRewriteCommand(CommandContext& ctx) {
+  std::string error = RewriteConfigFile(ctx.server);
   if (!error.empty()) {
     ctx.reply.Error("ERR " + error);
     return;
@@ -612,6 +619,174 @@ ValueDigest DigestKey(int db, const KeyEntry* entry) {
   return digest;
 }
 
+// DEBUG POPULATE count [prefix] [size]: keys "<prefix>:<n>" (prefix "key") for n below count,
+// each holding "value:<n>", cut or padded with zero bytes to size when size is given (and not
+// 0). A key that exists is left as it is. Redis formats the key into a 128-byte buffer, so a
+// key is cut at 127 bytes and a prefix at its first zero byte, and so it is here. Not
+// propagated (DEBUG does not write), as in Redis.
+void DebugPopulate(CommandContext& ctx) {
+  int64_t count = 0, size = 0;
+  // Redis answers both a word and a negative number with the same error here.
+  auto positive = [&](std::string_view text, int64_t* value) {
+    if (!ParseInt64(text, value) || *value < 0) {
+      ctx.reply.Error(errors::kPositive);
+      return false;
+    }
+    return true;
+  };
+  if (!positive(ctx.arg(2), &count)) return;
+  if (ctx.argc() == 5 && !positive(ctx.arg(4), &size)) return;
+  std::string_view prefix = ctx.argc() >= 4 ? ctx.arg(3) : std::string_view("key");
+  prefix = prefix.substr(0, prefix.find('\0'));
+  constexpr size_t kLongestKey = 127;
+  Database& db = ctx.db();
+  std::string key, value;
+  for (int64_t i = 0; i < count; ++i) {
+    key.assign(prefix).append(":").append(Int64ToString(i));
+    if (key.size() > kLongestKey) key.resize(kLongestKey);
+    if (db.Find(key, ctx.now_ms, /*touch=*/false) != nullptr) continue;
+    value.assign("value:").append(Int64ToString(i));
+    if (size > 0) value.resize(static_cast<size_t>(size), '\0');
+    db.Put(key, EntryValue::String(value), std::nullopt);
+  }
+  ctx.reply.Ok();
+}
+
+// DEBUG SDSLEN key: Redis's view of a key and a string value held as SDS strings. Goblin keeps
+// neither in SDS: the lengths are the real ones, nothing is allocated ahead (avail 0), and the
+// allocation sizes are the bytes Goblin holds for the key and for the value. Values that Redis
+// would not hold as SDS (other types, integers) get its error.
+void DebugSdslen(CommandContext& ctx) {
+  KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms, /*touch=*/false);
+  if (entry == nullptr) {
+    ctx.reply.Error(errors::kNoSuchKey);
+    return;
+  }
+  if (entry->type() != ValueType::kString || entry->EncodingName() == "int") {
+    ctx.reply.Error("ERR Not an sds encoded string.");
+    return;
+  }
+  char scratch[kInt64TextMax];
+  const size_t key_length = entry->key().size();
+  const size_t value_length = entry->string_value(scratch).size();
+  ctx.reply.Simple("key_sds_len:" + std::to_string(key_length) +
+                   ", key_sds_avail:0, key_zmalloc: " + std::to_string(key_length) +
+                   ", val_sds_len:" + std::to_string(value_length) +
+                   ", val_sds_avail:0, val_zmalloc: " + std::to_string(entry->MemoryUsage()));
+}
+
+// DEBUG CLIENT-EVICTION: the memory and the number of the evictable clients by bucket, in
+// Redis's layout.
+void DebugClientEviction(CommandContext& ctx) {
+  if (ctx.server.client_eviction_limit() == 0) {
+    ctx.reply.Error("ERR maxmemory-clients is disabled.");
+    return;
+  }
+  const std::vector<std::pair<size_t, size_t>> buckets = ctx.server.ClientMemoryBuckets();
+  std::string text;
+  char line[160];
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const size_t floor = ClientMemoryBucketFloor(i);
+    if (i + 1 == buckets.size()) {
+      std::snprintf(line, sizeof(line), "bucket %10zu+            : ", floor);
+    } else {
+      std::snprintf(line, sizeof(line), "bucket %10zu - %10zu: ", floor,
+                    ClientMemoryBucketFloor(i + 1) - 1);
+    }
+    text += line;
+    std::snprintf(line, sizeof(line), "tot-mem: %10zu, clients: %zu\n", buckets[i].first,
+                  buckets[i].second);
+    text += line;
+  }
+  ctx.reply.Verbatim(text);
+}
+
+// DEBUG MALLCTL key [value] and MALLCTL-STR key [value]: jemalloc's controls.
+void DebugMallctl(CommandContext& ctx, bool string) {
+  const std::string name(ctx.arg(2));
+  bool wrote_only = false;
+  std::string error;
+  if (string) {
+    std::string old;
+    const std::string value = ctx.argc() > 3 ? std::string(ctx.arg(3)) : std::string();
+    error = AllocatorControlString(name, ctx.argc() > 3 ? &value : nullptr, &old, &wrote_only);
+    if (error.empty() && !wrote_only) {
+      ctx.reply.Bulk(old);
+      return;
+    }
+  } else {
+    int64_t value = 0, old = 0;
+    if (ctx.argc() > 3 && !ParseInt64(ctx.arg(3), &value)) {
+      ctx.reply.Error(errors::kNotInteger);
+      return;
+    }
+    error = AllocatorControlInt(name, ctx.argc() > 3 ? &value : nullptr, &old, &wrote_only);
+    if (error.empty() && !wrote_only) {
+      ctx.reply.Integer(old);
+      return;
+    }
+  }
+  if (!error.empty()) {
+    ctx.reply.Error("ERR " + error);
+  } else {
+    ctx.reply.Ok();
+  }
+}
+
+// DEBUG RESTART [ms] and CRASH-AND-RECOVER [ms]: the server runs its own executable again with
+// its command line, after delay ms. RESTART first rewrites the configuration file (if any) and
+// shuts down properly (the final save, without waiting for replicas); CRASH-AND-RECOVER just
+// stops. Every descriptor past stderr is closed, so the new process can bind the ports. On
+// success nothing returns; the reply is the failure's.
+void DebugRestart(CommandContext& ctx, bool graceful) {
+  int64_t delay = 0;
+  if (ctx.argc() >= 3) {
+    if (!ParseInt64(ctx.arg(2), &delay)) {
+      ctx.reply.Error(errors::kNotInteger);
+      return;
+    }
+    delay = std::max<int64_t>(delay, 0);
+  }
+  Server& server = ctx.server;
+  constexpr std::string_view kFailed = "ERR failed to restart the server. Check server logs.";
+  char executable[4096];
+  const ssize_t length = readlink("/proc/self/exe", executable, sizeof(executable) - 1);
+  if (length <= 0 || access(std::string(executable, length).c_str(), X_OK) != 0) {
+    LogWarning("Can't restart: this process has no permissions to execute " + server.executable);
+    ctx.reply.Error(kFailed);
+    return;
+  }
+  executable[length] = '\0';
+  if (graceful) {
+    if (!server.config.config_file.empty()) {
+      if (std::string error = RewriteConfigFile(server); !error.empty()) {
+        LogWarning("Can't restart: configuration rewrite process failed: " + error);
+        ctx.reply.Error(kFailed);
+        return;
+      }
+    }
+    if (server.shutdown->Begin(kShutdownNow, nullptr) != Shutdown::Outcome::kExit) {
+      LogWarning("Can't restart: error preparing for shutdown");
+      ctx.reply.Error(kFailed);
+      return;
+    }
+    server.persistence->FlushLog();
+  }
+  const long open_max = sysconf(_SC_OPEN_MAX);
+  for (int fd = 3; fd < (open_max > 0 ? open_max : 65536); ++fd) {
+    if (fcntl(fd, F_GETFD) != -1) close(fd);
+  }
+  if (delay > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+  std::vector<char*> argv;
+  argv.push_back(executable);
+  for (size_t i = 1; i < server.command_line.size(); ++i) {
+    argv.push_back(server.command_line[i].data());
+  }
+  argv.push_back(nullptr);
+  execve(executable, argv.data(), environ);
+  _exit(1);  // nothing is left to go back to
+}
+
 void DebugCommand(CommandContext& ctx) {
   std::string_view sub = ctx.arg(1);
   if (EqualsIgnoreCase(sub, "sleep") && ctx.argc() == 3) {
@@ -629,10 +804,79 @@ void DebugCommand(CommandContext& ctx) {
     *page = 'x';
   } else if (EqualsIgnoreCase(sub, "assert")) {
     GOBLIN_ASSERT(1 == 2);
+  } else if (EqualsIgnoreCase(sub, "panic")) {
+    Panic("DEBUG PANIC called at Unix time " + std::to_string(ctx.now_ms / 1000), __FILE__,
+          __LINE__);
+  } else if (EqualsIgnoreCase(sub, "oom")) {
+    // Redis asks its allocator for SIZE_MAX bytes and its out-of-memory handler panics; the
+    // same end without the allocation.
+    const std::string bytes = std::to_string(SIZE_MAX);
+    LogWarning("Out Of Memory allocating " + bytes + " bytes!");
+    Panic("Redis aborting for OUT OF MEMORY. Allocating " + bytes + " bytes!", __FILE__, __LINE__);
+  } else if (EqualsIgnoreCase(sub, "restart") || EqualsIgnoreCase(sub, "crash-and-recover")) {
+    DebugRestart(ctx, EqualsIgnoreCase(sub, "restart"));
   } else if (EqualsIgnoreCase(sub, "reload")) {
-    const std::string error = ctx.server.persistence->DebugReload();
+    bool save = true, flush = true, merge = false;
+    for (size_t i = 2; i < ctx.argc(); ++i) {
+      if (EqualsIgnoreCase(ctx.arg(i), "merge")) {
+        merge = true;
+      } else if (EqualsIgnoreCase(ctx.arg(i), "noflush")) {
+        flush = false;
+      } else if (EqualsIgnoreCase(ctx.arg(i), "nosave")) {
+        save = false;
+      } else {
+        ctx.reply.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+        return;
+      }
+    }
+    const std::string error = ctx.server.persistence->DebugReload(save, flush, merge);
     if (!error.empty()) {
       ctx.reply.Error(error);
+      return;
+    }
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "loadaof")) {
+    const std::string error = ctx.server.persistence->DebugLoadLog();
+    if (!error.empty()) {
+      ctx.reply.Error(error);
+      return;
+    }
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "populate") && ctx.argc() >= 3 && ctx.argc() <= 5) {
+    DebugPopulate(ctx);
+  } else if (EqualsIgnoreCase(sub, "sdslen") && ctx.argc() == 3) {
+    DebugSdslen(ctx);
+  } else if (EqualsIgnoreCase(sub, "replicate") && ctx.argc() >= 3) {
+    ctx.server.replication->FeedCommand(
+        std::span<const std::string_view>(ctx.argv.data() + 2, ctx.argc() - 2));
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "set-skip-checksum-validation") && ctx.argc() == 3) {
+    ctx.server.skip_checksum_validation = std::atoi(std::string(ctx.arg(2)).c_str()) != 0;
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "set-disable-deny-scripts") && ctx.argc() == 3) {
+    ctx.server.script_disable_deny_script = std::atoi(std::string(ctx.arg(2)).c_str()) != 0;
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "client-eviction") && ctx.argc() == 2) {
+    DebugClientEviction(ctx);
+  } else if ((EqualsIgnoreCase(sub, "mallctl") || EqualsIgnoreCase(sub, "mallctl-str")) &&
+             ctx.argc() >= 3 && AllocatorHasControls()) {
+    DebugMallctl(ctx, EqualsIgnoreCase(sub, "mallctl-str"));
+  } else if (EqualsIgnoreCase(sub, "replybuffer") && ctx.argc() == 4) {
+    if (EqualsIgnoreCase(ctx.arg(2), "peak-reset-time")) {
+      int64_t ms = 0;
+      if (EqualsIgnoreCase(ctx.arg(3), "never")) {
+        ms = -1;
+      } else if (EqualsIgnoreCase(ctx.arg(3), "reset")) {
+        ms = 5000;
+      } else if (!ParseInt64(ctx.arg(3), &ms)) {
+        ctx.reply.Error(errors::kNotInteger);
+        return;
+      }
+      ctx.server.reply_buffer_peak_reset_time_ms = ms;
+    } else if (EqualsIgnoreCase(ctx.arg(2), "resizing")) {
+      ctx.server.reply_buffer_resizing = std::atoi(std::string(ctx.arg(3)).c_str()) != 0;
+    } else {
+      ctx.reply.Error(errors::UnknownSubcommandOrArity(sub, "DEBUG"));
       return;
     }
     ctx.reply.Ok();
@@ -752,38 +996,98 @@ void DebugCommand(CommandContext& ctx) {
           "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
     }
   } else if (EqualsIgnoreCase(sub, "help")) {
-    ReplyHelp(ctx, {"ASSERT",
-                    "    Crash by assertion failed.",
-                    "DIGEST",
-                    "    Output a hex signature representing the current DB content.",
-                    "DIGEST-VALUE <key> [<key> ...]",
-                    "    Output a hex signature of the values of all the specified keys.",
-                    "ERROR <string>",
-                    "    Return a Redis protocol error with <string> as message.",
-                    "CHANGE-REPL-ID",
-                    "    Change the replication IDs of the instance.",
-                    "    Dangerous: should be used only for testing the replication subsystem.",
-                    "LISTPACK <key>",
-                    "    Show low level info about the listpack encoding of <key>.",
-                    "LOG <message>",
-                    "    Write <message> to the server log.",
-                    "OBJECT <key>",
-                    "    Show low level info about the <key> and associated value.",
-                    "PAUSE-CRON <0|1>",
-                    "    Stop periodic cron job processing.",
-                    "PROTOCOL <type>",
-                    "    Reply with a test value of the specified type.",
-                    "QUICKLIST-PACKED-THRESHOLD <size>",
-                    "    Accepted for compatibility (1GB by default, 0 restores it); every list",
-                    "    element is stored packed, whatever its size.",
-                    "SEGFAULT",
-                    "    Crash the server with sigsegv.",
-                    "SET-ACTIVE-EXPIRE <0|1>",
-                    "    Setting it to 0 disables expiring keys in background.",
-                    "SLEEP <seconds>",
-                    "    Stop the server for <seconds>. Decimals allowed.",
-                    "STRINGMATCH-LEN",
-                    "    Run a fuzz tester against the stringmatchlen() function."});
+    // Redis 7.2's lines, in its order, for the subcommands served here.
+    ReplyHelp(
+        ctx,
+        {
+            "ASSERT",
+            "    Crash by assertion failed.",
+            "CHANGE-REPL-ID",
+            "    Change the replication IDs of the instance.",
+            "    Dangerous: should be used only for testing the replication subsystem.",
+            "CRASH-AND-RECOVER [<milliseconds>]",
+            "    Hard crash and restart after a <milliseconds> delay (default 0).",
+            "DIGEST",
+            "    Output a hex signature representing the current DB content.",
+            "DIGEST-VALUE <key> [<key> ...]",
+            "    Output a hex signature of the values of all the specified keys.",
+            "ERROR <string>",
+            "    Return a Redis protocol error with <string> as message. Useful for clients",
+            "    unit tests to simulate Redis errors.",
+            "LOG <message>",
+            "    Write <message> to the server log.",
+            "LOADAOF",
+            "    Flush the AOF buffers on disk and reload the AOF in memory.",
+            "REPLICATE <string>",
+            "    Replicates the provided string to replicas, allowing data divergence.",
+            "MALLCTL <key> [<val>]",
+            "    Get or set a malloc tuning integer.",
+            "MALLCTL-STR <key> [<val>]",
+            "    Get or set a malloc tuning string.",
+            "OBJECT <key>",
+            "    Show low level info about `key` and associated value.",
+            "OOM",
+            "    Crash the server simulating an out-of-memory error.",
+            "PANIC",
+            "    Crash the server simulating a panic.",
+            "POPULATE <count> [<prefix>] [<size>]",
+            "    Create <count> string keys named key:<num>. If <prefix> is specified then",
+            "    it is used instead of the 'key' prefix. These are not propagated to",
+            "    replicas. Cluster slots are not respected so keys not belonging to the",
+            "    current node can be created in cluster mode.",
+            "PROTOCOL <type>",
+            "    Reply with a test value of the specified type. <type> can be: string,",
+            "    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+            "    true, false.",
+            "RELOAD [option ...]",
+            "    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+            "    * MERGE: conflicting keys will be loaded from RDB.",
+            "    * NOFLUSH: the existing database will not be removed before load, but",
+            "      conflicting keys will generate an exception and kill the server.",
+            "    * NOSAVE: the database will be loaded from an existing RDB file.",
+            "    Examples:",
+            "    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+            "      the database.",
+            "    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+            "      existing RDB file.",
+            "    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+            "      file to the database.",
+            "RESTART [<milliseconds>]",
+            "    Graceful restart: save config, db, restart after a <milliseconds> delay (default "
+            "0).",
+            "SDSLEN <key>",
+            "    Show low level SDS string info representing `key` and value.",
+            "SEGFAULT",
+            "    Crash the server with sigsegv.",
+            "SET-ACTIVE-EXPIRE <0|1>",
+            "    Setting it to 0 disables expiring keys in background when they are not",
+            "    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+            "    default.",
+            "QUICKLIST-PACKED-THRESHOLD <size>",
+            "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+            "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
+            "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+            "    Enables or disables checksum checks for RDB files and RESTORE's payload.",
+            "SET-DISABLE-DENY-SCRIPTS <0|1>",
+            "    Allows or denies scripts the commands flagged noscript.",
+            "SLEEP <seconds>",
+            "    Stop the server for <seconds>. Decimals allowed.",
+            "STRINGMATCH-LEN",
+            "    Run a fuzz tester against the stringmatchlen() function.",
+            "LISTPACK <key>",
+            "    Show low level info about the listpack encoding of <key>.",
+            "CLIENT-EVICTION",
+            "    Show low level client eviction pools info (maxmemory-clients).",
+            "PAUSE-CRON <0|1>",
+            "    Stop periodic cron job processing.",
+            "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+            "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+            "    In case NEVER is provided the last observed peak will never be reset",
+            "    In case RESET is provided the peak reset time will be restored to the default "
+            "value",
+            "REPLYBUFFER RESIZING <0|1>",
+            "    Enable or disable the reply buffer resize cron job",
+        });
   } else {
     ctx.reply.Error(errors::UnknownSubcommandOrArity(sub, "DEBUG"));
   }

@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <random>
+#include <thread>
 
 namespace goblin {
 namespace {
@@ -31,6 +34,14 @@ int OpenRetryingEintr(const char* path, int flags, mode_t mode = 0) {
 }
 
 }  // namespace
+
+void SleepPerKey(int64_t microseconds) {
+  if (microseconds < 0) {
+    thread_local std::minstd_rand draw{std::random_device{}()};
+    microseconds = draw() % static_cast<uint64_t>(-microseconds) == 0 ? 1 : 0;
+  }
+  if (microseconds > 0) std::this_thread::sleep_for(std::chrono::microseconds(microseconds));
+}
 
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;

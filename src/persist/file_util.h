@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,11 @@ bool ReplaceFile(const std::string& path, const std::function<bool(int, std::str
 
 // ReplaceFile with contents as the new file.
 bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error);
+
+// Redis's test knobs key-load-delay and rdb-key-save-delay: sleeps microseconds once per key
+// loaded or saved. A negative -n sleeps one microsecond for one key in n, drawn at random, as
+// Redis's debugDelay does, for delays finer than a system call.
+void SleepPerKey(int64_t microseconds);
 
 // A whole file mapped read-only (and read ahead), for the loaders of snapshot files. Errors are
 // "<path>: cannot open|stat|map: <strerror>"; a missing file is reported through *missing with

@@ -251,11 +251,9 @@ class RdbFileReader {
       dbs_[db_]->Prefetch(pending.key);
       if (++ring_size_ == kAhead && !StoreOldest()) return false;
     }
-    if (options_.key_load_delay_us > 0) {
-      std::this_thread::sleep_for(std::chrono::microseconds(options_.key_load_delay_us));
-    }
+    SleepPerKey(options_.key_load_delay_us);
     if (options_.progress && (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes ||
-                              options_.key_load_delay_us > 0)) {
+                              options_.key_load_delay_us != 0)) {
       if (!Flush()) return false;
       if (!options_.progress(pos_, keys_seen_)) {
         return Fail(pos_, "loading interrupted by a shutdown");
@@ -269,6 +267,7 @@ class RdbFileReader {
     ring_head_ = (ring_head_ + 1) % kAhead;
     --ring_size_;
     const EntryValue entry = pending.value.Take();
+    if (options_.replace_existing) dbs_[pending.db]->Delete(pending.key);
     if (!dbs_[pending.db]->AddNew(pending.key, entry, pending.deadline)) {
       delete entry.object;
       return Fail(pending.at, "key '" + Shown(pending.key) + "' appears twice in database " +
@@ -306,7 +305,7 @@ class RdbFileReader {
       const size_t crc_at = pos_;
       uint64_t stored = 0;
       if (!Fixed(&stored, 8, "the checksum")) return false;
-      if (stored != 0) {
+      if (stored != 0 && options_.verify_checksum) {
         const uint64_t actual = Crc64(0, data_.substr(0, crc_at));
         if (actual != stored) {
           return Fail(crc_at, "checksum mismatch (the file is damaged)");

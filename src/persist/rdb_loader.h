@@ -55,8 +55,13 @@ struct RdbLoadOptions {
   int64_t now_ms = 0;
   // Skip keys whose deadline is before now_ms (false for an append-only file's base).
   bool skip_expired = true;
-  // Redis's key-load-delay, for tests: sleep this long per key.
+  // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h).
   int64_t key_load_delay_us = 0;
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION 1: the file's CRC-64 is not compared with its bytes.
+  bool verify_checksum = true;
+  // DEBUG RELOAD MERGE: a key already in the database is replaced by the file's (else the
+  // load fails on it).
+  bool replace_existing = false;
   // Called every few thousand keys and after every big key: (bytes done, keys done); returning
   // false stops the load (it then fails, "interrupted by a shutdown").
   std::function<bool(uint64_t bytes, uint64_t keys)> progress;

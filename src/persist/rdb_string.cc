@@ -155,7 +155,7 @@ void RdbAppendPayloadTrailer(std::string* payload) {
   for (int i = 0; i < 8; ++i) payload->push_back(static_cast<char>(crc >> (8 * i)));
 }
 
-bool RdbCheckPayload(std::string_view payload, std::string_view* body) {
+bool RdbCheckPayload(std::string_view payload, std::string_view* body, bool verify_checksum) {
   if (payload.size() < 10) return false;
   auto byte = [&](size_t i) { return static_cast<uint8_t>(payload[i]); };
   size_t trailer = payload.size() - 10;
@@ -163,7 +163,7 @@ bool RdbCheckPayload(std::string_view payload, std::string_view* body) {
   if (version > kRdbVersionRead) return false;
   uint64_t crc = 0;
   for (int i = 7; i >= 0; --i) crc = crc << 8 | byte(trailer + 2 + static_cast<size_t>(i));
-  if (crc != Crc64(0, payload.substr(0, trailer + 2))) return false;
+  if (verify_checksum && crc != Crc64(0, payload.substr(0, trailer + 2))) return false;
   *body = payload.substr(0, trailer);
   return true;
 }

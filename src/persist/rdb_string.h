@@ -46,8 +46,8 @@ bool RdbReadStringView(std::string_view data, size_t* pos, std::string* scratch,
 
 // Appends the trailer (version and CRC-64) that ends a DUMP payload.
 void RdbAppendPayloadTrailer(std::string* payload);
-// Checks a payload's trailer: a version Goblin reads and a matching CRC-64. *body is the
-// payload without it.
-bool RdbCheckPayload(std::string_view payload, std::string_view* body);
+// Checks a payload's trailer: a version Goblin reads and, with verify_checksum, a matching
+// CRC-64 (DEBUG SET-SKIP-CHECKSUM-VALIDATION turns that off). *body is the payload without it.
+bool RdbCheckPayload(std::string_view payload, std::string_view* body, bool verify_checksum = true);
 
 }  // namespace goblin

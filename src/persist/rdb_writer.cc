@@ -471,6 +471,7 @@ bool WriteRdbToFd(const std::vector<const Database*>& dbs,
     RdbAppendLength(bytes, db.expires());
     using Access = RdbWriteOptions::AccessRecords;
     auto record = [&](const KeyEntry* entry, uint32_t stamp) {
+      SleepPerKey(options.key_save_delay_us);
       if (entry->has_expire()) {
         bytes->push_back(static_cast<char>(rdb::kOpExpireTimeMs));
         AppendFixed(bytes, static_cast<uint64_t>(entry->expire_ms()), 8);

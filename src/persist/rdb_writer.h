@@ -81,6 +81,7 @@ struct RdbWriteOptions {
   // DEBUG QUICKLIST-PACKED-THRESHOLD: list elements this long get a plain node.
   uint64_t quicklist_packed_threshold = uint64_t{1} << 30;
   uint64_t used_memory = 0;  // the used-mem aux field
+  int64_t key_save_delay_us = 0;  // rdb-key-save-delay: SleepPerKey's delay (file_util.h)
   // repl-stream-db, repl-id and repl-offset, written before aof-base when present (Redis
   // writes them whenever the server has a replication history).
   SavedReplication replication;

@@ -262,10 +262,8 @@ class Loading {
     while (!reader.done()) {
       if (!ReadKey(reader)) return false;
       ++keys_seen_;
-      if (key_load_delay_us_ > 0) {
-        std::this_thread::sleep_for(std::chrono::microseconds(key_load_delay_us_));
-      }
-      if (progress_ && (keys_seen_ % 1024 == 0 || key_load_delay_us_ > 0)) {
+      SleepPerKey(key_load_delay_us_);
+      if (progress_ && (keys_seen_ % 1024 == 0 || key_load_delay_us_ != 0)) {
         if (!progress_(reader.offset(), keys_seen_)) return Fail(reader.offset(), kInterrupted);
       }
     }
@@ -319,6 +317,15 @@ class Loading {
       if (!reader.LengthPrefixed(&bytes)) return Fail(at, "truncated string value");
       value = EntryValue::String(bytes);
     }
+    if (replace_existing) {
+      // A key of the file that expired leaves the database's own in place.
+      if (deadline && *deadline <= now_ms_) {
+        delete object;
+        ++stats_->keys_expired;
+        return true;
+      }
+      db_->Delete(key);
+    }
     if (!db_->AddNew(key, value, deadline)) {
       delete object;
       return Fail(at, "key '" + std::string(key) + "' appears twice");
@@ -343,6 +350,11 @@ class Loading {
   int64_t key_load_delay_us_;
   SnapshotLoadStats* stats_;
   std::vector<SnapshotSection>* sections_;
+
+ public:
+  bool replace_existing = false;  // SnapshotLoader::set_replace_existing
+
+ private:
   LoadError error_;
   uint64_t total_keys_ = 0;
   uint32_t version_ = 0;  // the header's
@@ -387,6 +399,7 @@ bool SnapshotLoader::Load(const std::vector<Database*>& dbs, int64_t now_ms,
   sections_.clear();
   Loading loading(file_name_, data_, limits_, dbs, now_ms, progress, key_load_delay_us, &stats_,
                   &sections_);
+  loading.replace_existing = replace_existing_;
   return loading.Run(error);
 }
 

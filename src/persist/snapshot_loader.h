@@ -55,6 +55,10 @@ class SnapshotLoader {
   bool Load(const std::vector<Database*>& dbs, int64_t now_ms, const Progress& progress,
             int64_t key_load_delay_us, std::string* error);
 
+  // DEBUG RELOAD MERGE: a key already in a database is replaced by the file's, where it would
+  // otherwise fail the load.
+  void set_replace_existing(bool replace) { replace_existing_ = replace; }
+
   const SnapshotLoadStats& stats() const { return stats_; }
   // Every section read, in file order (the check tool lists them).
   const std::vector<SnapshotSection>& sections() const { return sections_; }
@@ -63,6 +67,7 @@ class SnapshotLoader {
   std::string file_name_;
   std::string_view data_;
   EncodingLimits limits_;
+  bool replace_existing_ = false;
   SnapshotLoadStats stats_;
   std::vector<SnapshotSection> sections_;
 };

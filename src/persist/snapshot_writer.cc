@@ -105,7 +105,7 @@ void AppendKeyRecord(std::string* out, const KeyEntry* entry, std::string* scrat
 bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
                        SnapshotSaveStats* stats, std::string* error,
-                       const SavedReplication& replication) {
+                       const SavedReplication& replication, int64_t key_save_delay_us) {
   SectionSink sink(fd);
   auto fail = [&] {
     *error = sink.error();
@@ -154,6 +154,7 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
     std::string record;
     db.ForEach([&](const KeyEntry* entry) {
       if (!ok) return;
+      SleepPerKey(key_save_delay_us);
       record.clear();
       AppendKeyRecord(&record, entry, &scratch);
       if (!body.empty() && body.size() + record.size() > snapshot::kBatchBytes) {
@@ -182,11 +183,12 @@ bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error,
-                       const SavedReplication& replication) {
+                       const SavedReplication& replication, int64_t key_save_delay_us) {
   return ReplaceFile(
       path,
       [&](int fd, std::string* write_error) {
-        return WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, write_error, replication);
+        return WriteSnapshotToFd(dbs, libraries, fd, now_ms, stats, write_error, replication,
+                                 key_save_delay_us);
       },
       error);
 }

@@ -26,16 +26,16 @@ struct SnapshotSaveStats {
 // i) to `path`, with the replication history when replication has one (a version 2 file; else
 // version 1). Returns false with a message naming the file on any I/O error; the previous
 // file at `path` is then untouched, except when only the final directory fsync fails (the new
-// file is in place by then).
+// file is in place by then). key_save_delay_us: SleepPerKey's delay (rdb-key-save-delay).
 bool WriteSnapshotFile(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, const std::string& path,
                        int64_t now_ms, SnapshotSaveStats* stats, std::string* error,
-                       const SavedReplication& replication = {});
+                       const SavedReplication& replication = {}, int64_t key_save_delay_us = 0);
 
 // The same into an already open file descriptor (the AOF base, tests); no rename, no fsync.
 bool WriteSnapshotToFd(const std::vector<const Database*>& dbs,
                        const std::vector<std::string_view>& libraries, int fd, int64_t now_ms,
                        SnapshotSaveStats* stats, std::string* error,
-                       const SavedReplication& replication = {});
+                       const SavedReplication& replication = {}, int64_t key_save_delay_us = 0);
 
 }  // namespace goblin

@@ -8,6 +8,19 @@
 
 namespace goblin {
 
+size_t ClientMemory(const Client& c) {
+  // Per entry of a hash set or vector of strings: the string object and the node around it,
+  // as Redis counts a dict entry and the pointers to its shared strings.
+  constexpr size_t kEntryOverhead = sizeof(std::string) + 2 * sizeof(void*);
+  const size_t subscriptions = c.channels.size() + c.patterns.size() + c.shard_channels.size();
+  size_t memory = sizeof(Client) + c.input.capacity() + c.output.allocated();
+  memory += c.queued_bytes + c.queued.size() * sizeof(std::vector<std::string>);
+  memory += c.watched_key_bytes + c.watched.size() * kEntryOverhead;
+  memory += subscriptions * kEntryOverhead;
+  memory += c.tracking.prefixes.size() * kEntryOverhead;
+  return memory;
+}
+
 std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   std::string line;
   line.reserve(300);
@@ -51,7 +64,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("qbuf", static_cast<int64_t>(c.input.size()));
   number("qbuf-free", static_cast<int64_t>(c.input.capacity() - c.input.size()));
   number("argv-mem", 0);
-  number("multi-mem", 0);
+  number("multi-mem", static_cast<int64_t>(c.queued_bytes));
   number("rbs", static_cast<int64_t>(c.output.allocated()));
   number("rbp", static_cast<int64_t>(c.output.size()));
   // Redis keeps a reply in a 16 KB buffer (obl) and then in a list of 16 KB blocks (oll,
@@ -63,8 +76,7 @@ std::string ClientInfoLine(const Client& c, int64_t now_ms) {
   number("obl", in_buffer);
   number("oll", (pending - in_buffer + kReplyChunk - 1) / kReplyChunk);
   number("omem", pending - in_buffer);
-  number("tot-mem",
-         static_cast<int64_t>(sizeof(Client) + c.input.capacity() + c.output.allocated()));
+  number("tot-mem", static_cast<int64_t>(ClientMemory(c)));
   field("events", c.want_write ? "rw" : "r");
   field("cmd", c.last_command != nullptr ? std::string_view(c.last_command->name) : "NULL");
   // A client with no user may run anything: the master's link (Redis's "superuser").

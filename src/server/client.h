@@ -170,8 +170,11 @@ struct Client final : net::EventHandler {
   // admission: a flag some command has, and a flag some command lacks.
   uint32_t queued_flags = 0;
   uint32_t queued_lacking_flags = 0;
+  // The bytes of the queued arguments (CLIENT LIST's multi-mem, the client's memory).
+  size_t queued_bytes = 0;
   void Queue(const std::vector<std::string_view>& argv, uint32_t flags) {
     queued.emplace_back(argv.begin(), argv.end());
+    for (std::string_view arg : argv) queued_bytes += arg.size();
     queued_flags |= flags;
     queued_lacking_flags |= ~flags;
   }
@@ -179,10 +182,12 @@ struct Client final : net::EventHandler {
   void DiscardTransaction() {
     in_multi = multi_failed = false;
     queued.clear();
+    queued_bytes = 0;
     queued_flags = queued_lacking_flags = 0;
   }
   bool watch_dirty = false;
   std::vector<std::pair<int, std::string>> watched;  // (db, key)
+  size_t watched_key_bytes = 0;                      // the watched keys' names, summed
 
   // Blocking commands.
   bool blocked = false;
@@ -214,6 +219,9 @@ struct Client final : net::EventHandler {
   int64_t over_soft_limit_since = 0;  // ms when unsent replies passed the soft limit, or 0
 
   size_t pending_output() const { return output.size(); }
+  // What this client adds to the clients' total of maxmemory-clients as last counted
+  // (server/client_eviction.cc); 0 while client eviction is off.
+  size_t memory_counted = 0;
 
   // Replication (server/replication.h). A replica's output is the replication stream; replies
   // to its own commands go to discarded_replies instead (a replica that gets one is dropped).
@@ -237,6 +245,18 @@ struct Client final : net::EventHandler {
   };
   Tracking tracking;
 };
+
+// The memory a client holds, as Redis 7.2 counts it for CLIENT LIST's tot-mem, INFO's
+// mem_clients_normal and maxmemory-clients: the query buffer, the replies (sent blocks kept and
+// unsent), the client itself, its MULTI queue, and the overhead of its watched keys,
+// subscriptions and tracking prefixes.
+size_t ClientMemory(const Client& client);
+// maxmemory-clients groups clients by their memory in buckets of powers of two, as Redis 7.2
+// does (server/client_eviction.cc): the bucket of a client holding memory bytes, the number of
+// buckets, and the least memory of a bucket's clients.
+size_t ClientMemoryBucket(size_t memory);
+size_t ClientMemoryBucketCount();
+size_t ClientMemoryBucketFloor(size_t bucket);
 
 // One client as CLIENT LIST and CLIENT INFO describe it (and Redis's log and ACL LOG name a
 // client).

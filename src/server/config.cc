@@ -669,9 +669,12 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Enum("sanitize-dump-payload", &c.sanitize_dump_payload, {"no", "yes", "clients"}, kMutable);
   table.Int("key-load-delay", &c.key_load_delay, kMinInt, kMaxInt, kMutable);
   table.Hidden();
+  table.Int("rdb-key-save-delay", &c.rdb_key_save_delay, kMinInt, kMaxInt, kMutable);
+  table.Hidden();
   table.Memory("proto-max-bulk-len", &c.proto_max_bulk_len, kMiB, kMaxLong, kMutable);
   table.Memory("client-query-buffer-limit", &c.client_query_buffer_limit, kMiB, kMaxLong, kMutable);
   table.Memory("maxmemory", &c.maxmemory, 0, kMaxLong, kMutable);
+  table.Hook(ConfigHook::kClientEviction);  // maxmemory-clients may be a percentage of it
   table.Memory("client-reply-size-limit", &c.client_reply_size_limit, 0, kMaxLong, kMutable);
   table.Enum("maxmemory-policy", &c.maxmemory_policy, kEvictionPolicies, kMutable,
              ConfigHook::kAccessClock);
@@ -680,6 +683,8 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("lfu-decay-time", &c.lfu_decay_time, 0, kMaxInt, kMutable, ConfigHook::kAccessClock);
   table.OutputLimits("client-output-buffer-limit", &c.client_output_buffer_limit, kMutable);
   table.Int("maxmemory-eviction-tenacity", &c.maxmemory_eviction_tenacity, 0, 100, kMutable);
+  table.Validated("maxmemory-clients", &c.maxmemory_clients, kMutable, NormalizeMemoryOrPercent);
+  table.Hook(ConfigHook::kClientEviction);
   table.Int("zset-max-listpack-entries", &c.zset_max_listpack_entries, 0, kMaxLong, kMutable);
   table.Alias("zset-max-ziplist-entries");
   table.Memory("zset-max-listpack-value", &c.zset_max_listpack_value, 0, kMaxLong, kMutable);
@@ -729,6 +734,9 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Bool("replica-announced", &c.replica_announced, kMutable);
   table.Bool("replica-ignore-maxmemory", &c.replica_ignore_maxmemory, kMutable);
   table.Alias("slave-ignore-maxmemory");
+  table.Enum("propagation-error-behavior", &c.propagation_error_behavior,
+             {"ignore", "panic", "panic-on-replicas"}, kMutable);
+  table.Bool("replica-ignore-disk-write-errors", &c.replica_ignore_disk_write_errors, kMutable);
   table.Bool("replica-lazy-flush", &c.replica_lazy_flush, kMutable);
   table.Alias("slave-lazy-flush");
   table.Enum("repl-diskless-load", &c.repl_diskless_load, {"disabled", "on-empty-db", "swapdb"},
@@ -833,7 +841,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
         {"set-proc-title", &inert.set_proc_title, kImmutable},
         {"syslog-enabled", &inert.syslog_enabled, kImmutable},
         {"crash-memcheck-enabled", &inert.crash_memcheck_enabled, kMutable},
-        {"replica-ignore-disk-write-errors", &inert.replica_ignore_disk_write_errors, kMutable},
         {"aof-rewrite-incremental-fsync", &inert.aof_rewrite_incremental_fsync, kMutable},
         {"rdb-save-incremental-fsync", &inert.rdb_save_incremental_fsync, kMutable},
         {"aof-disable-auto-gc", &inert.aof_disable_auto_gc, kMutable}}) {
@@ -879,15 +886,6 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
       {"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},
       kImmutable);
   table.Inert();
-  table.Validated("maxmemory-clients", &inert.maxmemory_clients, kMutable,
-                  NormalizeMemoryOrPercent);
-  table.Inert();
-  table.Enum("propagation-error-behavior", &inert.propagation_error_behavior,
-             {"ignore", "panic", "panic-on-replicas"}, kMutable);
-  table.Inert();
-  table.Int("rdb-key-save-delay", &inert.rdb_key_save_delay, kMinInt, kMaxInt, kMutable);
-  table.Inert();
-  table.Hidden();
 }
 
 ConfigRegistry::~ConfigRegistry() = default;

@@ -98,6 +98,9 @@ struct Config {
   // (a structure built from unchecked bytes could not keep its invariants).
   std::string sanitize_dump_payload = "no";
   int64_t key_load_delay = 0;  // microseconds per loaded key (Redis's hidden test knob)
+  // Microseconds slept per key written to a snapshot (Redis's hidden test knob, which makes a
+  // BGSAVE, an AOF rewrite's base or a diskless transfer last).
+  int64_t rdb_key_save_delay = 0;
   // Limits.
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
@@ -112,6 +115,9 @@ struct Config {
   // without it.
   int64_t client_reply_size_limit = 0;
   int64_t maxmemory_eviction_tenacity = 10;
+  // The clients' memory, together, may reach this before the biggest are closed
+  // (server/client_eviction.cc): "0" (no limit), bytes, or a percentage of maxmemory ("10%").
+  std::string maxmemory_clients = "0";
   // Encoding thresholds.
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
@@ -155,6 +161,12 @@ struct Config {
   int64_t replica_announce_port = 0;
   bool replica_announced = true;
   bool replica_ignore_maxmemory = true;
+  // What a command from the master, or replayed from the append-only file, that fails does:
+  // "ignore" (logged), "panic", or "panic-on-replicas" (only a replica's stream panics).
+  std::string propagation_error_behavior = "ignore";
+  // A replica whose append-only file cannot be written goes on applying its master's stream
+  // instead of exiting.
+  bool replica_ignore_disk_write_errors = false;
   bool replica_lazy_flush = false;
   // disabled, on-empty-db or swapdb. The snapshot is always received into a file first; with
   // swapdb the old data set keeps serving (and survives a failed load) until the new one is in.
@@ -267,17 +279,13 @@ struct Config {
     std::string syslog_ident = "redis";
     std::string syslog_facility = "local0";
     bool crash_memcheck_enabled = true;
-    std::string maxmemory_clients = "0";
     std::string bind_source_addr;
-    std::string propagation_error_behavior = "ignore";
-    bool replica_ignore_disk_write_errors = false;
     bool aof_rewrite_incremental_fsync = true;
     bool rdb_save_incremental_fsync = true;
     bool aof_disable_auto_gc = false;
     int64_t socket_mark_id = 0;
     std::string ignore_warnings;
     std::string locale_collate;
-    int64_t rdb_key_save_delay = 0;
   } inert;
 
   // Where CONFIG REWRITE writes; empty when started without a config file.
@@ -302,6 +310,7 @@ enum class ConfigHook {
   kAclPubsubDefault,  // users and selectors created from now on start from acl-pubsub-default
   kTlsConfigure,      // the TLS certificates and settings are loaded again (once per CONFIG SET)
   kTlsPort,           // the same, then the TLS listeners reopen on tls-port
+  kClientEviction,    // the clients' memory is counted again, or no longer, for maxmemory-clients
 };
 
 // One option CONFIG SET changed: its canonical name and its row's hook.

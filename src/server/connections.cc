@@ -510,7 +510,16 @@ void Server::ProcessInput(Client& client) {
       client.close_after_reply = true;
       break;
     }
-    if (!argv.empty()) Execute(client, argv);
+    if (!argv.empty()) {
+      // As Redis does before each command: the memory the arguments hold may be what closes
+      // the client, and then the command does not run.
+      if (client_eviction_limit_ != 0) {
+        CountClientMemory(client);
+        EvictClients();
+        if (client.close_after_reply) break;
+      }
+      Execute(client, argv);
+    }
     if (client.paused) break;  // the request stays unconsumed, parsed again on resume
     // The master's stream goes on, byte for byte, to this replica's backlog and replicas.
     if (client.kind == ClientKind::kMaster) master_link->Applied(data.substr(0, consumed));
@@ -542,6 +551,14 @@ size_t Server::PrefetchPipelinedKeys(const Client& client, std::string_view data
 }
 
 void Server::Flush(Client& client) {
+  FlushReplies(client);
+  if (client_eviction_limit_ != 0 && !client.close_after_reply) {
+    CountClientMemory(client);
+    EvictClients();
+  }
+}
+
+void Server::FlushReplies(Client& client) {
   // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
   if (persistence->log_pending()) persistence->FlushLog();
   // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).
@@ -649,6 +666,7 @@ void Server::CloseClient(Client& client) {
   int fd = client.fd;
   if (!clients_by_fd_.count(fd)) return;  // closed earlier in this round
   client.connection->Close();
+  ForgetClientMemory(client);
   UnwatchAll(client);
   UnblockClient(client);
   pubsub.RemoveClient(client);

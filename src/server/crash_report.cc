@@ -32,6 +32,9 @@ const CommandContext* g_running = nullptr;
 const char* g_assert_expression = nullptr;
 const char* g_assert_file = nullptr;
 int g_assert_line = 0;
+// A panic's message (Panic), kept in a buffer of its own: the handler must not allocate.
+char g_panic_message[512];
+bool g_panicked = false;
 // The signal being reported, 0 before any (invariant 3).
 volatile sig_atomic_t g_reporting = 0;
 // The CURRENT CLIENT INFO text is built here rather than on the handler's small stack.
@@ -256,7 +259,16 @@ void OnFatalSignal(int signal_number, siginfo_t* info, void* context) {
     line.Hex(reinterpret_cast<uintptr_t>(instruction));
     WriteLine(std::string_view(text, line.size()));
   }
-  if (g_assert_expression != nullptr) {
+  if (g_panicked) {
+    TextBuffer line(text, sizeof(text));
+    line.Text("Guru Meditation: ");
+    line.Text(g_panic_message);
+    line.Text(" #");
+    line.Text(g_assert_file);
+    line.Char(':');
+    line.Number(g_assert_line);
+    WriteLine(std::string_view(text, line.size()));
+  } else if (g_assert_expression != nullptr) {
     WriteLine("=== ASSERTION FAILED ===");
     TextBuffer line(text, sizeof(text));
     line.Text("==> ");
@@ -376,6 +388,19 @@ const CommandContext* SetRunningCommand(const CommandContext* ctx) {
   const CommandContext* previous = g_running;
   g_running = ctx;
   return previous;
+}
+
+void Panic(std::string_view message, const char* file, int line) {
+  LogWarning("------------------------------------------------");
+  LogWarning("!!! Software Failure. Press left mouse button to continue");
+  LogWarning("Guru Meditation: " + std::string(message) + " #" + file + ":" + std::to_string(line));
+  const size_t size = std::min(message.size(), sizeof(g_panic_message) - 1);
+  std::memcpy(g_panic_message, message.data(), size);
+  g_panic_message[size] = '\0';
+  g_assert_file = file;
+  g_assert_line = line;
+  g_panicked = true;
+  abort();
 }
 
 void FailAssertion(const char* expression, const char* file, int line) {

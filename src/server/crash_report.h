@@ -54,6 +54,10 @@ void ArmCrashHandler(bool armed);
 // and scripts run commands inside a command).
 const CommandContext* SetRunningCommand(const CommandContext* ctx);
 
+// Redis's serverPanic: logs message ("Guru Meditation: <message> #<file>:<line>"), records it
+// for the report and aborts.
+[[noreturn]] void Panic(std::string_view message, const char* file, int line);
+
 // Records the failed assertion for the report and aborts.
 [[noreturn]] void FailAssertion(const char* expression, const char* file, int line);
 

@@ -168,7 +168,9 @@ Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Com
 // Then, in Dispatch: CLIENT PAUSE holds the command, MULTI queues it.
 // A connection goes through every check; the other clients (the append-only file's replay,
 // the master's stream, a script's calls: server/client.h) only through the first five (a
-// script's calls are checked against its caller's user by the script runner).
+// script's calls are checked against its caller's user by the script runner), and a write of
+// the master's stream that this replica cannot persist is a panic
+// (replica-ignore-disk-write-errors), as in Redis.
 std::string Server::AdmissionRefusal(Client& client, const Command& command,
                                      const AdmissionFlags& flags,
                                      const std::vector<std::string_view>& argv) {
@@ -193,6 +195,18 @@ std::string Server::AdmissionRefusal(Client& client, const Command& command,
     size_t position = 0;
     if (client.user->Check(command, argv, &position) != acl::Denial::kNone) {
       return AclRefusal(client, command, argv, LogContextOf(client));
+    }
+  }
+  if (client.kind == ClientKind::kMaster && (flags.any & kCmdWrite) &&
+      !persistence->RefuseWrites().empty()) {
+    // A replica that cannot persist what its master sends stops, as Redis's does, unless
+    // replica-ignore-disk-write-errors lets it diverge from its disk instead.
+    if (!config.replica_ignore_disk_write_errors) {
+      Panic("Replica was unable to write command to disk.", __FILE__, __LINE__);
+    }
+    if (now_ms_ - disk_error_logged_ms_ > 10000) {
+      disk_error_logged_ms_ = now_ms_;
+      LogWarning("Replica is applying a command even though it is unable to write to disk.");
     }
   }
   if (!client.is_connection()) return "";
@@ -253,6 +267,29 @@ bool Server::AllowedWhileSubscribed(const Command& command) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), command.name) != std::end(kAllowed);
 }
 
+void Server::PropagatedCommandFailed(const Client& client, std::string_view error) {
+  // As Redis words it, the error cut at 4096 bytes.
+  const bool from_log = client.kind == ClientKind::kAofReplay;
+  const std::string command =
+      client.last_command != nullptr ? client.last_command->name : "<unknown>";
+  LogWarning(std::string("== CRITICAL == This ") + (from_log ? "server" : "replica") +
+             " is sending an error to its " + (from_log ? "AOF-loading-client" : "master") + ": '" +
+             std::string(error.substr(0, 4096)) + "' after processing the command '" + command +
+             "'");
+  ++stats.unexpected_error_replies;
+  // propagation-error-behavior: a read-only replica panics under panic and panic-on-replicas
+  // (a writable one may diverge from its master by design), the AOF's replay under panic only.
+  const std::string& behavior = config.propagation_error_behavior;
+  const bool panic =
+      from_log ? behavior == "panic" : config.replica_read_only && behavior != "ignore";
+  if (panic) {
+    Panic(std::string("This ") + (from_log ? "server" : "replica") +
+              " panicked sending an error to its " + (from_log ? "AOF-loading-client" : "master") +
+              " after processing the command '" + command + "'",
+          __FILE__, __LINE__);
+  }
+}
+
 void Server::Refuse(Client& client, std::string_view error, const Command* counted) {
   if (counted != nullptr && counted->name == "exec") {
     // A refused EXEC ends its transaction, if any (Redis's execCommandAbort, in MULTI or not).
@@ -264,6 +301,9 @@ void Server::Refuse(Client& client, std::string_view error, const Command* count
   }
   CountError(error);
   if (counted != nullptr) ++counted->stats.rejected_calls;
+  if (client.kind == ClientKind::kMaster || client.kind == ClientKind::kAofReplay) {
+    PropagatedCommandFailed(client, error);
+  }
   if (client.in_multi) client.multi_failed = true;
 }
 
@@ -271,7 +311,9 @@ void Server::Call(Client& client, const Command& command,
                   const std::vector<std::string_view>& argv) {
   uint64_t start = CycleClock::Now();
   uint64_t errors_before = stats.total_error_replies;
-  const uint64_t output_before = client.output.end_position();
+  // Where the reply goes: the client's output, or the replies a replication link discards.
+  OutputBuffer& replies = *client.reply.buffer();
+  const uint64_t output_before = replies.end_position();
   const uint64_t dirty_before = dirty;
   const uint64_t changes_before = stats.keyspace.modifications;
   const uint64_t repl_offset_before = replication->offset();
@@ -316,14 +358,15 @@ void Server::Call(Client& client, const Command& command,
   const uint64_t elapsed = CycleClock::Now() - start;
   int64_t duration = CycleClock::ToMicros(elapsed);
   // A reply that starts with '-' is a failed call, as INFO commandstats counts it.
-  if (client.output.end_position() > output_before && output_before >= client.output.consumed() &&
-      client.output.at(output_before - client.output.consumed()) == '-') {
-    if (stats.total_error_replies == errors_before) {
-      const size_t start = output_before - client.output.consumed();
-      const size_t end = client.output.find('\r', start);
-      CountError(client.output.substr(start + 1, end - start - 1));
-    }
+  if (replies.end_position() > output_before && output_before >= replies.consumed() &&
+      replies.at(output_before - replies.consumed()) == '-') {
+    const size_t start = output_before - replies.consumed();
+    const std::string error = replies.substr(start + 1, replies.find('\r', start) - start - 1);
+    if (stats.total_error_replies == errors_before) CountError(error);
     ++command.stats.failed_calls;
+    if (client.kind == ClientKind::kMaster || client.kind == ClientKind::kAofReplay) {
+      PropagatedCommandFailed(client, error);
+    }
   }
   ++command.stats.calls;
   command.stats.usec += static_cast<uint64_t>(duration);

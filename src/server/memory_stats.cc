@@ -3,9 +3,11 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -56,7 +58,67 @@ std::string_view AllocatorName() {
   }
   return name;
 }
+bool AllocatorHasControls() { return true; }
+
+std::string AllocatorControlInt(const std::string& name, const int64_t* value, int64_t* old,
+                                bool* wrote_only) {
+  *wrote_only = false;
+  for (size_t width = sizeof(int64_t); width > 0; width /= 2) {
+    // The value's low bytes come first on little-endian machines, whatever the width.
+    int64_t read = 0;
+    size_t read_size = width;
+    int64_t written = value != nullptr ? *value : 0;
+    int status = mallctl(name.c_str(), &read, &read_size, value != nullptr ? &written : nullptr,
+                         value != nullptr ? width : 0);
+    if (status == EPERM && value != nullptr) {
+      status = mallctl(name.c_str(), nullptr, nullptr, &written, width);  // write-only
+      if (status == 0) {
+        *wrote_only = true;
+        return "";
+      }
+    }
+    if (status == EINVAL) continue;  // another width
+    if (status != 0) return std::strerror(status);
+    // Sign-extend what a narrower control gave.
+    const int shift = static_cast<int>(64 - 8 * width);
+    *old = shift == 0 ? read : static_cast<int64_t>(static_cast<uint64_t>(read) << shift) >> shift;
+    return "";
+  }
+  return std::strerror(EINVAL);
+}
+
+std::string AllocatorControlString(const std::string& name, const std::string* value,
+                                   std::string* old, bool* wrote_only) {
+  *wrote_only = false;
+  const char* read = nullptr;
+  size_t size = sizeof(read);
+  const int read_status = mallctl(name.c_str(), &read, &size, nullptr, 0);
+  if (read_status != 0 && !(read_status == EPERM && value != nullptr)) {
+    return std::strerror(read_status);
+  }
+  if (value != nullptr) {
+    const char* text = value->c_str();
+    const bool call_only = *value == "VOID";
+    const int write_status = call_only
+                                 ? mallctl(name.c_str(), nullptr, nullptr, nullptr, 0)
+                                 : mallctl(name.c_str(), nullptr, nullptr, &text, sizeof(text));
+    if (read_status != 0) {
+      if (write_status != 0) return std::strerror(write_status);
+      *wrote_only = true;
+      return "";
+    }
+  }
+  *old = read != nullptr ? read : "";
+  return "";
+}
 #else
+bool AllocatorHasControls() { return false; }
+std::string AllocatorControlInt(const std::string&, const int64_t*, int64_t*, bool*) {
+  return std::strerror(ENOTSUP);
+}
+std::string AllocatorControlString(const std::string&, const std::string*, std::string*, bool*) {
+  return std::strerror(ENOTSUP);
+}
 bool SetAllocatorBackgroundThreads(bool) { return true; }
 size_t AllocatedBytes() {
 #if defined(__SANITIZE_ADDRESS__)

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace goblin {
@@ -19,6 +20,20 @@ std::string_view AllocatorName();
 // serving thread) on or off: jemalloc-bg-thread. False when the allocator refused; true and
 // nothing done without jemalloc.
 bool SetAllocatorBackgroundThreads(bool on);
+// DEBUG MALLCTL and MALLCTL-STR: one of jemalloc's controls (mallctl), as Redis reads and sets
+// it. Each returns "" and *reply (the old value, or "OK" for a control that can only be
+// written), or the error text (strerror of jemalloc's answer). AllocatorHasControls() is false
+// without jemalloc, and the functions then answer ENOTSUP.
+bool AllocatorHasControls();
+// An integer control, written with *value when value is not null; tried as 8, 4, 2 and 1 bytes
+// wide until jemalloc accepts the size.
+std::string AllocatorControlInt(const std::string& name, const int64_t* value, int64_t* old,
+                                bool* wrote_only);
+// A string control (its old value read first), written with *value when not null; "VOID"
+// writes nothing but calls the control (as Redis's does).
+std::string AllocatorControlString(const std::string& name, const std::string* value,
+                                   std::string* old, bool* wrote_only);
+
 // One field of /proc/self/smaps_rollup ("Private_Dirty", "AnonHugePages") summed over this
 // process's mappings, in bytes; 0 when it cannot be read.
 uint64_t SmapsBytes(std::string_view field);

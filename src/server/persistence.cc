@@ -78,7 +78,7 @@ bool Persistence::WriteSnapshot(const std::string& path, int64_t now_ms, Snapsho
                                 std::string* error) const {
   if (server_.config.snapshot_format != "rdb") {
     return WriteSnapshotFile(Databases(), FunctionLibraries(), path, now_ms, stats, error,
-                             ReplicationToSave());
+                             ReplicationToSave(), server_.config.rdb_key_save_delay);
   }
   return WriteRdb(path, now_ms, stats, error);
 }
@@ -92,6 +92,7 @@ bool Persistence::WriteFilteredRdb(const std::string& path, bool functions,
 RdbWriteOptions Persistence::RdbSaveOptions() const {
   RdbWriteOptions options = RdbOptions();
   options.used_memory = AllocatedBytes();
+  options.key_save_delay_us = server_.config.rdb_key_save_delay;
   // As Redis: idle times under an LRU policy, counters under an LFU one.
   const std::string& policy = server_.config.maxmemory_policy;
   if (policy.find("lru") != std::string::npos) {
@@ -116,13 +117,14 @@ bool Persistence::WriteSyncSnapshot(int64_t now_ms, SnapshotSaveStats* stats,
                                     std::string* error) const {
   const SyncSnapshotTarget& target = sync_target_;
   if (target.fd < 0) {
-    return target.goblin ? WriteSnapshotFile(Databases(), FunctionLibraries(), target.path, now_ms,
-                                             stats, error, ReplicationToSave())
-                         : WriteRdb(target.path, now_ms, stats, error);
+    return target.goblin
+               ? WriteSnapshotFile(Databases(), FunctionLibraries(), target.path, now_ms, stats,
+                                   error, ReplicationToSave(), server_.config.rdb_key_save_delay)
+               : WriteRdb(target.path, now_ms, stats, error);
   }
   if (target.goblin) {
     return WriteSnapshotToFd(Databases(), FunctionLibraries(), target.fd, now_ms, stats, error,
-                             ReplicationToSave());
+                             ReplicationToSave(), server_.config.rdb_key_save_delay);
   }
   RdbWriteOptions options = RdbSaveOptions();
   options.replication = ReplicationToSave();
@@ -223,6 +225,8 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     // Redis loads an append-only file's base whole: its deadlines pass through the log.
     options.skip_expired = !log_base;
     options.key_load_delay_us = server_.config.key_load_delay;
+    options.verify_checksum = !server_.skip_checksum_validation;
+    options.replace_existing = merge_on_load_;
     options.progress = progress;
     const AccessClock& clock = server_.access_clock;
     options.key_access = [&](size_t db, std::string_view key, const RdbKeyAccess& access) {
@@ -249,6 +253,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     libraries = std::move(stats.libraries);
   } else {
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
+    loader.set_replace_existing(merge_on_load_);
     ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
     loaded_replication_ = ok ? stats.replication : SavedReplication();
@@ -496,14 +501,19 @@ bool Persistence::StartReplicationSnapshot(const SyncSnapshotTarget& target, std
   return StartChild(ChildKind::kReplication, target.path, error);
 }
 
-std::string Persistence::DebugReload() {
+std::string Persistence::DebugReload(bool save, bool flush, bool merge) {
   if (loading_) return std::string(errors::kLoading);
-  if (std::string error = Save(); !error.empty()) return error;
-  server_.FlushAll();
+  if (save) {
+    if (std::string error = Save(); !error.empty()) return error;
+  }
+  if (flush) server_.FlushAll();
   bool missing = false;
   std::string error;
   serve_while_loading_ = false;
+  // Without MERGE a key of the file already present fails the load (Redis panics there).
+  merge_on_load_ = merge;
   const bool ok = LoadSnapshot(SnapshotPath(), &missing, &error);
+  merge_on_load_ = false;
   serve_while_loading_ = true;
   if (!ok) {
     FinishLoading();
@@ -511,6 +521,26 @@ std::string Persistence::DebugReload() {
     return "ERR Error trying to load the RDB dump, check server logs.";
   }
   FinishLoading();
+  LogNotice("DB reloaded by DEBUG RELOAD");
+  return "";
+}
+
+std::string Persistence::DebugLoadLog() {
+  if (loading_) return std::string(errors::kLoading);
+  FlushLog();
+  server_.FlushAll();
+  bool missing = false;
+  std::string error;
+  serve_while_loading_ = false;
+  const bool ok = LoadLog(&missing, &error);
+  serve_while_loading_ = true;
+  FinishLoading();
+  if (!ok) {
+    LogWarning("DEBUG LOADAOF failed: " + (missing ? std::string("no append-only file") : error));
+    return "ERR Error trying to load the AOF files, check server logs.";
+  }
+  server_.dirty = 0;
+  LogNotice("Append Only File loaded by DEBUG LOADAOF");
   return "";
 }
 
@@ -568,7 +598,7 @@ bool Persistence::StartChild(ChildKind kind, const std::string& target, std::str
       ok = WriteSyncSnapshot(server_.NowMs(), &stats, &child_error);
     } else {
       ok = WriteSnapshotFile(Databases(), FunctionLibraries(), target, server_.NowMs(), &stats,
-                             &child_error);
+                             &child_error, {}, server_.config.rdb_key_save_delay);
     }
     if (!ok) LogWarning("Background save error: " + child_error);
     // As Redis's child says it (its lines carry the C of a child, log.h); a diskless sync's

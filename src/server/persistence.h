@@ -91,8 +91,16 @@ class Persistence : public EffectConsumer {
   bool WriteFilteredRdb(const std::string& path, bool functions, std::string* error) const;
   bool child_running() const { return child_kind_ != ChildKind::kNone; }
   bool replication_child_running() const { return child_kind_ == ChildKind::kReplication; }
-  // DEBUG RELOAD: save, empty the keyspace, load the file back.
-  std::string DebugReload();
+  // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save (unless !save), empty the keyspace (unless
+  // !flush), load the snapshot file back, its keys replacing those present when merge.
+  // Returns "" or the error reply text.
+  std::string DebugReload(bool save, bool flush, bool merge);
+  // DEBUG LOADAOF: the log's pending writes reach the file, the keyspace is emptied and the
+  // append-only files the manifest on disk names are loaded again, neither logged nor
+  // replicated. Returns "" or the error reply text.
+  std::string DebugLoadLog();
+  // Whether the append-only file is being replayed (its commands are not logged again).
+  bool replaying() const { return replaying_; }
   // A replica's full sync (server/master_link.h): the data set becomes the snapshot at path
   // (RDB or Goblin's), clients getting -LOADING meanwhile; a running child is stopped and the
   // append-only file starts again from the new data set. False (*error) leaves it empty.
@@ -161,6 +169,7 @@ class Persistence : public EffectConsumer {
   // is an append-only file's base.
   bool LoadSnapshot(const std::string& path, bool* missing, std::string* error,
                     bool log_base = false);
+  bool merge_on_load_ = false;  // DEBUG RELOAD MERGE, while it loads
   void LogRdbLoaded(const RdbLoadStats& stats, bool log_base) const;
   bool LoadLog(bool* missing, std::string* error);
   bool ReplayLogFile(const std::string& path, bool last, std::string* error);

@@ -190,8 +190,9 @@ void Replication::ResizeBacklog() {
 }
 
 void Replication::ConsumeEffects(std::span<const Effect> effects) {
-  // A replica's own writes (replica-read-only no) stay local; its stream is its master's.
-  if (!backlog_ || server_.master_link->is_replica()) return;
+  // A replica's own writes (replica-read-only no) stay local; its stream is its master's. What
+  // DEBUG LOADAOF replays is not sent either, as Redis sends it nowhere.
+  if (!backlog_ || server_.master_link->is_replica() || server_.persistence->replaying()) return;
   std::string& bytes = unit_bytes_;
   std::vector<std::string_view>& argv = unit_argv_;
   bytes.clear();
@@ -209,10 +210,10 @@ void Replication::ConsumeEffects(std::span<const Effect> effects) {
   if (!bytes.empty()) Feed(bytes);
 }
 
-void Replication::FeedCommand(std::initializer_list<std::string_view> argv) {
+void Replication::FeedCommand(std::span<const std::string_view> argv) {
   if (!backlog_ || server_.master_link->is_replica()) return;
   std::string bytes;
-  AppendRespCommand(&bytes, std::span<const std::string_view>(argv.begin(), argv.size()));
+  AppendRespCommand(&bytes, argv);
   Feed(bytes);
 }
 

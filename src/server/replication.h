@@ -176,6 +176,11 @@ class Replication : public EffectConsumer, private net::EventHandler {
   // INFO's state names.
   static std::string_view StateName(ReplicaState state);
 
+  // argv goes to the replicas and the backlog with no SELECT before it, and nowhere else:
+  // the links' own commands, and DEBUG REPLICATE's (which lets replicas diverge, for tests).
+  // Nothing on a replica, or without a backlog.
+  void FeedCommand(std::span<const std::string_view> argv);
+
  private:
   // The backlog, starting after the current offset; with a new replication id on a master.
   void CreateBacklog(bool new_id);
@@ -185,7 +190,9 @@ class Replication : public EffectConsumer, private net::EventHandler {
   // Appends bytes to the stream: the backlog, and every replica past kWaitBgsaveStart.
   void Feed(std::string_view bytes);
   // A command of the replication link itself (PING, REPLCONF GETACK): no SELECT before it.
-  void FeedCommand(std::initializer_list<std::string_view> argv);
+  void FeedCommand(std::initializer_list<std::string_view> argv) {
+    FeedCommand(std::span<const std::string_view>(argv.begin(), argv.size()));
+  }
   bool TryPartialResync(Client& client, std::string_view replid, int64_t offset);
   // Starts the full sync the waiting replicas need once repl-diskless-sync-delay allows.
   void MaybeStartSnapshot(int64_t now_ms);

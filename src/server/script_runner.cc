@@ -114,7 +114,9 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
   if (!command->ArityOk(argv.size())) {
     return "ERR Wrong number of args calling Redis command from script";
   }
-  if (command->flags & kCmdNoscript) return "ERR This Redis command is not allowed from script";
+  if ((command->flags & kCmdNoscript) && !server_.script_disable_deny_script) {
+    return "ERR This Redis command is not allowed from script";
+  }
   if (client_.user != nullptr && !client_.user->unrestricted()) {
     std::string refusal = server_.AclRefusal(client_, *command, argv_, acl::LogContext::kLua);
     if (!refusal.empty()) {

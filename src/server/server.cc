@@ -64,6 +64,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
     dbs_[i].set_access_clock(&access_clock, &touch_keys_);
   }
   UpdateAccessClock();
+  RecountClientMemory();
   access_clock.SetNow(NowMs());
   start_time_ms = NowMs();
   last_save_unix = start_time_ms / 1000;
@@ -137,6 +138,7 @@ void Server::Watch(Client& client, std::string_view key) {
     if (db == client.db && watched == key) return;
   }
   client.watched.emplace_back(client.db, std::string(key));
+  client.watched_key_bytes += key.size();
   waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(&client.watch_dirty);
 }
 
@@ -149,6 +151,7 @@ void Server::UnwatchAll(Client& client) {
     if (it->second.empty()) keys.erase(it);
   }
   client.watched.clear();
+  client.watched_key_bytes = 0;
   client.watch_dirty = false;
 }
 
@@ -213,6 +216,9 @@ std::string Server::ApplyConfigChanges(const std::vector<ConfigChange>& changes)
         break;
       case ConfigHook::kAccessClock:
         UpdateAccessClock();
+        break;
+      case ConfigHook::kClientEviction:
+        RecountClientMemory();
         break;
       case ConfigHook::kReplBacklog:
         replication->ResizeBacklog();

@@ -124,6 +124,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
+  uint64_t evicted_clients = 0;  // closed for maxmemory-clients
   uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
   KeyspaceCounters keyspace;
@@ -322,6 +323,20 @@ class Server : private KeyspaceEvents {
   // Writes the MONITOR line of a command that runs for client.
   void FeedMonitors(const Client& client, const Command& command,
                     const std::vector<std::string_view>& argv);
+  // maxmemory-clients (client_eviction.cc). The limit in bytes, 0 when client eviction is off.
+  uint64_t client_eviction_limit() const { return client_eviction_limit_; }
+  // The memory of the clients counted for it, together.
+  uint64_t client_memory_total() const { return client_memory_total_; }
+  // Reads the limit from the options again and counts every client anew (CONFIG SET of
+  // maxmemory-clients or maxmemory, startup, the tick).
+  void RecountClientMemory();
+  // Counts client's memory again in the total; nothing while client eviction is off.
+  void CountClientMemory(Client& client);
+  // While the total reaches the limit, closes evictable clients, the biggest first, each
+  // counted in evicted_clients and logged.
+  void EvictClients();
+  // By bucket (ClientMemoryBucket): the memory and the number of the evictable clients.
+  std::vector<std::pair<size_t, size_t>> ClientMemoryBuckets() const;
   // maxmemory (eviction.h).
   UsedMemoryGauge memory_gauge;
   Evictor evictor{*this};
@@ -348,6 +363,8 @@ class Server : private KeyspaceEvents {
   // MIGRATE's connections to its targets, reused for kIdleSeconds (migrate_connections.h).
   MigrateConnections migrate_connections;
   std::string executable;
+  // The arguments the process started with (DEBUG RESTART runs them again).
+  std::vector<std::string> command_line;
   std::string run_id;
   // INFO replication's master_replid; DEBUG CHANGE-REPL-ID draws a new one.
   std::string replication_id;
@@ -357,6 +374,16 @@ class Server : private KeyspaceEvents {
   // DEBUG QUICKLIST-PACKED-THRESHOLD, remembered for DEBUG's sake only: a list element of any
   // size is stored in Goblin's packed nodes, so there is no plain-node form it could select.
   uint64_t quicklist_packed_threshold = 1ULL << 30;
+  // DEBUG SET-SKIP-CHECKSUM-VALIDATION 1: RDB files and RESTORE payloads load without their
+  // CRC-64 compared.
+  bool skip_checksum_validation = false;
+  // DEBUG SET-DISABLE-DENY-SCRIPTS 1: scripts may call the commands flagged noscript.
+  bool script_disable_deny_script = false;
+  // DEBUG REPLYBUFFER PEAK-RESET-TIME and RESIZING, remembered for DEBUG's sake only: Redis
+  // resizes each client's fixed reply buffer to its recent peak, and Goblin's replies live in
+  // blocks freed as they are written (resp/output_buffer.h), so there is no buffer to resize.
+  int64_t reply_buffer_peak_reset_time_ms = 5000;
+  bool reply_buffer_resizing = true;
   pid_t pid = 0;
   int tcp_port_bound = 0;
 
@@ -402,7 +429,10 @@ class Server : private KeyspaceEvents {
   // requests at the front of data (the client's input), so that executing them one after the
   // other does not wait for memory at each. Returns how many requests it read ahead.
   size_t PrefetchPipelinedKeys(const Client& client, std::string_view data);
+  // Writes what client's replies the socket takes, then counts its memory for
+  // maxmemory-clients (and evicts clients over it).
   void Flush(Client& client);
+  void FlushReplies(Client& client);
   void FlushQueuedWrites();
   // client-output-buffer-limit: whether client's unsent replies broke its class's limit, or
   // OutputHardLimit.
@@ -420,6 +450,8 @@ class Server : private KeyspaceEvents {
   // The timeout reply of a blocked client: a null array, or WAIT's count.
   void ReplyBlockTimeout(Client& client);
   void CloseClient(Client& client);
+  // Takes client's memory out of the clients' total (it is closing).
+  void ForgetClientMemory(Client& client);
   void Tick();
   // Active expiry of hash fields (server/field_expiry.cc), until the steady clock passes
   // until_us.
@@ -446,6 +478,9 @@ class Server : private KeyspaceEvents {
                                const std::vector<std::string_view>& argv);
   bool RefusedWhenOutOfMemory(const Client& client, const Command& command,
                               uint32_t any_flags) const;
+  // A command from the master or the append-only file answered error: logged and counted in
+  // unexpected_error_replies, as Redis does, and a panic when propagation-error-behavior says.
+  void PropagatedCommandFailed(const Client& client, std::string_view error);
   // Replies error to a refused call and counts it (counted: the command refused, when known).
   void Refuse(Client& client, std::string_view error, const Command* counted);
   // Runs an admitted command: the handler, then its effects and the statistics.
@@ -496,6 +531,9 @@ class Server : private KeyspaceEvents {
   std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
   int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
+  int64_t disk_error_logged_ms_ = 0;    // a replica applying writes it cannot persist, logged
+  uint64_t client_eviction_limit_ = 0;  // maxmemory-clients in bytes; 0: off
+  uint64_t client_memory_total_ = 0;    // the sum of the clients' memory_counted
   uint64_t next_client_id_ = 1;
   bool shutdown_requested_ = false;
   int64_t next_tick_ms_ = 0;

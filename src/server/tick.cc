@@ -53,7 +53,9 @@ void Server::Tick() {
     for (auto& [fd, client] : clients_by_fd_) {
       client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
                                         client->parser.bytes_needed());
+      CountClientMemory(*client);  // what changed without a write of its replies
     }
+    EvictClients();
   }
   // Catches a tracking-table-max-keys lowered by CONFIG SET while no command came.
   if (tracking.clients() > 0) tracking.LimitTableSize();
