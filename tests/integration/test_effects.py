@@ -9,35 +9,16 @@ slightly different moments).
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
+from support.aof import incr_commands
 from support.replication import SET_REPL_SCRIPT
-from support.resp import parse_reply
 from support.server import REFERENCE_BINARY, wait_for
 
 AOF = {"appendonly": "yes", "appendfsync": "always", "enable-debug-command": "yes"}
 FAR_S = 100_000          # a relative lifetime, in seconds
-
-
-def incr_commands(srv) -> list[tuple]:
-    """(db, COMMAND, args...) of every command in the server's newest incr file."""
-    aof_dir = os.path.join(srv.dir, "appendonlydir")
-    entries = [dict(zip(line.split()[0::2], line.split()[1::2]))
-               for line in open(os.path.join(aof_dir, "appendonly.aof.manifest")).read().splitlines()]
-    incr = [entry["file"] for entry in entries if entry.get("type") == "i"]
-    data = open(os.path.join(aof_dir, incr[-1]), "rb").read()
-    commands, pos, db = [], 0, 0
-    while pos < len(data):
-        reply, pos = parse_reply(data, pos)
-        words = [e.value for e in reply.elements()]
-        if words[0].upper() == b"SELECT":
-            db = int(words[1])
-            continue
-        commands.append((db, words[0].upper(), *words[1:]))
-    return commands
 
 
 def masked(commands: list[tuple], started_ms: int) -> list[tuple]:

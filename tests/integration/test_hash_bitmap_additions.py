@@ -5,7 +5,8 @@ record and the keyspace events. The bit arithmetic itself is tests/unit/bitop_te
 
 import pytest
 
-from integration.test_effects import AOF, incr_commands
+from integration.test_effects import AOF
+from support.aof import incr_commands
 from support.expect import SYNTAX, WRONGTYPE, arity, arr, bulk, bulks, err, integer, nil, run_steps
 
 pytestmark = pytest.mark.redis72  # Redis 7.4 / 8.x behaviour: Debian's redis-server 7.0 lacks it

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from integration.test_effects import incr_commands
+from support.aof import incr_commands
 from support.rdb_data import read_value, run, scan_keys
 from support.server import REFERENCE_BINARY, goblin_binary, wait_for
 

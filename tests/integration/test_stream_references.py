@@ -6,7 +6,8 @@ append-only file's record and the keyspace events.
 
 import pytest
 
-from integration.test_effects import AOF, incr_commands
+from integration.test_effects import AOF
+from support.aof import incr_commands
 from support.expect import SYNTAX, WRONGTYPE, arity, err
 from support.server import wait_for
 

@@ -8,7 +8,8 @@ page's own example.
 
 import pytest
 
-from integration.test_effects import AOF, incr_commands
+from integration.test_effects import AOF
+from support.aof import incr_commands
 from support.expect import WRONGTYPE, SYNTAX, arity, arr, bulk, err, integer, nil, ok, resp3_null, run_steps
 
 pytestmark = pytest.mark.redis72  # Redis 8.4 commands: Debian's redis-server 7.0 has none
