@@ -31,7 +31,7 @@ namespace {
 std::string DumpPayload(CommandContext& ctx, const KeyEntry& entry) {
   RdbOutput out;
   RdbAppendValue(&out, entry, ctx.server.persistence->RdbOptions());
-  RdbAppendPayloadTrailer(&out.bytes);
+  RdbAppendPayloadTrailer(&out.bytes, RdbVersionOfValueType(static_cast<uint8_t>(out.bytes[0])));
   return std::move(out.bytes);
 }
 

@@ -164,8 +164,7 @@ class RdbValueDecoder {
       case rdb::kTypeHashListpackExPreGa:
       case rdb::kTypeHashMetadata:
       case rdb::kTypeHashListpackEx:
-        return Fail(pos_, "RDB value type " + std::to_string(type) + " (" +
-                              HashFieldExpiryTypeName(type) + ", Redis 7.4) is not supported");
+        return HashWithFieldExpiry(type, value);
       default:
         return Fail(pos_, "unknown RDB value type " + std::to_string(type));
     }
@@ -249,6 +248,7 @@ class RdbValueDecoder {
   bool Zset(uint8_t type, RdbValue* value);
   bool BuildZset(std::vector<ZsetPair>& pairs, bool small, size_t at, RdbValue* value);
   bool Hash(uint8_t type, RdbValue* value);
+  bool HashWithFieldExpiry(uint8_t type, RdbValue* value);
   bool Stream(uint8_t type, RdbValue* value);
   bool StreamNode(size_t index, goblin::Stream* stream, StreamId* last_seen);
   bool StreamGroupsOf(uint8_t type, const goblin::Stream& stream,
@@ -575,6 +575,86 @@ bool RdbValueDecoder::Hash(uint8_t type, RdbValue* value) {
         }
       }
     }
+  }
+  value->type_ = ValueType::kHash;
+  value->object_ = std::make_unique<HashObject>(std::move(hash));
+  return true;
+}
+
+// Redis 7.4's hashes with field deadlines, as its rdb.c writes them:
+//   25  [min expire: 8 bytes LE] [listpack of field, value, deadline (unix ms, 0: none)]
+//   24  [min expire: 8 bytes LE] [count] count x ([ttl: length] [field] [value]), where a ttl
+//       of 0 is none and any other stands for min expire + ttl - 1
+//   23, 22  the 7.4 release candidates' forms of 25 and 24: no min expire, deadlines absolute
+// The min expire of type 25 is not trusted (Redis 7.4.1 writes a stale one and ignores it).
+// Fields whose deadline has passed are kept; active or lazy expiry deletes them.
+bool RdbValueDecoder::HashWithFieldExpiry(uint8_t type, RdbValue* value) {
+  const HashLimits& limits = limits_.hash;
+  const size_t at = pos_;
+  const std::string name = HashFieldExpiryTypeName(type);
+  uint64_t min_expire = 0;
+  if ((type == rdb::kTypeHashMetadata || type == rdb::kTypeHashListpackEx) &&
+      !Fixed(&min_expire, 8, "minimum field deadline")) {
+    return false;
+  }
+  struct Field {
+    std::string_view field, value;
+    int64_t deadline;
+  };
+  std::vector<Field> fields;
+  std::vector<std::string> texts;  // integers of the listpack, as text
+  if (type == rdb::kTypeHashListpackEx || type == rdb::kTypeHashListpackExPreGa) {
+    size_t blob_at;
+    if (!Container(ReadListpack, "hash listpack with field expiry", &blob_at)) return false;
+    if (elements_.size() % 3 != 0) {
+      return Fail(blob_at, name + ": the listpack's elements are not triplets");
+    }
+    texts.reserve(elements_.size());
+    char digits[kInt64TextMax];
+    for (size_t i = 0; i < elements_.size(); i += 3) {
+      const RdbElement& deadline = elements_[i + 2];
+      if (!deadline.is_integer || deadline.integer < 0 || deadline.integer > kMaxCellDeadline) {
+        return Fail(blob_at, name + ": field " + std::to_string(i / 3) + " has a bad deadline");
+      }
+      std::string_view field = elements_[i].Text(digits);
+      if (elements_[i].is_integer) field = texts.emplace_back(field);
+      std::string_view field_value = elements_[i + 1].Text(digits);
+      if (elements_[i + 1].is_integer) field_value = texts.emplace_back(field_value);
+      fields.push_back({field, field_value, deadline.integer});
+    }
+  } else {
+    uint64_t n;
+    if (!Count(&n, 3, "hash size")) return false;
+    fields.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const size_t field_at = pos_;
+      uint64_t ttl;
+      std::string_view field, field_value;
+      if (!Length(&ttl, "field deadline") || !StableString(&field, "hash field") ||
+          !StableString(&field_value, "hash value")) {
+        return false;
+      }
+      uint64_t deadline = ttl;
+      if (ttl != 0 && type == rdb::kTypeHashMetadata) deadline = min_expire + ttl - 1;
+      if (deadline > static_cast<uint64_t>(kMaxCellDeadline) ||
+          (ttl != 0 && deadline < min_expire)) {
+        return Fail(field_at, name + ": field " + std::to_string(i) + " has a bad deadline");
+      }
+      fields.push_back({field, field_value, static_cast<int64_t>(deadline)});
+    }
+  }
+  if (fields.empty()) return Empty(at, "empty hash");
+  PackedHash hash;
+  bool small = fields.size() <= limits.max_listpack_entries;
+  for (const Field& f : fields) {
+    small = small && f.field.size() <= limits.max_listpack_value &&
+            f.value.size() <= limits.max_listpack_value;
+  }
+  if (!small) hash.ConvertToLarge();
+  hash.EnableFieldExpiry();
+  for (const Field& f : fields) {
+    if (!hash.Set(f.field, f.value, kHashAnyForm)) return Fail(at, "a hash field appears twice");
+    if (f.deadline != 0) hash.SetDeadline(f.field, f.deadline);
   }
   value->type_ = ValueType::kHash;
   value->object_ = std::make_unique<HashObject>(std::move(hash));

@@ -148,9 +148,9 @@ bool RdbReadStringView(std::string_view data, size_t* pos, std::string* scratch,
   return true;
 }
 
-void RdbAppendPayloadTrailer(std::string* payload) {
-  payload->push_back(static_cast<char>(kRdbVersionWritten & 0xff));
-  payload->push_back(static_cast<char>(kRdbVersionWritten >> 8));
+void RdbAppendPayloadTrailer(std::string* payload, uint16_t version) {
+  payload->push_back(static_cast<char>(version & 0xff));
+  payload->push_back(static_cast<char>(version >> 8));
   uint64_t crc = Crc64(0, *payload);
   for (int i = 0; i < 8; ++i) payload->push_back(static_cast<char>(crc >> (8 * i)));
 }

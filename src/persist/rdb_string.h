@@ -20,10 +20,12 @@
 
 namespace goblin {
 
-// The RDB version Goblin writes into payloads: 10, which every Redis 7 reads.
+// The RDB version Goblin writes into payloads and files: 10, which every Redis 7 reads, unless
+// a hash has field deadlines, which only 12 (Redis 7.4's) can say.
 inline constexpr uint16_t kRdbVersionWritten = 10;
-// The newest RDB version read (Redis 7.2's).
-inline constexpr uint16_t kRdbVersionRead = 11;
+inline constexpr uint16_t kRdbVersionFieldExpiry = 12;
+// The newest RDB version read (Redis 7.4's).
+inline constexpr uint16_t kRdbVersionRead = 12;
 
 void RdbAppendLength(std::string* out, uint64_t length);
 // A string as length + bytes, verbatim.
@@ -45,7 +47,7 @@ bool RdbReadStringView(std::string_view data, size_t* pos, std::string* scratch,
                        std::string_view* out);
 
 // Appends the trailer (version and CRC-64) that ends a DUMP payload.
-void RdbAppendPayloadTrailer(std::string* payload);
+void RdbAppendPayloadTrailer(std::string* payload, uint16_t version = kRdbVersionWritten);
 // Checks a payload's trailer: a version Goblin reads and, with verify_checksum, a matching
 // CRC-64 (DEBUG SET-SKIP-CHECKSUM-VALIDATION turns that off). *body is the payload without it.
 bool RdbCheckPayload(std::string_view payload, std::string_view* body, bool verify_checksum = true);

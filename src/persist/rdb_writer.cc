@@ -144,6 +144,8 @@ class Encoder {
   void Set(const PackedSet& set);
   void Zset(const SortedSet& set);
   void Hash(const PackedHash& hash);
+  // Types 25 and 24.
+  bool HashWithFieldExpiry(const PackedHash& hash, bool small);
   void Stream(const StreamObject& object);
 
   RdbOutput* out_;
@@ -266,7 +268,9 @@ void Encoder::Zset(const SortedSet& set) {
 
 void Encoder::Hash(const PackedHash& hash) {
   const HashLimits& limits = options_.limits.hash;
-  if (hash.size() <= limits.max_listpack_entries) {
+  const bool small = hash.size() <= limits.max_listpack_entries;
+  if (hash.fields_with_deadline() > 0 && HashWithFieldExpiry(hash, small)) return;
+  if (small) {
     listpack_.Clear();
     bool fits = true;
     hash.ForEach([&](std::string_view field, std::string_view value) {
@@ -292,6 +296,53 @@ void Encoder::Hash(const PackedHash& hash) {
     String(value);
     out_->Checkpoint();
   });
+}
+
+bool Encoder::HashWithFieldExpiry(const PackedHash& hash, bool small) {
+  // REQUIRES: hash.fields_with_deadline() > 0 (a file's header says 12 only then).
+  const HashLimits& limits = options_.limits.hash;
+  struct Field {
+    std::string field, value;
+    int64_t deadline;
+  };
+  std::vector<Field> fields;
+  fields.reserve(hash.size());
+  int64_t earliest = 0;
+  bool fits = small;
+  hash.ForEachWithDeadline([&](std::string_view field, std::string_view value, int64_t deadline) {
+    fits = fits && field.size() <= limits.max_listpack_value &&
+           value.size() <= limits.max_listpack_value;
+    if (deadline != 0) earliest = earliest == 0 ? deadline : std::min(earliest, deadline);
+    fields.push_back({std::string(field), std::string(value), deadline});
+  });
+  if (fits) {
+    // Redis 7.4 keeps a listpackex ordered by deadline, the fields without one last.
+    std::stable_sort(fields.begin(), fields.end(), [](const Field& a, const Field& b) {
+      return (a.deadline == 0 ? INT64_MAX : a.deadline) < (b.deadline == 0 ? INT64_MAX : b.deadline);
+    });
+    listpack_.Clear();
+    for (const Field& f : fields) {
+      listpack_.AppendString(f.field);
+      listpack_.AppendString(f.value);
+      listpack_.AppendInteger(f.deadline);
+    }
+    if (listpack_.bytes() <= kListpackMaxBytes) {
+      Type(rdb::kTypeHashListpackEx);
+      AppendFixed(bytes(), static_cast<uint64_t>(earliest), 8);
+      String(listpack_.Finish());
+      return true;
+    }
+  }
+  Type(rdb::kTypeHashMetadata);
+  AppendFixed(bytes(), static_cast<uint64_t>(earliest), 8);
+  Length(fields.size());
+  for (const Field& f : fields) {
+    Length(f.deadline == 0 ? 0 : static_cast<uint64_t>(f.deadline - earliest + 1));
+    String(f.field);
+    String(f.value);
+    out_->Checkpoint();
+  }
+  return true;
 }
 
 void Encoder::Stream(const StreamObject& object) {
@@ -427,6 +478,12 @@ class FileSink {
 
 }  // namespace
 
+uint16_t RdbVersionOfValueType(uint8_t type) {
+  return type == rdb::kTypeHashMetadata || type == rdb::kTypeHashListpackEx
+             ? kRdbVersionFieldExpiry
+             : kRdbVersionWritten;
+}
+
 void RdbAppendValue(RdbOutput* out, const KeyEntry& entry, const RdbWriteOptions& options) {
   Encoder(out, options).Value(entry);
 }
@@ -440,7 +497,9 @@ bool WriteRdbToFd(const std::vector<const Database*>& dbs,
   out.drain = [&](std::string* bytes) { sink.Drain(bytes); };
   std::string* bytes = &out.bytes;
   const bool compress = options.compress;
-  bytes->append(kRdbMagic);
+  bool field_expiry = false;
+  for (const Database* db : dbs) field_expiry = field_expiry || db->element_deadline_keys() > 0;
+  bytes->append(field_expiry ? kRdbMagicFieldExpiry : kRdbMagic);
   auto aux = [&](std::string_view name, std::string_view value) {
     bytes->push_back(static_cast<char>(rdb::kOpAux));
     RdbAppendEncodedString(bytes, name, compress);

@@ -1,9 +1,10 @@
 // RdbWriter: Goblin's keyspace in Redis's RDB format, version 10 (what Redis 7.0 writes and every
-// Redis 7 loads; 11 adds only the listpack set, which 7.0 refuses). WriteRdbFile is what SAVE,
+// Redis 7 loads; 11 adds only the listpack set, which 7.0 refuses), or 12 (Redis 7.4's) when a
+// hash has field deadlines. WriteRdbFile is what SAVE,
 // BGSAVE and SHUTDOWN write with snapshot-format rdb and what --export-rdb writes;
 // RdbAppendValue encodes one value, the body of a DUMP payload.
 //
-//   file   := "REDIS0010" aux* function* database* kOpEof crc
+//   file   := "REDIS0010" (or "REDIS0012") aux* function* database* kOpEof crc
 //   aux    := kOpAux name value            redis-ver, redis-bits, ctime, used-mem,
 //                                          [repl-stream-db, repl-id, repl-offset], aof-base
 //   function := kOpFunction2 code          (RdbAppendFunction, shared with FUNCTION DUMP)
@@ -35,6 +36,13 @@
 //   hash   16   listpack of field, value pairs in the hash's order when within
 //               hash-max-listpack-entries and -value
 //           4   else: count, field, value
+//          25   a hash with field deadlines that fits a listpack: the earliest deadline (8
+//               bytes LE), then a listpack of field, value, deadline (unix ms, 0: none)
+//               triplets, by deadline, those without one last, as Redis 7.4 keeps them
+//          24   a larger one: the earliest deadline (8 bytes LE), count, then per field its
+//               ttl (0: none, else deadline - earliest + 1), field, value
+//               (a hash whose deadlines are all gone is written as 16 or 4: Redis 7.4 writes
+//               the small one as 25, which only a version 12 reader takes)
 //   stream 19   node count, then per node its master id (a 16-byte string: ms, seq big-endian)
 //               and a listpack:
 //                 master entry  live count, deleted count (0), field count, field names, 0
@@ -69,6 +77,12 @@ class Database;
 class KeyEntry;
 
 inline constexpr std::string_view kRdbMagic = "REDIS0010";
+// A file holding a hash with field deadlines (types 24 and 25) says version 12.
+inline constexpr std::string_view kRdbMagicFieldExpiry = "REDIS0012";
+
+// The RDB version a value written with this type byte needs: 12 for a hash with field
+// deadlines, else 10.
+uint16_t RdbVersionOfValueType(uint8_t type);
 
 struct RdbWriteOptions {
   // Which access record each key gets, from maxmemory-policy, read from the stamps by clock.

@@ -11,6 +11,7 @@ Goblin reports Redis's listpack / listpackex / hashtable.
 import base64
 import gzip
 import json
+import shutil
 import math
 import time
 from collections import Counter
@@ -396,5 +397,114 @@ def test_the_append_only_file_receives_what_redis_7_4_writes(server_binary):
         conn.call("DEBUG", "LOADAOF")
         after = {key: hash_state(conn, key) for key in reload_check["after"]}
         assert same_state(after, reload_check["after"]), after
+    finally:
+        srv.stop()
+
+
+# ---- Persistence: Redis 7.4's RDB file and DUMP payloads, and Goblin's own ---------------------
+
+def load_payloads():
+    with open(FIXTURES / "dump-payloads.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+def as_text(x) -> str:
+    return argument(x).decode("latin-1")
+
+
+def wanted_state(manifest):
+    """What the manifest says a key holds: type, key deadline, and its content."""
+    content = None
+    if manifest["type"] == "hash":
+        content = sorted([as_text(f), as_text(v), t] for f, v, t in manifest["fields"])
+    elif manifest["type"] == "string":
+        content = as_text(manifest["value"])
+    elif manifest["type"] == "zset":
+        content = [[as_text(m), float(s)] for m, s in manifest["members"]]
+    return [manifest["type"], manifest["pexpiretime"], content]
+
+
+def key_state(conn, key: str):
+    kind = conn.call("TYPE", key).value.decode()
+    content = None
+    if kind == "hash":
+        flat = [x.value.decode("latin-1") for x in conn.call("HGETALL", key).value]
+        fields = flat[0::2]
+        times = [x.value for x in
+                 conn.call("HPEXPIRETIME", key, "FIELDS", len(fields), *[f.encode("latin-1") for f in fields]).value]
+        content = sorted([f, v, t] for f, v, t in zip(fields, flat[1::2], times))
+    elif kind == "string":
+        content = conn.call("GET", key).value.decode("latin-1")
+    elif kind == "zset":
+        flat = [x.value.decode() for x in conn.call("ZRANGE", key, 0, -1, "WITHSCORES").value]
+        content = [[m, float(s)] for m, s in zip(flat[0::2], flat[1::2])]
+    return [kind, conn.call("PEXPIRETIME", key).value, content]
+
+
+def test_redis_7_4_rdb_file_with_field_deadlines_loads(server_binary):
+    srv = ServerProcess(server_binary, name="hfe-rdb-load", options={"dbfilename": "dump.rdb"})
+    shutil.copy(FIXTURES / "dump-hfe.rdb", Path(srv.dir) / "dump.rdb")
+    srv.start()
+    try:
+        conn = srv.raw()
+        entries = load_payloads()
+        assert conn.call("DBSIZE").value == len(entries)
+        for entry in entries:
+            assert key_state(conn, entry["key"]) == wanted_state(entry["manifest"]), entry["key"]
+        # Redis's small hashes with deadlines are listpackex here too.
+        assert conn.call("OBJECT", "ENCODING", "hfe:lp:mixed").value == b"listpackex"
+    finally:
+        srv.stop()
+
+
+def test_redis_7_4_dump_payloads_restore_and_goblins_restore_back(server_binary):
+    srv = ServerProcess(server_binary, name="hfe-restore").start()
+    try:
+        conn = srv.raw()
+        for entry in load_payloads():
+            key, manifest = entry["key"], entry["manifest"]
+            payload = base64.b64decode(entry["dump_b64"])
+            reply = conn.call("RESTORE", key, 0, payload)
+            assert reply.value in (b"OK", "OK"), (key, reply.value)
+            want = wanted_state(manifest)
+            want[1] = -1  # a payload carries no key deadline
+            assert key_state(conn, key) == want, key
+            # Goblin's own DUMP of it restores to the same state, with version 12 only where
+            # field deadlines need it.
+            ours = conn.call("DUMP", key).value
+            version = ours[-10] | ours[-9] << 8
+            has_deadlines = manifest["type"] == "hash" and any(t != -1 for *_, t in manifest["fields"])
+            assert version == (12 if has_deadlines else 10), key
+            if has_deadlines and entry["type_byte"] == 25:
+                assert ours[:-10] == payload[:-10], key  # byte for byte, listpack order included
+            elif has_deadlines:
+                assert ours[0] == 24 and len(ours) == len(payload), key  # a table's own order
+            assert conn.call("RESTORE", key + ":again", 0, ours).value in (b"OK", "OK")
+            assert key_state(conn, key + ":again") == want, key
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("snapshot_format", ["rdb", "goblin"])
+def test_field_deadlines_survive_a_restart(server_binary, snapshot_format):
+    srv = ServerProcess(server_binary, name=f"hfe-restart-{snapshot_format}",
+                        options={"snapshot-format": snapshot_format}).start()
+    try:
+        conn = srv.raw()
+        conn.call("HSET", "small", "a", "1", "b", "2", "c", "3")
+        conn.call("HPEXPIREAT", "small", 4102444800123, "FIELDS", 2, "a", "b")
+        conn.call("HSET", "large", *[x for i in range(600) for x in (f"f{i}", f"v{i}")])
+        conn.call("HPEXPIREAT", "large", 4102444800000, "FIELDS", 2, "f1", "f2")
+        conn.call("HPEXPIREAT", "large", 4102444900000, "FIELDS", 1, "f3")
+        before = {key: key_state(conn, key) for key in ("small", "large")}
+        assert conn.call("SAVE").value in (b"OK", "OK")
+        if snapshot_format == "rdb":  # Redis 7.4's version: 7.2 would refuse types 24 and 25
+            dbfilename = conn.call("CONFIG", "GET", "dbfilename").value[1].value.decode()
+            assert (Path(srv.dir) / dbfilename).read_bytes()[:9] == b"REDIS0012"
+        conn.close()
+        srv.restart(keep_port=True)
+        conn = srv.raw()
+        assert {key: key_state(conn, key) for key in ("small", "large")} == before
+        assert conn.call("OBJECT", "ENCODING", "small").value == b"listpackex"
     finally:
         srv.stop()
