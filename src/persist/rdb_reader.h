@@ -21,9 +21,9 @@
 // fits (DESIGN.md, "Persistence").
 //
 // The types read (rdb_format.h): string 0; list 1, 10, 14, 18 (plain and packed nodes); set 2,
-// 11, 20; sorted set 3, 5, 12, 17; hash 4, 9, 13, 16; stream 15, 19, 21. Refused with an
-// error that names them: modules 6 and 7 (the module's type name, as Redis spells it from the
-// module id), and 7.4's hashes with field expiry, 22 to 25.
+// 11, 20; sorted set 3, 5, 12, 17; hash 4, 9, 13, 16, and 7.4's hashes with field deadlines 22
+// to 25; stream 15, 19, 21. Refused with an error that names them: modules 6 and 7 (the
+// module's type name, as Redis spells it from the module id).
 #pragma once
 
 #include <cstddef>

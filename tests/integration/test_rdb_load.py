@@ -415,7 +415,8 @@ def test_refusals_name_the_problem(tmp_path):
     cases = {
         "module.rdb": (rb.rdb_file(rb.record(rb.T_MODULE_2, "doc", rb.length(module_id) + b"\x00" * 8), 10),
                        "module type 'ReJSON-RL'", {}),
-        "hfe.rdb": (rb.rdb_file(rb.record(rb.T_HASH_METADATA, "h", b"\x00" * 12), 12), "field expiry", {}),
+        "hfe.rdb": (rb.rdb_file(rb.record(rb.T_HASH_METADATA, "h", b"\x00" * 8 + rb.length(1)), 12),
+                    "truncated or bad field deadline", {}),
         "db.rdb": (rb.rdb_file(bytes([rb.OP_SELECTDB, 9]) + rb.record(rb.T_STRING, "k", rb.string("v")), 10),
                    "database 9 is out of range (the server has 4 databases", {"databases": "4"}),
         "version.rdb": (b"REDIS0013" + bytes([rb.OP_EOF]) + b"\x00" * 8,
