@@ -18,9 +18,11 @@ for name in $names; do
   binary=$build/fuzz/${name}_fuzzer
   log=$build/logs/$name.log
   mkdir -p "$build/corpus/$name"
-  # -timeout: an input that takes this long is a hang; -rss_limit_mb: one that grows this big
-  # is a memory blow-up (a few bytes must not make a parser allocate gigabytes).
-  if "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
+  # -timeout: an input that takes this long is a hang (FUZZ_TIMEOUT seconds, 20 by default; a
+  # long run at low priority beside other work needs more, the clock being the wall's);
+  # -rss_limit_mb: one that grows this big is a memory blow-up (a few bytes must not make a
+  # parser allocate gigabytes).
+  if "$binary" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-20}" -rss_limit_mb=2560 -print_final_stats=1 \
       -artifact_prefix="$build/artifacts/$name-" "$build/corpus/$name" "$here/corpus/$name" \
       >"$log" 2>&1; then
     echo "fuzz $name: $(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1)"
