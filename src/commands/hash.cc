@@ -8,6 +8,7 @@
 // hashTypeTryConversion does. A command that removes the last field deletes the key.
 #include <algorithm>
 #include <array>
+#include <span>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -61,6 +62,17 @@ void DeleteExpiredFields(CommandContext& ctx, std::string_view key, PackedHash**
 
 }  // namespace
 
+PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
+  PackedHash* hash;
+  if (!LookupHash(ctx, key, &hash, false)) return nullptr;
+  if (hash == nullptr) {
+    auto* object = new HashObject();
+    ctx.db().Put(key, EntryValue::Object(object), std::nullopt);
+    hash = &object->hash();
+  }
+  return hash;
+}
+
 bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** hash,
                       std::string_view field) {
   if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return false;
@@ -81,20 +93,6 @@ void ExpireDueFields(CommandContext& ctx, std::string_view key, PackedHash** has
     if (!FieldAlive(deadline, ctx.now_ms)) due.emplace_back(field);
   });
   if (!due.empty()) DeleteExpiredFields(ctx, key, hash, due);
-}
-
-// The hash at key for a write, stored empty first when the key is missing (the caller adds a
-// field before replying, so no empty hash outlives the command). Returns nullptr after
-// replying WRONGTYPE.
-PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
-  PackedHash* hash;
-  if (!LookupHash(ctx, key, &hash, false)) return nullptr;
-  if (hash == nullptr) {
-    auto* object = new HashObject();
-    ctx.db().Put(key, EntryValue::Object(object), std::nullopt);
-    hash = &object->hash();
-  }
-  return hash;
 }
 
 // Records an in-place change of the hash at key and announces it as event.
@@ -140,13 +138,14 @@ void HmsetCommand(CommandContext& ctx) {
 void HsetnxCommand(CommandContext& ctx) {
   PackedHash* expiring;
   if (!LookupHash(ctx, ctx.arg(1), &expiring, false)) return;
-  ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
+  const bool expired = ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
   if (hash == nullptr) return;
   if (hash->Contains(ctx.arg(2))) {
     ctx.reply.Integer(0);
     return;
   }
+  if (expired) ctx.Propagate(std::span<const std::string_view>(ctx.argv));
   const HashLimits limits = HashLimitsOf(ctx);
   hash->PrepareForInsert(1, std::max(ctx.arg(2).size(), ctx.arg(3).size()), limits);
   hash->Set(ctx.arg(2), ctx.arg(3), limits);
@@ -228,7 +227,7 @@ void HincrbyCommand(CommandContext& ctx) {
   if (!ParseIntegerArg(ctx, ctx.arg(3), &increment)) return;
   PackedHash* expiring;
   if (!LookupHash(ctx, ctx.arg(1), &expiring, false)) return;
-  ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
+  const bool expired = ExpireFieldIfDue(ctx, ctx.arg(1), &expiring, ctx.arg(2));
   PackedHash* hash = HashForWrite(ctx, ctx.arg(1));
   if (hash == nullptr) return;
   int64_t value = 0;
@@ -248,6 +247,7 @@ void HincrbyCommand(CommandContext& ctx) {
   hash->Set(ctx.arg(2), std::string_view(scratch, length), HashLimitsOf(ctx),
             /*keep_deadline=*/true);
   Changed(ctx, ctx.arg(1), "hincrby");
+  if (expired) ctx.Propagate(std::span<const std::string_view>(ctx.argv));
   ctx.reply.Integer(result);
 }
 

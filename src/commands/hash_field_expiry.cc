@@ -1,5 +1,7 @@
 // Hash field deadlines, as Redis 7.4 gives them: HEXPIRE HPEXPIRE HEXPIREAT HPEXPIREAT (set,
-// with NX | XX | GT | LT), HTTL HPTTL HEXPIRETIME HPEXPIRETIME (read), HPERSIST (clear).
+// with NX | XX | GT | LT), HTTL HPTTL HEXPIRETIME HPEXPIRETIME (read), HPERSIST (clear); and
+// Redis 8.0's HGETEX (read fields, set or clear their deadlines) and HSETEX (write fields with
+// a deadline, FNX | FXX).
 //
 // A deadline rides on its field's value in the packed hash (core/packed_hash.h). Every command
 // here names its fields as `FIELDS numfields field ...` and answers one code per field:
@@ -9,7 +11,11 @@
 //   persist  -2 no such field, -1 no deadline, 1 cleared
 // A field whose deadline has passed counts as absent. The effects are absolute: a set is logged
 // as HPEXPIREAT of the fields it changed (condition kept), a deletion as HDEL of that field.
+#include <algorithm>
+#include <cstdint>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "commands/command_util.h"
@@ -79,28 +85,57 @@ bool ConditionMet(Condition condition, int64_t current, int64_t wanted) {
 
 // HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT key time [NX|XX|GT|LT] FIELDS numfields field ...
 // base_ms is now for the relative forms, 0 for the absolute ones.
+// Reads a deadline argument as Redis 7.4 checks it: an integer, not negative, in seconds or ms,
+// after base_ms (now for relative times, 0 for absolute ones), at most kMaxFieldDeadline.
+// Replies the error and returns false otherwise.
+bool ParseDeadline(CommandContext& ctx, std::string_view text, std::string_view name,
+                   int64_t base_ms, bool seconds, int64_t* deadline) {
+  int64_t when;
+  if (!ParseIntegerArg(ctx, text, &when)) return false;
+  if (when < 0) {
+    ctx.reply.Error("ERR invalid expire time, must be >= 0");
+    return false;
+  }
+  if (when > (seconds ? kMaxFieldDeadline / 1000 : kMaxFieldDeadline) ||
+      (seconds ? when * 1000 : when) > kMaxFieldDeadline - base_ms) {
+    ctx.reply.Error("ERR invalid expire time in '" + std::string(name) + "' command");
+    return false;
+  }
+  *deadline = (seconds ? when * 1000 : when) + base_ms;
+  return true;
+}
+
+// Deletes field when its deadline has passed, as a read inside HGETEX and HSETEX finds it:
+// an HDEL effect; the caller sends one hexpired event and deletes the key if it emptied.
+bool DropIfExpired(CommandContext& ctx, std::string_view key, PackedHash* hash,
+                   std::string_view field) {
+  if (hash->fields_with_deadline() == 0) return false;
+  const std::optional<int64_t> deadline = hash->Deadline(field);
+  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
+  hash->Delete(field);
+  ctx.Propagate({"HDEL", key, field});
+  return true;
+}
+
+// The end of a write to the hash at key: the key goes with its last field (del event), else
+// it is touched; deadlines given are noted for active expiry.
+void Finish(CommandContext& ctx, std::string_view key, PackedHash* hash) {
+  if (hash->empty()) {
+    ctx.db().Delete(key);
+    Notify(ctx, kNotifyGeneric, "del", key);
+    return;
+  }
+  ctx.db().Touch(key);
+  if (hash->fields_with_deadline() > 0) ctx.db().NoteElementDeadlines(key);
+}
+
 void ExpireFields(CommandContext& ctx, std::string_view name, int64_t base_ms, bool seconds) {
   // The key's type is checked first, then the arguments, as Redis 7.4 does.
   const std::string_view key = ctx.arg(1);
   PackedHash* hash;
   if (!LookupHash(ctx, key, &hash, false)) return;
-  int64_t when;
-  if (!ParseIntegerArg(ctx, ctx.arg(2), &when)) return;
-  const std::string invalid = "ERR invalid expire time in '" + std::string(name) + "' command";
-  if (when < 0) {
-    ctx.reply.Error("ERR invalid expire time, must be >= 0");
-    return;
-  }
-  if (when > (seconds ? kMaxFieldDeadline / 1000 : kMaxFieldDeadline)) {
-    ctx.reply.Error(invalid);
-    return;
-  }
-  if (seconds) when *= 1000;
-  if (when > kMaxFieldDeadline - base_ms) {
-    ctx.reply.Error(invalid);
-    return;
-  }
-  const int64_t deadline = when + base_ms;
+  int64_t deadline;
+  if (!ParseDeadline(ctx, ctx.arg(2), name, base_ms, seconds, &deadline)) return;
   Condition condition = Condition::kNone;
   const std::string_view word = ctx.arg(3);
   if (EqualsIgnoreCase(word, "nx")) {
@@ -146,7 +181,6 @@ void ExpireFields(CommandContext& ctx, std::string_view name, int64_t base_ms, b
   }
   if (updated.empty() && deleted == 0) return;
   MarkDirty(ctx, updated.size() + deleted);
-  if (!updated.empty()) ctx.db().NoteElementDeadlines(key);
   if (!updated.empty()) {
     if (ctx.propagating()) {
       const std::string at = std::to_string(deadline);
@@ -161,12 +195,7 @@ void ExpireFields(CommandContext& ctx, std::string_view name, int64_t base_ms, b
     Notify(ctx, kNotifyHash, "hexpire", key);
   }
   if (deleted > 0) Notify(ctx, kNotifyHash, "hdel", key);
-  if (hash->empty()) {
-    ctx.db().Delete(key);
-    Notify(ctx, kNotifyGeneric, "del", key);
-  } else {
-    ctx.db().Touch(key);
-  }
+  Finish(ctx, key, hash);
 }
 
 void HexpireCommand(CommandContext& ctx) { ExpireFields(ctx, "hexpire", ctx.now_ms, true); }
@@ -224,6 +253,254 @@ void HpersistCommand(CommandContext& ctx) {
   Notify(ctx, kNotifyHash, "hpersist", ctx.arg(1));
 }
 
+
+// HGETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST] FIELDS numfields field ...: the values
+// (nil for a missing or expired field), giving the fields found the deadline, or clearing it.
+// Logged as HPEXPIREAT (absolute) or HPERSIST of the fields named, HDEL of those that a time
+// in the past deleted or that had expired.
+void HgetexCommand(CommandContext& ctx) {
+  const std::string_view key = ctx.arg(1);
+  PackedHash* hash;
+  if (!LookupHash(ctx, key, &hash, false)) return;
+  enum class Action { kNone, kDeadline, kPersist } action = Action::kNone;
+  const std::string_view option = ctx.arg(2);
+  bool seconds = false, relative = false;
+  for (auto [word, is_seconds, is_relative] :
+       {std::tuple{"ex", true, true}, {"px", false, true}, {"exat", true, false},
+        {"pxat", false, false}}) {
+    if (EqualsIgnoreCase(option, word)) {
+      action = Action::kDeadline;
+      seconds = is_seconds;
+      relative = is_relative;
+    }
+  }
+  if (EqualsIgnoreCase(option, "persist")) action = Action::kPersist;
+  int64_t deadline = 0;
+  size_t fields_at = 2;
+  if (action == Action::kDeadline) {
+    if (!ParseDeadline(ctx, ctx.arg(3), "hgetex", relative ? ctx.now_ms : 0, seconds, &deadline)) {
+      return;
+    }
+    fields_at = 4;
+  } else if (action == Action::kPersist) {
+    fields_at = 3;
+  }
+  size_t first;
+  if (!ParseFields(ctx, fields_at, "ERR Number of fields must be a positive integer", &first)) {
+    return;
+  }
+  ctx.reply.Array(ctx.argc() - first);
+  if (hash == nullptr) {
+    for (size_t i = first; i < ctx.argc(); ++i) ctx.reply.Null();
+    return;
+  }
+  size_t expired = 0, deleted = 0, updated = 0;
+  char scratch[kInt64TextMax];
+  for (size_t i = first; i < ctx.argc(); ++i) {
+    const std::string_view field = ctx.arg(i);
+    if (DropIfExpired(ctx, key, hash, field)) {
+      ++expired;
+      ctx.reply.Null();
+      continue;
+    }
+    const std::optional<std::string_view> value = hash->Get(field, scratch);
+    if (!value) {
+      ctx.reply.Null();
+      continue;
+    }
+    ctx.reply.Bulk(*value);
+    if (action == Action::kPersist) {
+      if (hash->Deadline(field).value_or(0) != 0) {
+        hash->SetDeadline(field, 0);
+        ++updated;
+      }
+    } else if (action == Action::kDeadline) {
+      if (deadline <= ctx.now_ms) {
+        hash->Delete(field);
+        ctx.Propagate({"HDEL", key, field});
+        ++deleted;
+      } else {
+        hash->SetDeadline(field, deadline);
+        ++updated;
+      }
+    }
+  }
+  if (expired == 0 && deleted == 0 && updated == 0) return;
+  MarkDirty(ctx, deleted + updated);
+  if (expired > 0) Notify(ctx, kNotifyHash, "hexpired", key);
+  if (updated > 0) {
+    std::vector<std::string_view> effect;
+    const std::string at = std::to_string(deadline);
+    if (action == Action::kPersist) {
+      effect = {"HPERSIST", key};
+      Notify(ctx, kNotifyHash, "hpersist", key);
+    } else {
+      effect = {"HPEXPIREAT", key, at};
+      Notify(ctx, kNotifyHash, "hexpire", key);
+    }
+    effect.insert(effect.end(), ctx.argv.begin() + static_cast<std::ptrdiff_t>(fields_at),
+                  ctx.argv.end());
+    ctx.Propagate(effect);
+  } else if (deleted > 0) {
+    Notify(ctx, kNotifyHash, "hdel", key);
+  }
+  Finish(ctx, key, hash);
+}
+
+// HSETEX's options, in any order before FIELDS.
+struct HsetexArgs {
+  enum class Exists { kAny, kNone, kAll } exists = Exists::kAny;
+  enum class Ttl { kClear, kKeep, kDeadline } ttl = Ttl::kClear;
+  int64_t deadline = 0;
+  bool absolute_ms = false;  // PXAT: logged as it came
+  size_t time_at = 0;        // the position of the time argument
+  size_t first = 0;          // the first field
+};
+
+// Parses HSETEX's arguments as Redis 8 does, before the key is looked at; replies the error
+// and returns false when they are wrong.
+bool ParseHsetex(CommandContext& ctx, HsetexArgs* args) {
+  for (size_t i = 2; i < ctx.argc(); ++i) {
+    const std::string_view word = ctx.arg(i);
+    if (EqualsIgnoreCase(word, "fields")) {
+      int64_t count;
+      if (i + 3 >= ctx.argc()) {
+        ctx.reply.Error(errors::WrongArity("hsetex"));
+        return false;
+      }
+      if (!ParseInt64(ctx.arg(i + 1), &count) || count < 1 || count > INT32_MAX) {
+        ctx.reply.Error("ERR invalid number of fields");
+        return false;
+      }
+      const size_t remaining = ctx.argc() - i - 2;
+      if (remaining % 2 != 0 || static_cast<uint64_t>(count) != remaining / 2) {
+        ctx.reply.Error(errors::WrongArity("hsetex"));
+        return false;
+      }
+      args->first = i + 2;
+      return true;
+    }
+    bool seconds = false, relative = false, is_time = false;
+    for (auto [name, is_seconds, is_relative] :
+         {std::tuple{"ex", true, true}, {"px", false, true}, {"exat", true, false},
+          {"pxat", false, false}}) {
+      if (EqualsIgnoreCase(word, name)) {
+        is_time = true;
+        seconds = is_seconds;
+        relative = is_relative;
+      }
+    }
+    if (is_time || EqualsIgnoreCase(word, "keepttl")) {
+      if (args->ttl != HsetexArgs::Ttl::kClear) {
+        ctx.reply.Error("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified");
+        return false;
+      }
+      if (!is_time) {
+        args->ttl = HsetexArgs::Ttl::kKeep;
+        continue;
+      }
+      if (i + 1 >= ctx.argc()) {
+        ctx.reply.Error("ERR missing expire time");
+        return false;
+      }
+      ++i;
+      if (!ParseDeadline(ctx, ctx.arg(i), "hsetex", relative ? ctx.now_ms : 0, seconds,
+                         &args->deadline)) {
+        return false;
+      }
+      args->ttl = HsetexArgs::Ttl::kDeadline;
+      args->absolute_ms = !seconds && !relative;
+      args->time_at = i;
+    } else if (EqualsIgnoreCase(word, "fxx") || EqualsIgnoreCase(word, "fnx")) {
+      if (args->exists != HsetexArgs::Exists::kAny) {
+        ctx.reply.Error("ERR Only one of FXX or FNX arguments can be specified");
+        return false;
+      }
+      args->exists = EqualsIgnoreCase(word, "fxx") ? HsetexArgs::Exists::kAll
+                                                   : HsetexArgs::Exists::kNone;
+    } else {
+      ctx.reply.Error("ERR unknown argument: " + std::string(word));
+      return false;
+    }
+  }
+  ctx.reply.Error(kFieldsMissing);
+  return false;
+}
+
+// HSETEX key [FNX | FXX] [EX | PX | EXAT | PXAT time | KEEPTTL] FIELDS numfields field value ...:
+// 1 when every field was written, 0 when FNX or FXX held them all back. Without a time or
+// KEEPTTL a written field loses its deadline, as with HSET. Logged with the deadline absolute
+// (PXAT), or as the HDELs of the fields a time in the past deleted.
+void HsetexCommand(CommandContext& ctx) {
+  HsetexArgs args;
+  if (!ParseHsetex(ctx, &args)) return;
+  const std::string_view key = ctx.arg(1);
+  PackedHash* hash;
+  if (!LookupHash(ctx, key, &hash, false)) return;
+  if (hash == nullptr && args.exists == HsetexArgs::Exists::kAll) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  hash = HashForWrite(ctx, key);
+  size_t expired = 0;
+  if (args.exists != HsetexArgs::Exists::kAny) {
+    size_t found = 0;
+    for (size_t i = args.first; i < ctx.argc(); i += 2) {
+      if (DropIfExpired(ctx, key, hash, ctx.arg(i))) {
+        ++expired;
+      } else if (hash->Contains(ctx.arg(i))) {
+        ++found;
+      }
+    }
+    const size_t fields = (ctx.argc() - args.first) / 2;
+    if ((args.exists == HsetexArgs::Exists::kNone && found > 0) ||
+        (args.exists == HsetexArgs::Exists::kAll && found < fields)) {
+      ctx.reply.Integer(0);
+      if (expired > 0) {
+        MarkDirty(ctx, expired);
+        Notify(ctx, kNotifyHash, "hexpired", key);
+      }
+      if (expired > 0 || hash->empty()) Finish(ctx, key, hash);
+      return;
+    }
+  }
+  const HashLimits limits = HashLimitsOf(ctx);
+  size_t longest = 0;
+  for (size_t i = args.first; i < ctx.argc(); ++i) longest = std::max(longest, ctx.arg(i).size());
+  hash->PrepareForInsert((ctx.argc() - args.first) / 2, longest, limits);
+  size_t deleted = 0, updated = 0;
+  for (size_t i = args.first; i < ctx.argc(); i += 2) {
+    const std::string_view field = ctx.arg(i);
+    hash->Set(field, ctx.arg(i + 1), limits, args.ttl != HsetexArgs::Ttl::kClear);
+    if (args.ttl != HsetexArgs::Ttl::kDeadline) continue;
+    if (args.deadline <= ctx.now_ms) {
+      hash->Delete(field);
+      ctx.Propagate({"HDEL", key, field});
+      ++deleted;
+    } else {
+      hash->SetDeadline(field, args.deadline);
+      ++updated;
+    }
+  }
+  MarkDirty(ctx, (ctx.argc() - args.first) / 2);
+  // With fields deleted, their HDELs are the whole effect. Otherwise the command is logged,
+  // its relative time made absolute, after the HDELs of fields found expired, if any.
+  const std::string at = std::to_string(args.deadline);
+  if (deleted == 0 && args.ttl == HsetexArgs::Ttl::kDeadline && !args.absolute_ms) {
+    std::vector<std::string_view> effect(ctx.argv.begin(), ctx.argv.end());
+    effect[args.time_at - 1] = "PXAT";
+    effect[args.time_at] = at;
+    ctx.Propagate(effect);
+  } else if (deleted == 0 && expired > 0) {
+    ctx.Propagate(std::span<const std::string_view>(ctx.argv));
+  }
+  ctx.reply.Integer(1);
+  if (expired > 0) Notify(ctx, kNotifyHash, "hexpired", key);
+  Notify(ctx, kNotifyHash, "hset", key);
+  if (deleted > 0 || updated > 0) Notify(ctx, kNotifyHash, deleted > 0 ? "hdel" : "hexpire", key);
+  Finish(ctx, key, hash);
+}
+
 }  // namespace
 
 void RegisterHashFieldExpiryCommands(CommandTable* table) {
@@ -270,6 +547,16 @@ void RegisterHashFieldExpiryCommands(CommandTable* table) {
         reader.summary, "7.4.0", "O(N) where N is the number of specified fields",
         "key FIELDS numfields field [field ...]");
   }
+  add("hgetex", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)},
+      HgetexCommand, "Get the value of one or more fields of a given hash key, and optionally set "
+      "their expiration.", "8.0.0", "O(N) where N is the number of specified fields",
+      "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds "
+      "| PERSIST] FIELDS numfields field [field ...]");
+  add("hsetex", -6, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HsetexCommand,
+      "Set the value of one or more fields of a given hash key, and optionally set their "
+      "expiration.", "8.0.0", "O(N) where N is the number of fields being set.",
+      "key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT "
+      "unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]");
   add("hpersist", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HpersistCommand,
       "Removes the expiration time for each specified field", "7.4.0",
       "O(N) where N is the number of specified fields", "key FIELDS numfields field [field ...]");

@@ -508,3 +508,106 @@ def test_field_deadlines_survive_a_restart(server_binary, snapshot_format):
         assert conn.call("OBJECT", "ENCODING", "small").value == b"listpackex"
     finally:
         srv.stop()
+
+
+# ---- HGETEX and HSETEX (Redis 8.0): the documentation's examples, errors, effects, events ----
+
+FAR_MS = 4102444800000  # 2100-01-01
+
+
+@pytest.fixture
+def hfe_server(server_binary):
+    srv = ServerProcess(server_binary, name="hfe-8", options={
+        "appendonly": "yes", "appendfsync": "always", "notify-keyspace-events": "KEA"}).start()
+    yield srv
+    srv.stop()
+
+
+def values(reply):
+    return [x.value for x in reply.value]
+
+
+def test_hgetex_documentation_example_and_options(hfe_server):
+    c = hfe_server.raw()
+    assert c.call("HSET", "mykey", "field1", "Hello", "field2", "World").value == 2
+    assert values(c.call("HGETEX", "mykey", "EX", 120, "FIELDS", 1, "field1")) == [b"Hello"]
+    assert values(c.call("HGETEX", "mykey", "EX", 100, "FIELDS", 1, "field2")) == [b"World"]
+    ttls = values(c.call("HTTL", "mykey", "FIELDS", 3, "field1", "field2", "field3"))
+    assert 115 <= ttls[0] <= 120 and 95 <= ttls[1] <= 100 and ttls[2] == -2
+    # No option: HMGET; PERSIST clears; PXAT sets exactly; a time in the past deletes.
+    assert values(c.call("HGETEX", "mykey", "FIELDS", 2, "field1", "nosuch")) == [b"Hello", None]
+    assert values(c.call("HGETEX", "mykey", "PERSIST", "FIELDS", 1, "field1")) == [b"Hello"]
+    assert values(c.call("HTTL", "mykey", "FIELDS", 1, "field1")) == [-1]
+    assert values(c.call("HGETEX", "mykey", "PXAT", FAR_MS, "FIELDS", 1, "field1")) == [b"Hello"]
+    assert values(c.call("HPEXPIRETIME", "mykey", "FIELDS", 1, "field1")) == [FAR_MS]
+    assert values(c.call("HGETEX", "mykey", "EX", 0, "FIELDS", 2, "field1", "field2")) == [b"Hello", b"World"]
+    assert c.call("EXISTS", "mykey").value == 0
+    assert values(c.call("HGETEX", "mykey", "FIELDS", 1, "field1")) == [None]
+
+
+@pytest.mark.parametrize("args,error", [
+    (["EX", "abc", "FIELDS", 1, "f"], "ERR value is not an integer or out of range"),
+    (["EX", -1, "FIELDS", 1, "f"], "ERR invalid expire time, must be >= 0"),
+    (["PXAT", 70368744177664, "FIELDS", 1, "f"], "ERR invalid expire time in 'hgetex' command"),
+    (["EX", 10, "FIELD", 1, "f"], "ERR Mandatory argument FIELDS is missing or not at the right position"),
+    (["FIELDS", 0, "f"], "ERR Number of fields must be a positive integer"),
+    (["FIELDS", 2, "f"], "ERR The `numfields` parameter must match the number of arguments"),
+])
+def test_hgetex_refusals(hfe_server, args, error):
+    c = hfe_server.raw()
+    c.call("HSET", "h", "f", "v")
+    assert c.call("HGETEX", "h", *args).value.decode() == error
+    c.call("SET", "s", "v")
+    assert c.call("HGETEX", "s", *args).value.startswith(b"WRONGTYPE")
+
+
+def test_hsetex_documentation_example_and_conditions(hfe_server):
+    c = hfe_server.raw()
+    at_s = FAR_MS // 1000
+    assert c.call("HSETEX", "mykey", "EXAT", at_s, "FIELDS", 2, "field1", "Hello", "field2", "World").value == 1
+    assert values(c.call("HEXPIRETIME", "mykey", "FIELDS", 2, "field1", "field2")) == [at_s, at_s]
+    assert c.call("HSETEX", "mykey", "FNX", "EX", 60, "FIELDS", 2, "field1", "Hello", "field2", "World").value == 0
+    # FXX needs every field; KEEPTTL keeps the deadlines, no option clears them.
+    assert c.call("HSETEX", "mykey", "FXX", "FIELDS", 2, "field1", "a", "field3", "c").value == 0
+    assert c.call("HSETEX", "mykey", "FXX", "KEEPTTL", "FIELDS", 1, "field1", "a").value == 1
+    assert values(c.call("HEXPIRETIME", "mykey", "FIELDS", 1, "field1")) == [at_s]
+    assert c.call("HSETEX", "mykey", "FIELDS", 1, "field1", "b").value == 1
+    assert values(c.call("HEXPIRETIME", "mykey", "FIELDS", 1, "field1")) == [-1]
+    assert c.call("HSETEX", "nokey", "FXX", "FIELDS", 1, "f", "v").value == 0
+    assert c.call("EXISTS", "nokey").value == 0
+    # A time in the past writes and deletes at once; the key goes with its last field.
+    assert c.call("HSETEX", "gone", "PX", 0, "FIELDS", 1, "f", "v").value == 1
+    assert c.call("EXISTS", "gone").value == 0
+
+
+@pytest.mark.parametrize("args,error", [
+    (["EX", 10, "PX", 10, "FIELDS", 1, "f", "v"],
+     "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"),
+    (["FNX", "FXX", "FIELDS", 1, "f", "v"], "ERR Only one of FXX or FNX arguments can be specified"),
+    (["NX", "EX", 10, "FIELDS", 1, "f", "v"], "ERR unknown argument: NX"),
+    (["EX", 10, "FIELDS", 0, "f", "v"], "ERR invalid number of fields"),
+    (["EX", 10, "FIELDS", 2, "f", "v"], "ERR wrong number of arguments for 'hsetex' command"),
+    (["EX", -5, "FIELDS", 1, "f", "v"], "ERR invalid expire time, must be >= 0"),
+])
+def test_hsetex_refusals(hfe_server, args, error):
+    c = hfe_server.raw()
+    assert c.call("HSETEX", "h", *args).value.decode() == error
+    assert c.call("EXISTS", "h").value == 0
+
+
+def test_hgetex_and_hsetex_log_absolute_deadlines_and_send_redis_events(hfe_server):
+    c = hfe_server.raw()
+    events = EventReader(hfe_server)
+    c.call("HSETEX", "h", "EX", 100, "FIELDS", 2, "a", "1", "b", "2")
+    assert events.events_until_marker(c) == [["__keyspace@0__:h", "hset"], ["__keyevent@0__:hset", "h"],
+                                             ["__keyspace@0__:h", "hexpire"], ["__keyevent@0__:hexpire", "h"]]
+    c.call("HGETEX", "h", "PERSIST", "FIELDS", 2, "a", "nosuch")
+    assert events.events_until_marker(c) == [["__keyspace@0__:h", "hpersist"],
+                                             ["__keyevent@0__:hpersist", "h"]]
+    c.call("HGETEX", "h", "PX", 0, "FIELDS", 1, "b")
+    assert events.events_until_marker(c) == [["__keyspace@0__:h", "hdel"], ["__keyevent@0__:hdel", "h"]]
+    logged = [words_of(x[1:]) for x in incr_commands(hfe_server)]
+    assert logged[0][:3] == ["HSETEX", "h", "PXAT"] and logged[0][4:] == ["FIELDS", "2", "a", "1", "b", "2"]
+    deadline = int(logged[0][3])
+    assert abs(deadline - (int(time.time() * 1000) + 100_000)) < 10_000
+    assert logged[1:] == [["HPERSIST", "h", "FIELDS", "2", "a", "nosuch"], ["HDEL", "h", "b"]]
