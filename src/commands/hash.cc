@@ -73,12 +73,21 @@ PackedHash* HashForWrite(CommandContext& ctx, std::string_view key) {
   return hash;
 }
 
+LapsedField LapsedFieldRule(const CommandContext& ctx) {
+  const Database::ExpiryRules* rules = ctx.server.db(ctx.client.db).expiry_rules();
+  if (rules == nullptr) return LapsedField::kGone;
+  if (rules->keep || (rules->loading != nullptr && *rules->loading)) return LapsedField::kLive;
+  return rules->hide ? LapsedField::kHidden : LapsedField::kGone;
+}
+
 bool ExpireFieldIfDue(CommandContext& ctx, std::string_view key, PackedHash** hash,
                       std::string_view field) {
   if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return false;
   const std::optional<int64_t> deadline = (*hash)->Deadline(field);
-  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
-  DeleteExpiredFields(ctx, key, hash, std::array<std::string_view, 1>{field});
+  if (!deadline || FieldAlive(ctx, *deadline)) return false;
+  if (LapsedFieldRule(ctx) == LapsedField::kGone) {
+    DeleteExpiredFields(ctx, key, hash, std::array<std::string_view, 1>{field});
+  }
   return true;
 }
 
@@ -87,10 +96,13 @@ namespace {
 // Lazy expiry of every field whose deadline has passed (HRANDFIELD draws from live fields
 // only, as Redis 7.4's does).
 void ExpireDueFields(CommandContext& ctx, std::string_view key, PackedHash** hash) {
-  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0) return;
+  if (*hash == nullptr || (*hash)->fields_with_deadline() == 0 ||
+      LapsedFieldRule(ctx) != LapsedField::kGone) {
+    return;
+  }
   std::vector<std::string> due;
   (*hash)->ForEachWithDeadline([&](std::string_view field, std::string_view, int64_t deadline) {
-    if (!FieldAlive(deadline, ctx.now_ms)) due.emplace_back(field);
+    if (!FieldAlive(ctx, deadline)) due.emplace_back(field);
   });
   if (!due.empty()) DeleteExpiredFields(ctx, key, hash, due);
 }
@@ -195,9 +207,9 @@ void HgetdelCommand(CommandContext& ctx) {
   uint64_t deleted = 0;
   char scratch[kInt64TextMax];
   for (size_t i = 4; i < ctx.argc(); ++i) {
-    ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
+    const bool lapsed = ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
     const std::optional<std::string_view> value =
-        hash != nullptr ? hash->Get(ctx.arg(i), scratch) : std::nullopt;
+        hash != nullptr && !lapsed ? hash->Get(ctx.arg(i), scratch) : std::nullopt;
     if (!value) {
       ctx.reply.Null();
       continue;
@@ -293,10 +305,10 @@ void HincrbyfloatCommand(CommandContext& ctx) {
 void HgetCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
-  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
+  const bool lapsed = ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
   char scratch[kInt64TextMax];
   std::optional<std::string_view> value;
-  if (hash != nullptr) value = hash->Get(ctx.arg(2), scratch);
+  if (hash != nullptr && !lapsed) value = hash->Get(ctx.arg(2), scratch);
   if (value) {
     ctx.reply.Bulk(*value);
   } else {
@@ -310,9 +322,9 @@ void HmgetCommand(CommandContext& ctx) {
   ctx.reply.Array(ctx.argc() - 2);
   char scratch[kInt64TextMax];
   for (size_t i = 2; i < ctx.argc(); ++i) {
-    ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
+    const bool lapsed = ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(i));
     std::optional<std::string_view> value;
-    if (hash != nullptr) value = hash->Get(ctx.arg(i), scratch);
+    if (hash != nullptr && !lapsed) value = hash->Get(ctx.arg(i), scratch);
     if (value) {
       ctx.reply.Bulk(*value);
     } else {
@@ -330,17 +342,17 @@ void HlenCommand(CommandContext& ctx) {
 void HstrlenCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
-  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
+  const bool lapsed = ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
   std::optional<size_t> length;
-  if (hash != nullptr) length = hash->ValueLength(ctx.arg(2));
+  if (hash != nullptr && !lapsed) length = hash->ValueLength(ctx.arg(2));
   ctx.reply.Integer(static_cast<int64_t>(length.value_or(0)));
 }
 
 void HexistsCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, ctx.arg(1), &hash, true)) return;
-  ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
-  ctx.reply.Integer(hash != nullptr && hash->Contains(ctx.arg(2)) ? 1 : 0);
+  const bool lapsed = ExpireFieldIfDue(ctx, ctx.arg(1), &hash, ctx.arg(2));
+  ctx.reply.Integer(hash != nullptr && !lapsed && hash->Contains(ctx.arg(2)) ? 1 : 0);
 }
 
 // HKEYS, HVALS and HGETALL: a map of every pair for HGETALL (a flat array in RESP2), an array
@@ -353,7 +365,7 @@ void ReplyAll(CommandContext& ctx, bool fields, bool values) {
   const bool expiring = hash != nullptr && hash->fields_with_deadline() > 0;
   if (expiring) {
     hash->ForEachWithDeadline([&](std::string_view, std::string_view, int64_t deadline) {
-      if (!FieldAlive(deadline, ctx.now_ms)) --size;
+      if (!FieldAlive(ctx, deadline)) --size;
     });
   }
   if (fields && values) {
@@ -363,7 +375,7 @@ void ReplyAll(CommandContext& ctx, bool fields, bool values) {
   }
   if (hash == nullptr) return;
   hash->ForEachWithDeadline([&](std::string_view field, std::string_view value, int64_t deadline) {
-    if (expiring && !FieldAlive(deadline, ctx.now_ms)) return;
+    if (expiring && !FieldAlive(ctx, deadline)) return;
     if (fields) ctx.reply.Bulk(field);
     if (values) ctx.reply.Bulk(value);
   });
@@ -448,7 +460,7 @@ void HscanCommand(CommandContext& ctx) {
       [&](std::string_view field, std::string_view value) {
         if (!options.Matches(field)) return;
         // A field whose deadline has passed is left out, not deleted (as HGETALL).
-        if (expiring && !FieldAlive(hash->Deadline(field).value_or(0), ctx.now_ms)) return;
+        if (expiring && !FieldAlive(ctx, hash->Deadline(field).value_or(0))) return;
         found.emplace_back(field);
         if (!options.no_values) found.emplace_back(value);
       });

@@ -54,13 +54,13 @@ bool ParseFields(CommandContext& ctx, size_t at, std::string_view count_error, s
   return true;
 }
 
-// The deadline of a field that is there at now_ms (0: none), or nullopt when it is absent or
-// its deadline has passed.
-std::optional<int64_t> LiveDeadline(const PackedHash* hash, std::string_view field,
-                                    int64_t now_ms) {
+// The deadline of a field that is there for the running command (0: none), or nullopt when it
+// is absent or its deadline has passed (hash_family.h, LapsedFieldRule).
+std::optional<int64_t> LiveDeadline(const CommandContext& ctx, const PackedHash* hash,
+                                    std::string_view field) {
   if (hash == nullptr) return std::nullopt;
   const std::optional<int64_t> deadline = hash->Deadline(field);
-  if (!deadline || !FieldAlive(*deadline, now_ms)) return std::nullopt;
+  if (!deadline || !FieldAlive(ctx, *deadline)) return std::nullopt;
   return deadline;
 }
 
@@ -111,9 +111,11 @@ bool DropIfExpired(CommandContext& ctx, std::string_view key, PackedHash* hash,
                    std::string_view field) {
   if (hash->fields_with_deadline() == 0) return false;
   const std::optional<int64_t> deadline = hash->Deadline(field);
-  if (!deadline || FieldAlive(*deadline, ctx.now_ms)) return false;
-  hash->Delete(field);
-  ctx.Propagate({"HDEL", key, field});
+  if (!deadline || FieldAlive(ctx, *deadline)) return false;
+  if (LapsedFieldRule(ctx) == LapsedField::kGone) {
+    hash->Delete(field);
+    ctx.Propagate({"HDEL", key, field});
+  }
   return true;
 }
 
@@ -163,12 +165,12 @@ void ExpireFields(CommandContext& ctx, std::string_view name, int64_t base_ms, b
   size_t deleted = 0;
   for (size_t i = first; i < ctx.argc(); ++i) {
     const std::string_view field = ctx.arg(i);
-    const std::optional<int64_t> current = LiveDeadline(hash, field, ctx.now_ms);
+    const std::optional<int64_t> current = LiveDeadline(ctx, hash, field);
     if (!current) {
       ctx.reply.Integer(-2);
     } else if (!ConditionMet(condition, *current, deadline)) {
       ctx.reply.Integer(0);
-    } else if (deadline <= ctx.now_ms) {
+    } else if (deadline <= ctx.now_ms && LapsedFieldRule(ctx) != LapsedField::kLive) {
       hash->Delete(field);
       ctx.Propagate({"HDEL", key, field});
       ++deleted;
@@ -214,7 +216,7 @@ void ForEachFieldDeadline(CommandContext& ctx, bool for_read, Fn&& on_deadline) 
   if (!ParseFields(ctx, 2, "ERR Number of fields must be a positive integer", &first)) return;
   ctx.reply.Array(ctx.argc() - first);
   for (size_t i = first; i < ctx.argc(); ++i) {
-    const std::optional<int64_t> deadline = LiveDeadline(hash, ctx.arg(i), ctx.now_ms);
+    const std::optional<int64_t> deadline = LiveDeadline(ctx, hash, ctx.arg(i));
     if (!deadline) {
       ctx.reply.Integer(-2);
     } else if (*deadline == 0) {
@@ -315,7 +317,7 @@ void HgetexCommand(CommandContext& ctx) {
         ++updated;
       }
     } else if (action == Action::kDeadline) {
-      if (deadline <= ctx.now_ms) {
+      if (deadline <= ctx.now_ms && LapsedFieldRule(ctx) != LapsedField::kLive) {
         hash->Delete(field);
         ctx.Propagate({"HDEL", key, field});
         ++deleted;
@@ -473,7 +475,7 @@ void HsetexCommand(CommandContext& ctx) {
     const std::string_view field = ctx.arg(i);
     hash->Set(field, ctx.arg(i + 1), limits, args.ttl != HsetexArgs::Ttl::kClear);
     if (args.ttl != HsetexArgs::Ttl::kDeadline) continue;
-    if (args.deadline <= ctx.now_ms) {
+    if (args.deadline <= ctx.now_ms && LapsedFieldRule(ctx) != LapsedField::kLive) {
       hash->Delete(field);
       ctx.Propagate({"HDEL", key, field});
       ++deleted;

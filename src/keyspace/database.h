@@ -195,6 +195,8 @@ class Database {
     bool hide = false;
   };
   void set_expiry_rules(const ExpiryRules* rules) { expiry_rules_ = rules; }
+  // The rules in force; elements with deadlines of their own (hash fields) follow them too.
+  const ExpiryRules* expiry_rules() const { return expiry_rules_; }
 
   struct ExpireSweep {
     size_t visited = 0;

@@ -611,3 +611,35 @@ def test_hgetex_and_hsetex_log_absolute_deadlines_and_send_redis_events(hfe_serv
     deadline = int(logged[0][3])
     assert abs(deadline - (int(time.time() * 1000) + 100_000)) < 10_000
     assert logged[1:] == [["HPERSIST", "h", "FIELDS", "2", "a", "nosuch"], ["HDEL", "h", "b"]]
+
+
+def test_a_replica_hides_expired_fields_until_its_master_deletes_them(server_binary):
+    """A replica's clients no longer see a field whose deadline passed, but it stays (HLEN
+    counts it) until the master's HDEL comes, as keys on a Redis replica; the master's own
+    active expiry sends that HDEL."""
+    master = ServerProcess(server_binary, name="hfe-master", options={"hz": 100}).start()
+    replica = ServerProcess(server_binary, name="hfe-replica").start()
+    try:
+        m, r = master.raw(), replica.raw()
+        m.call("HSET", "h", "a", "1", "b", "2")
+        r.call("REPLICAOF", "127.0.0.1", master.port)
+        wait_until = time.monotonic() + 20
+        while r.call("HLEN", "h").value != 2 and time.monotonic() < wait_until:
+            pass
+        assert r.call("HLEN", "h").value == 2
+        # The master holds its expiry still while the replica looks.
+        m.call("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+        assert values(m.call("HPEXPIRE", "h", 50, "FIELDS", 1, "a")) == [1]
+        while values(r.call("HPTTL", "h", "FIELDS", 1, "a")) != [-2] and time.monotonic() < wait_until:
+            pass
+        assert values(r.call("HMGET", "h", "a", "b")) == [None, b"2"]
+        assert r.call("HEXISTS", "h", "a").value == 0
+        assert r.call("HLEN", "h").value == 2  # hidden, not deleted
+        m.call("DEBUG", "SET-ACTIVE-EXPIRE", 1)
+        while r.call("HLEN", "h").value != 1 and time.monotonic() < wait_until:
+            pass
+        assert r.call("HLEN", "h").value == 1
+        assert values(r.call("HGETALL", "h")) == [b"b", b"2"]
+    finally:
+        replica.stop()
+        master.stop()
