@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands/command_util.h"
+#include "commands/hash_family.h"
 #include "commands/families.h"
 #include "core/string_number.h"
 #include "persist/aof_log.h"
@@ -101,7 +102,9 @@ void RestoreCommand(CommandContext& ctx) {
   RdbReadError error;
   size_t pos = 1;
   if (!RdbReadValue(static_cast<uint8_t>(payload[0]), payload, &pos,
-                    EncodingLimitsOf(ctx.server.config), &value, &error)) {
+                    EncodingLimitsOf(ctx.server.config), &value, &error) ||
+      (LapsedFieldRule(ctx) == LapsedField::kGone && !value.DropExpiredFields(ctx.now_ms))) {
+    // (a hash whose fields had all expired restores nothing, as in Redis 7.4)
     ctx.reply.Error("ERR Bad data format");
     return;
   }

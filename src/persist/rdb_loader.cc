@@ -245,7 +245,9 @@ class RdbFileReader {
     ++keys_seen_;
     if (!ok) {
       ++stats_->keys_empty;
-    } else if (options_.skip_expired && pending.deadline && *pending.deadline < options_.now_ms) {
+    } else if (options_.skip_expired &&
+               ((pending.deadline && *pending.deadline < options_.now_ms) ||
+                !pending.value.DropExpiredFields(options_.now_ms))) {
       ++stats_->keys_expired;
     } else {
       dbs_[db_]->Prefetch(pending.key);

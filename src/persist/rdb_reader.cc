@@ -988,6 +988,17 @@ bool RdbValueDecoder::StreamGroupsOf(uint8_t type, const goblin::Stream& stream,
   return true;
 }
 
+bool RdbValue::DropExpiredFields(int64_t now_ms) {
+  if (type_ != ValueType::kHash || !object_->has_element_deadlines()) return true;
+  PackedHash& hash = static_cast<HashObject*>(object_.get())->hash();
+  std::vector<std::string> expired;
+  hash.ForEachWithDeadline([&](std::string_view field, std::string_view, int64_t deadline) {
+    if (deadline != 0 && deadline < now_ms) expired.emplace_back(field);
+  });
+  for (const std::string& field : expired) hash.Delete(field);
+  return !hash.empty();
+}
+
 EntryValue RdbValue::Take() {
   if (type_ == ValueType::kString) return EntryValue::String(string_);
   return EntryValue::Object(object_.release());

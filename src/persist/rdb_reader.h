@@ -53,6 +53,10 @@ class RdbValue {
   // passes to the caller, who must give it to an entry or delete it.
   // REQUIRES: called once, after RdbReadValue succeeded.
   EntryValue Take();
+  // Drops the hash fields whose deadline is before now_ms, as Redis 7.4 loads a file or a
+  // RESTORE payload where it is not a replica; false when no field is left (the key is then
+  // skipped, or the payload refused). REQUIRES: RdbReadValue succeeded, Take not yet called.
+  bool DropExpiredFields(int64_t now_ms);
 
  private:
   friend class RdbValueDecoder;

@@ -317,7 +317,7 @@ def restore_calls(dumped: bytes, zset: bytes, now_ms: int) -> list[tuple]:
         ("i12", 0, dumped, "freq", 0, "FREQ", 255, "replace", "absttl", "REPLACE"),
         ("k", 0, dumped, "IDLETIME", -1), ("k", -1, b"garbage"), ("k", 0, b"garbage"),
         ("p1", 0, b"garbage"), ("p2", 0, b""), ("p3", 0, dumped[:-1]), ("p4", 0, dumped[:-10] + b"x" + dumped[-10:]),
-        ("p5", 0, bad_body(b"\x00\x03abc", 12)), ("p6", 0, bad_body(b"\x00\x03abc", 9)),
+        ("p5", 0, bad_body(b"\x00\x03abc", 13)), ("p6", 0, bad_body(b"\x00\x03abc", 9)),
         ("p7", 0, bad_body(b"\x00\x03abc", 0)),
         # Past the checksum: values that do not decode, and values read into the trailer or stopping short.
         ("d1", 0, bad_body(b"")), ("d2", 0, bad_body(b"\x63abc")), ("d3", 0, bad_body(b"\x0b\x00")),
@@ -433,13 +433,15 @@ def test_sanitize_dump_payload_is_accepted_as_redis_accepts_it(make_server):
 
 
 @pytest.mark.redis72
-def test_restore_reads_rdb_11_payloads_as_redis_7_2_does(make_server):
-    """7.2 writes RDB 11 payloads (7.0 refuses them); Goblin writes 10 and reads up to 11."""
+def test_restore_reads_rdb_11_and_12_payloads_as_redis_7_4_does(make_server):
+    """7.2 writes RDB 11 payloads and 7.4 version 12 (7.0 refuses both); Goblin writes 10 (12 for
+    a hash with field deadlines) and reads up to 12."""
     goblin = make_server()
     with goblin.raw() as g:
         assert g.call("RESTORE", "eleven", 0, dump_payload(b"\x00\x03abc", 11)).raw == b"+OK\r\n"
         assert g.call("GET", "eleven").value == b"abc"
-        assert g.call("RESTORE", "twelve", 0, dump_payload(b"\x00\x03abc", 12)).raw == \
+        assert g.call("RESTORE", "twelve", 0, dump_payload(b"\x00\x03abc", 12)).raw == b"+OK\r\n"
+        assert g.call("RESTORE", "thirteen", 0, dump_payload(b"\x00\x03abc", 13)).raw == \
             b"-ERR DUMP payload version or checksum are wrong\r\n"
 
 
