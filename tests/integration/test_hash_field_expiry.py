@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from support.aof import incr_commands
+from support.node import run_node_script
 from support.server import ServerProcess
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "redis-7.4"
@@ -643,3 +644,15 @@ def test_a_replica_hides_expired_fields_until_its_master_deletes_them(server_bin
     finally:
         replica.stop()
         master.stop()
+
+
+@pytest.mark.parametrize("library", ["ioredis", "node-redis"])
+def test_node_clients_helpers_for_field_deadlines(hfe_server, library):
+    """ioredis's and node-redis's own helpers for Redis 7.4's commands, as a session store would
+    use them."""
+    result = run_node_script("hash_field_expiry.js", library, hfe_server.port)
+    assert result["set"] == [1, -2] and result["nx"] == [0]
+    assert 3590 <= result["ttl"][0] <= 3600 and result["ttl"][1] == -1
+    assert result["persist"] == [1, -1] and result["after"] == [-1]
+    assert result["gone"] == [2]
+    assert result["left"] == {"token": "t", "user": "u"}

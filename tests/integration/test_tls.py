@@ -2,7 +2,6 @@
 mutual TLS (tls-auth-clients yes, optional, no), peers that never handshake or send garbage,
 certificates changed with CONFIG SET, and refusals at startup."""
 
-import json
 import os
 import socket
 import ssl
@@ -13,6 +12,7 @@ import time
 import pytest
 import redis
 
+from support.node import run_node_script
 from support.server import ServerProcess, free_port, parse_info
 
 
@@ -388,20 +388,10 @@ def pairs_of(flat) -> dict:
 
 # ---- What clients do over TLS besides commands -------------------------------------------------
 
-NODE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "node")
-
-
 @pytest.mark.parametrize("library", ["ioredis", "node-redis"])
 def test_node_clients_speak_tls_with_a_client_certificate(tls_server, certs, library):
-    proc = subprocess.run(["node", "tls_client.js", library, str(tls_port(tls_server)), certs["ca.crt"],
-                           certs["client.crt"], certs["client.key"]],
-                          capture_output=True, timeout=60, cwd=NODE_DIR)
-    lines = proc.stdout.decode().strip().splitlines()
-    assert lines, f"{library}: no output (status {proc.returncode}):\n{proc.stderr.decode()}"
-    result = json.loads(lines[-1])
-    assert not (proc.returncode == 2 and "missing" in result), \
-        f"{result.get('missing')} is not installed in tests/node: make deps-test installs it"
-    assert proc.returncode == 0, f"{library}: {result}\n{proc.stderr.decode()}"
+    result = run_node_script("tls_client.js", library, tls_port(tls_server), certs["ca.crt"],
+                             certs["client.crt"], certs["client.key"])
     assert result == {"ping": "PONG", "big": True, "pipeline": 1000, "message": "over-tls"}
 
 
