@@ -18,8 +18,6 @@ redis72; the others hold for redis-server 7.0 as well.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,8 +25,9 @@ from pathlib import Path
 import pytest
 import redis
 
+from support.node import run_node_script
 from support.resp import ConnectionClosed, RawConnection, ReplyTimeout
-from support.server import (REDIS_CLI, REFERENCE_BINARY, REPO_ROOT, free_port, goblin_binary,
+from support.server import (REDIS_CLI, REFERENCE_BINARY, free_port, goblin_binary,
                             parse_info, run_until_exit, wait_for)
 
 ADMIN_PASSWORD = "admin-secret"
@@ -37,7 +36,6 @@ WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled."
 # redis-py 4.4 and later, ResponseError before (Debian's 4.3 does not map the WRONGPASS code).
 REFUSED_LOGIN = (redis.AuthenticationError, redis.ResponseError)
 NOAUTH = "NOAUTH Authentication required."
-NODE_DIR = REPO_ROOT / "tests" / "node"
 SENTINEL_BINARY = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
 
 # ACL CAT without a category, in Redis's order.
@@ -525,16 +523,7 @@ def test_default_user_off_leaves_admin_able_to_log_in(admin, acl_server):
 # ---- Node.js clients and redis-cli ---------------------------------------------------------------
 
 def node_login(srv, library: str, username: str, password: str) -> dict:
-    proc = subprocess.run(["node", str(NODE_DIR / "acl_login.js"), library, str(srv.port), username,
-                           password, "a:node", "b:node"], capture_output=True, timeout=60,
-                          cwd=NODE_DIR)
-    lines = proc.stdout.decode().strip().splitlines()
-    assert lines, f"{library}: no output (status {proc.returncode}):\n{proc.stderr.decode()}"
-    result = json.loads(lines[-1])
-    assert not (proc.returncode == 2 and "missing" in result), \
-        f"{result.get('missing')} is not installed in tests/node: make deps-test installs it"
-    assert proc.returncode == 0, f"{library}: {result}\n{proc.stderr.decode()}"
-    return result
+    return run_node_script("acl_login.js", library, srv.port, username, password, "a:node", "b:node")
 
 
 @pytest.mark.parametrize("library,written", [("ioredis", "from-ioredis"),

@@ -8,6 +8,8 @@
 // Exits 2 when the client library is not installed.
 'use strict';
 
+const { load, main } = require('./harness');
+
 const fs = require('fs');
 const crypto = require('crypto');
 
@@ -18,17 +20,6 @@ const tlsFiles = { ca: fs.readFileSync(caFile), cert: fs.readFileSync(certFile),
 const tlsOptions = { ...tlsFiles, checkServerIdentity: () => undefined };
 const big = crypto.randomBytes(3 * 1024 * 1024);
 
-function load(name) {
-  try {
-    return require(name);
-  } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND') {
-      process.stdout.write(JSON.stringify({ missing: name }) + '\n');
-      process.exit(2);
-    }
-    throw err;
-  }
-}
 
 async function withIoredis() {
   const Redis = load('ioredis');
@@ -85,15 +76,4 @@ async function withNodeRedis() {
   return out;
 }
 
-const run = { 'ioredis': withIoredis, 'node-redis': withNodeRedis }[lib];
-if (!run) {
-  process.stderr.write(`unknown client library ${lib}\n`);
-  process.exit(1);
-}
-run().then((out) => {
-  process.stdout.write(JSON.stringify(out) + '\n');
-  process.exit(0);
-}, (err) => {
-  process.stdout.write(JSON.stringify({ failed: err && err.message ? err.message : String(err) }) + '\n');
-  process.exit(1);
-});
+main(lib, { 'ioredis': withIoredis, 'node-redis': withNodeRedis });

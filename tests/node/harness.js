@@ -1,0 +1,38 @@
+// What every script here shares: loading a client library (exit status 2, and {"missing": name},
+// when it is not installed) and running the function of the library named on the command line,
+// whose result is printed as one JSON object on stdout ({"failed": message} and status 1 when
+// it throws).
+'use strict';
+
+function load(name) {
+  try {
+    return require(name);
+  } catch (err) {
+    if (err.code === 'MODULE_NOT_FOUND') {
+      process.stdout.write(JSON.stringify({ missing: name }) + '\n');
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+function errorText(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+function main(lib, runs) {
+  const run = runs[lib];
+  if (!run) {
+    process.stderr.write(`unknown client library ${lib}\n`);
+    process.exit(1);
+  }
+  run().then((out) => {
+    process.stdout.write(JSON.stringify(out) + '\n');
+    process.exit(0);
+  }, (err) => {
+    process.stdout.write(JSON.stringify({ failed: errorText(err) }) + '\n');
+    process.exit(1);
+  });
+}
+
+module.exports = { load, errorText, main };
