@@ -295,8 +295,14 @@ void HincrbyfloatCommand(CommandContext& ctx) {
   // The deadline stays here; the HSET logged for it clears it on replay, as Redis 7.4 logs it.
   hash->Set(ctx.arg(2), text, HashLimitsOf(ctx), /*keep_deadline=*/true);
   Changed(ctx, ctx.arg(1), "hincrbyfloat");
-  // Logged as the value it produced: float arithmetic need not replay to the same digits.
+  // Logged as the value it produced: float arithmetic need not replay to the same digits. The
+  // field's deadline follows as HPEXPIREAT, since the HSET clears it on replay (Redis 7.4 logs
+  // the HSET alone and so loses it; Redis 8 logs HSETEX KEEPTTL, which 7.x cannot read).
   ctx.Propagate({"HSET", ctx.arg(1), ctx.arg(2), text});
+  if (const int64_t deadline = hash->Deadline(ctx.arg(2)).value_or(0); deadline != 0) {
+    const std::string at = std::to_string(deadline);
+    ctx.Propagate({"HPEXPIREAT", ctx.arg(1), at, "FIELDS", "1", ctx.arg(2)});
+  }
   ctx.reply.Bulk(text);
 }
 
