@@ -13,6 +13,7 @@
 // as HPEXPIREAT of the fields it changed (condition kept), a deletion as HDEL of that field.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -255,6 +256,18 @@ void HpersistCommand(CommandContext& ctx) {
   Notify(ctx, kNotifyHash, "hpersist", ctx.arg(1));
 }
 
+// EX, PX, EXAT or PXAT: the unit of the time that follows, and whether it counts from now.
+struct TimeOption {
+  bool seconds;
+  bool relative;
+};
+std::optional<TimeOption> TimeOptionOf(std::string_view word) {
+  for (auto [name, seconds, relative] : {std::tuple{"ex", true, true}, {"px", false, true},
+                                         {"exat", true, false}, {"pxat", false, false}}) {
+    if (EqualsIgnoreCase(word, name)) return TimeOption{seconds, relative};
+  }
+  return std::nullopt;
+}
 
 // HGETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST] FIELDS numfields field ...: the values
 // (nil for a missing or expired field), giving the fields found the deadline, or clearing it.
@@ -265,26 +278,18 @@ void HgetexCommand(CommandContext& ctx) {
   PackedHash* hash;
   if (!LookupHash(ctx, key, &hash, false)) return;
   enum class Action { kNone, kDeadline, kPersist } action = Action::kNone;
-  const std::string_view option = ctx.arg(2);
-  bool seconds = false, relative = false;
-  for (auto [word, is_seconds, is_relative] :
-       {std::tuple{"ex", true, true}, {"px", false, true}, {"exat", true, false},
-        {"pxat", false, false}}) {
-    if (EqualsIgnoreCase(option, word)) {
-      action = Action::kDeadline;
-      seconds = is_seconds;
-      relative = is_relative;
-    }
-  }
-  if (EqualsIgnoreCase(option, "persist")) action = Action::kPersist;
+  const std::optional<TimeOption> time = TimeOptionOf(ctx.arg(2));
   int64_t deadline = 0;
   size_t fields_at = 2;
-  if (action == Action::kDeadline) {
-    if (!ParseDeadline(ctx, ctx.arg(3), "hgetex", relative ? ctx.now_ms : 0, seconds, &deadline)) {
+  if (time) {
+    if (!ParseDeadline(ctx, ctx.arg(3), "hgetex", time->relative ? ctx.now_ms : 0, time->seconds,
+                       &deadline)) {
       return;
     }
+    action = Action::kDeadline;
     fields_at = 4;
-  } else if (action == Action::kPersist) {
+  } else if (EqualsIgnoreCase(ctx.arg(2), "persist")) {
+    action = Action::kPersist;
     fields_at = 3;
   }
   size_t first;
@@ -382,22 +387,13 @@ bool ParseHsetex(CommandContext& ctx, HsetexArgs* args) {
       args->first = i + 2;
       return true;
     }
-    bool seconds = false, relative = false, is_time = false;
-    for (auto [name, is_seconds, is_relative] :
-         {std::tuple{"ex", true, true}, {"px", false, true}, {"exat", true, false},
-          {"pxat", false, false}}) {
-      if (EqualsIgnoreCase(word, name)) {
-        is_time = true;
-        seconds = is_seconds;
-        relative = is_relative;
-      }
-    }
-    if (is_time || EqualsIgnoreCase(word, "keepttl")) {
+    const std::optional<TimeOption> time = TimeOptionOf(word);
+    if (time || EqualsIgnoreCase(word, "keepttl")) {
       if (args->ttl != HsetexArgs::Ttl::kClear) {
         ctx.reply.Error("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified");
         return false;
       }
-      if (!is_time) {
+      if (!time) {
         args->ttl = HsetexArgs::Ttl::kKeep;
         continue;
       }
@@ -406,12 +402,12 @@ bool ParseHsetex(CommandContext& ctx, HsetexArgs* args) {
         return false;
       }
       ++i;
-      if (!ParseDeadline(ctx, ctx.arg(i), "hsetex", relative ? ctx.now_ms : 0, seconds,
-                         &args->deadline)) {
+      if (!ParseDeadline(ctx, ctx.arg(i), "hsetex", time->relative ? ctx.now_ms : 0,
+                         time->seconds, &args->deadline)) {
         return false;
       }
       args->ttl = HsetexArgs::Ttl::kDeadline;
-      args->absolute_ms = !seconds && !relative;
+      args->absolute_ms = !time->seconds && !time->relative;
       args->time_at = i;
     } else if (EqualsIgnoreCase(word, "fxx") || EqualsIgnoreCase(word, "fnx")) {
       if (args->exists != HsetexArgs::Exists::kAny) {
