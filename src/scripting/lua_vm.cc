@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "core/string_number.h"
@@ -67,6 +68,14 @@ int MathRandom(lua_State* lua) {
 int MathRandomSeed(lua_State* lua) {
   Rand48Seed(static_cast<int32_t>(luaL_checkint(lua, 1)));
   return 0;
+}
+
+// The one function of Lua's os library that Redis 7.4 gives scripts: the process's CPU time in
+// seconds, for a script to time its own work. Nothing else of os (files, the environment,
+// exit) is reachable.
+int OsClock(lua_State* lua) {
+  lua_pushnumber(lua, static_cast<lua_Number>(std::clock()) / CLOCKS_PER_SEC);
+  return 1;
 }
 
 // --- Globals --------------------------------------------------------------------------------
@@ -334,6 +343,10 @@ void LuaVm::OpenLibraries() {
   lua_pushcfunction(lua_, MathRandomSeed);
   lua_setfield(lua_, -2, "randomseed");
   lua_pop(lua_, 1);
+  lua_newtable(lua_);
+  lua_pushcfunction(lua_, OsClock);
+  lua_setfield(lua_, -2, "clock");
+  lua_setglobal(lua_, "os");
   lua_pushcfunction(lua_, ErrorHandler);
   lua_setglobal(lua_, "__redis__err__handler");
   lua_pushcfunction(lua_, ProtectedCallFunction);
@@ -393,7 +406,7 @@ void LuaVm::StrictTableOnTop() {
 void LuaVm::InstallGlobalsProxy() {
   // The library tables become read-only proxies inside the (still writable) globals.
   for (const char* name : {LUA_TABLIBNAME, LUA_STRLIBNAME, LUA_MATHLIBNAME, "cjson", "bit",
-                           "cmsgpack", "struct", "redis", "coroutine"}) {
+                           "cmsgpack", "struct", "redis", "coroutine", "os"}) {
     lua_getglobal(lua_, name);
     if (!lua_istable(lua_, -1)) {
       lua_pop(lua_, 1);

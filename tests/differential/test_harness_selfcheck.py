@@ -90,7 +90,7 @@ def test_comparators():
     assert _cmp(ANY_INTEGER, b"$-1\r\n", b":7\r\n") is not None
     assert _cmp(CONFIG_PAIRS, b"*4\r\n+a\r\n+1\r\n+b\r\n+2\r\n", b"*4\r\n+b\r\n+2\r\n+a\r\n+1\r\n") is None
     assert _cmp(CONFIG_PAIRS, b"*4\r\n+a\r\n+2\r\n+b\r\n+1\r\n", b"*4\r\n+b\r\n+2\r\n+a\r\n+1\r\n") is not None
-    hello_g = b"*6\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.2.4\r\n$2\r\nid\r\n:9\r\n"
+    hello_g = b"*6\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.4.0\r\n$2\r\nid\r\n:9\r\n"
     hello_r = b"*6\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$2\r\nid\r\n:3\r\n"
     assert _cmp(HELLO, hello_g, hello_r) is None
     assert _cmp(HELLO, hello_g.replace(b"redis", b"gobln"), hello_r) is not None

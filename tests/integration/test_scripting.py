@@ -535,3 +535,22 @@ def test_a_full_cache_still_runs_read_only_scripts(r):
             r.eval("return redis.call('SET', KEYS[1], 'w')", 1, "k")
     finally:
         r.config_set("maxmemory", 0)
+
+
+# ---- os.clock (Redis 7.4) --------------------------------------------------------------------------
+
+def test_scripts_and_functions_time_their_work_with_os_clock_and_nothing_else_of_os(r):
+    elapsed = r.eval("local t0 = os.clock() local x = 0 for i = 1, 3000000 do x = x + i end "
+                     "local t1 = os.clock() return {type(t0), tostring(t1 > t0), tostring(t1 - t0 < 60)}", 0)
+    assert elapsed == [b"number", b"true", b"true"]
+    # The rest of Lua's os library (files, environment, exit) is not there.
+    assert r.eval("return {type(os.execute), type(os.getenv), type(os.exit), type(os.remove)}", 0) == \
+        [b"nil", b"nil", b"nil", b"nil"]
+    with pytest.raises(redis.exceptions.ResponseError, match="readonly table"):
+        r.eval("os.clock = function() return 0 end", 0)
+    with pytest.raises(redis.exceptions.ResponseError, match="readonly table"):
+        r.eval("os.execute = function() return 0 end", 0)
+    r.execute_command("FUNCTION", "LOAD", "REPLACE",
+                      "#!lua name=timing\n"
+                      "redis.register_function('cpu', function() return type(os.clock()) end)")
+    assert r.execute_command("FCALL", "cpu", "0") == b"number"

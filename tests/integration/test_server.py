@@ -64,11 +64,15 @@ def test_info_default_sections_and_fields(raw, server):
     assert fields["aof_enabled"] == "0"
 
 
-@pytest.mark.redis72
-def test_info_redis_version_is_72(raw):
+@pytest.mark.goblin
+def test_info_and_hello_name_redis_7_4_as_the_command_set_served(raw):
+    # 7.4 is the newest release whose whole standalone command set Goblin serves; clients
+    # gate HEXPIRE, HSCAN NOVALUES and CLIENT KILL MAXAGE on it.
     fields, _ = info(raw, "server")
-    major, minor, _ = (int(x) for x in fields["redis_version"].split("."))
-    assert (major, minor) == (7, 2), fields["redis_version"]
+    assert fields["redis_version"] == "7.4.0"
+    assert b"$7\r\nversion\r\n$5\r\n7.4.0\r\n" in raw.call("HELLO", "2").raw
+    assert raw.call("EVAL", "return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM}", "0").raw == \
+        b"*2\r\n$5\r\n7.4.0\r\n:%d\r\n" % 0x070400
 
 
 @pytest.mark.goblin
@@ -608,7 +612,8 @@ def test_info_clients_counts_subscribers_watchers_and_blocked_keys(make_server):
 # ---- LOLWUT ------------------------------------------------------------------------------------
 
 def test_lolwut_prints_the_version_as_redis_7_does(raw):
-    version_line = b"Redis ver. 7.2.4\n"
+    version = info(raw, "server")[0]["redis_version"]
+    version_line = f"Redis ver. {version}\n".encode()
     for call in [("LOLWUT",), ("LOLWUT", "VERSION", "7"), ("LOLWUT", "VERSION", "4"), ("LOLWUT", "foo"),
                  ("LOLWUT", "VERSION")]:
         assert raw.call(*call).value == version_line, call
@@ -619,7 +624,8 @@ def test_lolwut_prints_the_version_as_redis_7_does(raw):
 def test_lolwut_5_draws_schotter_in_braille(raw):
     text = raw.call("LOLWUT", "VERSION", "5", "20", "2", "2").value.decode()
     art, credit = text.rsplit("\n\n", 1)
-    assert credit == "Georg Nees - schotter, plotter on paper, 1968. Redis ver. 7.2.4\n"
+    version = info(raw, "server")[0]["redis_version"]
+    assert credit == f"Georg Nees - schotter, plotter on paper, 1968. Redis ver. {version}\n"
     lines = art.split("\n")
     assert len(lines) > 1 and all(len(line) == 20 for line in lines)
     assert all(0x2800 <= ord(ch) <= 0x28FF for line in lines for ch in line)
@@ -634,7 +640,7 @@ def test_lolwut_5_draws_schotter_in_braille(raw):
 def test_lolwut_6_draws_a_skyline_in_terminal_colors(raw):
     text = raw.call("LOLWUT", "VERSION", "6", "30", "5").value.decode()
     art, credit = text.rsplit("\n\n", 1)
-    assert credit.endswith(" Redis ver. 7.2.4\n")
+    assert credit.endswith(f" Redis ver. {info(raw, 'server')[0]['redis_version']}\n")
     lines = art.split("\n")
     assert len(lines) == 5
     assert all(line.count("\x1b[0m") == 30 for line in lines)

@@ -16,6 +16,7 @@
 #include "core/crc64.h"
 #include "core/key_entry.h"
 #include "core/set_object.h"
+#include "core/version.h"
 #include "core/stream_object.h"
 #include "core/string_number.h"
 #include "keyspace/database.h"
@@ -128,7 +129,7 @@ TEST(RdbFile, FrameAndChecksum) {
     aux.push_back(name + "=" + value);
   }
   EXPECT_EQ(aux.size(), 5u);
-  EXPECT_EQ(aux[0], "redis-ver=7.2.4");
+  EXPECT_EQ(aux[0], std::string("redis-ver=") + kRedisVersion);
   EXPECT_EQ(aux[1], "redis-bits=64");
   EXPECT_EQ(aux[2], "ctime=1700000000");
   EXPECT_EQ(aux[4], "aof-base=0");
