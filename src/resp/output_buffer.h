@@ -65,6 +65,12 @@ class OutputBuffer {
   // Drops every unsent byte (the client is being closed, or its replies are discarded). The
   // standard-size head block is kept, as after a complete write.
   void clear();
+  // With nothing unsent, gives the kept head block back to the allocator too: an idle client
+  // then holds no reply buffer at all (the tick does this once a second, as Redis's client
+  // cron shrinks the reply buffer of a client whose replies stayed small).
+  void ReleaseIfEmpty() {
+    if (size_ == 0) FreeAll();
+  }
   // Drops bytes from the end so that size() is count. REQUIRES: count <= size().
   void Truncate(size_t count);
   // The first count bytes have been written: they go, and blocks left empty are freed.

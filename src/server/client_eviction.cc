@@ -6,7 +6,7 @@
 // 2. Only while the limit is set is it counted: Client::memory_counted is what the client adds
 //    to client_memory_total_, recounted at the end of each write of its replies (Flush), before
 //    each of its commands, and in the tick. Replicas and the master's link are not counted, as
-//    in Redis; a CLIENT NO-EVICT client is counted but never closed.
+//    in Redis; a CLIENT NO-EVICT client is counted, by the tick only, and never closed.
 // 3. Clients are grouped in buckets by powers of two, as Redis groups them: everything under
 //    32 KB in the first bucket, then [32 KB, 64 KB), ..., and 4 GB and more in the last. The
 //    biggest bucket is emptied first. Within a bucket Redis takes clients in the order they
@@ -65,12 +65,13 @@ void Server::RecountClientMemory() {
   client_memory_total_ = 0;
   for (const auto& [fd, client] : clients_by_fd_) {
     client->memory_counted = 0;
-    CountClientMemory(*client);
+    CountClientMemory(*client, /*every_client=*/true);
   }
 }
 
-void Server::CountClientMemory(Client& client) {
+void Server::CountClientMemory(Client& client, bool every_client) {
   if (client_eviction_limit_ == 0 || !Counted(client)) return;
+  if (client.no_evict && !every_client) return;
   const size_t memory = ClientMemory(client);
   client_memory_total_ = client_memory_total_ - client.memory_counted + memory;
   client.memory_counted = memory;

@@ -29,6 +29,11 @@ namespace goblin {
 
 namespace {
 
+// A client reads 16 KB at a time, as Redis does, until it sends more than that between two
+// reads: then 64 KB, so that a deep pipeline or a big value takes few read calls. The tick's
+// resize rule (InputBuffer::ResizeForIdleOrPeak) brings the buffer back down once the client
+// calms, so an idle or blocked client with a few bytes pending holds 16 KB, not 64.
+constexpr size_t kFirstReadChunk = 16 * 1024;
 constexpr size_t kReadChunk = 64 * 1024;
 
 volatile sig_atomic_t g_shutdown_signal = 0;
@@ -457,7 +462,7 @@ void Server::Accept(const Listener& listener) {
 
 void Server::HandleReadable(Client& client) {
   if (client.close_after_reply) return;
-  size_t want = kReadChunk;
+  size_t want = client.input.peak() >= kFirstReadChunk ? kReadChunk : kFirstReadChunk;
   size_t needed = client.parser.bytes_needed();
   if (needed > client.input.size()) want = std::max(want, needed - client.input.size());
   char* target = client.input.PrepareWrite(want);

@@ -330,8 +330,11 @@ class Server : private KeyspaceEvents {
   // Reads the limit from the options again and counts every client anew (CONFIG SET of
   // maxmemory-clients or maxmemory, startup, the tick).
   void RecountClientMemory();
-  // Counts client's memory again in the total; nothing while client eviction is off.
-  void CountClientMemory(Client& client);
+  // Counts client's memory again in the total; nothing while client eviction is off. A
+  // CLIENT NO-EVICT client is counted only when every_client (the tick), as Redis refreshes
+  // such a client's figure only in its client cron: the big arguments of its own command do
+  // not close other clients before the command has run and freed them.
+  void CountClientMemory(Client& client, bool every_client = false);
   // While the total reaches the limit, closes evictable clients, the biggest first, each
   // counted in evicted_clients and logged.
   void EvictClients();

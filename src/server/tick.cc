@@ -47,13 +47,15 @@ void Server::Tick() {
     CloseClientsToClose();
   }
   // Once a second, as Redis's client cron visits each client: query buffers an idle or calmer
-  // client no longer needs go back to the allocator.
+  // client no longer needs, and reply blocks with nothing left to send, go back to the
+  // allocator.
   if (now - query_buffers_resized_ms_ >= 1000) {
     query_buffers_resized_ms_ = now;
     for (auto& [fd, client] : clients_by_fd_) {
       client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
                                         client->parser.bytes_needed());
-      CountClientMemory(*client);  // what changed without a write of its replies
+      client->output.ReleaseIfEmpty();
+      CountClientMemory(*client, /*every_client=*/true);  // what changed without a write
     }
     EvictClients();
   }

@@ -186,3 +186,31 @@ def test_debug_client_eviction_lists_the_buckets(start_either):
         assert lines[0].startswith("bucket          0 -      32767: tot-mem: ")
         assert lines[1].startswith("bucket      32768 -      65535: tot-mem: ")
         assert lines[-1].startswith("bucket 4294967296+            : tot-mem: ")
+
+
+def test_clients_woken_from_blpop_with_commands_queued_behind_are_evicted_cleanly(start_either):
+    # A blocked client that is woken runs the commands queued behind its BLPOP at once; when their
+    # replies take the clients over the limit it is evicted in the middle of that work. Redis
+    # 7.2.0 to 8.6.2 freed such a client while still using it (CVE-2026-23479): here the server
+    # must stay up and account for every client.
+    srv = start_either(**{"maxmemory-clients": "1mb"})
+    with control_client(srv) as control:
+        control.call("SET", "big", "x" * (100 * KB))
+        sleepers = []
+        for i in range(20):
+            sock = named_socket(srv, f"sleeper{i}")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(encode_command("BLPOP", "queue", "0") + encode_command("GET", "big") * 4)
+            sleepers.append(sock)
+        wait_for(lambda: control.call("INFO", "clients").value.count(b"blocked_clients:20\r\n") == 1,
+                 DEADLINE, what="twenty clients blocked")
+        assert control.call("RPUSH", "queue", *[b"y" * (60 * KB)] * 20).raw == b":20\r\n"
+        wait_for(lambda: evicted(control) >= 1 and b"blocked_clients:0\r\n" in
+                 control.call("INFO", "clients").value, DEADLINE, what="the woken clients evicted")
+        assert control.call("PING").raw == b"+PONG\r\n"
+        left = [name for name in clients(control) if name.startswith("sleeper")]
+        assert len(left) == 20 - evicted(control)
+        # Every value went to a woken client, the evicted ones included.
+        assert control.call("LLEN", "queue").raw == b":0\r\n"
+        for sock in sleepers:
+            sock.close()
