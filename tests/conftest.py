@@ -9,6 +9,8 @@ Markers:
   redis72  the test checks Redis 7.2+ behaviour that Goblin follows; it fails
            against Debian's redis-server 7.0 (deselect with -m "not redis72"
            when validating the suite against 7.0).
+  redis84  the test checks Redis 8.4 behaviour (XREADGROUP CLAIM) that Goblin follows; it fails
+           against Debian's redis-server 7.0.
   goblin   the test checks something only Goblin has (goblin_version, ...).
 """
 
@@ -21,6 +23,7 @@ from support.server import REFERENCE_BINARY, ServerProcess, goblin_binary, start
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "redis72: Redis 7.2+ behaviour that Goblin follows (fails on redis 7.0)")
+    config.addinivalue_line("markers", "redis84: Redis 8.4 behaviour that Goblin follows (fails on redis 7.0)")
     config.addinivalue_line("markers", "goblin: Goblin-only behaviour (fails on redis-server)")
 
 

@@ -81,8 +81,8 @@ bool LookupStreamObject(CommandContext& ctx, std::string_view key, StreamObject*
   return true;
 }
 
-void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry) {
-  reply.Array(2);
+void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry, size_t extra) {
+  reply.Array(2 + extra);
   reply.Bulk(entry.id.ToString());
   reply.Array(entry.fields.size() * 2);
   for (const auto& [field, value] : entry.fields) {

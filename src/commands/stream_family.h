@@ -82,8 +82,9 @@ Stream::TrimRefs TrimRefsOf(RefPolicy policy, StreamObject& object);
 bool StartRefCommand(CommandContext& ctx, size_t first, RefPolicy* policy,
                      std::vector<StreamId>* ids, StreamObject** object);
 
-// [id, [field, value, ...]].
-void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry);
+// [id, [field, value, ...]], in an array of extra more elements that the caller then writes
+// (XREADGROUP CLAIM's idle time and delivery count).
+void ReplyStreamEntry(ReplyBuilder& reply, const StreamEntryView& entry, size_t extra = 0);
 
 // Records argv as (one of) the command's effects.
 void PropagateStrings(CommandContext& ctx, const std::vector<std::string>& argv);

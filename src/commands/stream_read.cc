@@ -7,6 +7,18 @@
 // pending entry whose stream entry is gone is served as [id, nil]), and counts a delivery for
 // each entry served. A consumer named for the first time is created in the group.
 //
+// CLAIM min-idle-time (Redis 8.4), with `>` only: the group's pending entries idle for at least
+// that long are claimed first, the longest idle first (delivery time, then id), and the new
+// entries follow; COUNT bounds the two together. Each claimed entry moves to the consumer with
+// its delivery time now and its count + 1, NOACK or not, and is served as [id, fields, idle ms,
+// deliveries before this one]; with CLAIM every new entry is [id, fields, 0, 0]. A claimed
+// entry whose stream entry is gone is skipped and stays pending, though it counts against
+// COUNT (Redis takes the COUNT oldest first, then reads them). A stream is served when it has
+// new entries or when its oldest pending entry still in the stream is idle enough. A history
+// read ignores CLAIM, and so do the streams after it in the same call (Redis clears the option
+// there). A waiting reader with CLAIM runs again when the earliest of those oldest entries
+// becomes idle enough (or after min-idle-time, when nothing is pending).
+//
 // Blocking: a client waits only when nothing can be served and BLOCK was given (never in MULTI
 // or from a script). `$` (XREAD) is resolved to each stream's last id when the client blocks;
 // its argv is rewritten for the retry. A waiting XREADGROUP runs again, as in Redis 7.2, when
@@ -16,11 +28,13 @@
 //
 // Effects, as Redis propagates them (the command itself never is): a consumer created is
 // `XGROUP CREATECONSUMER key group consumer` (stream_family.h: SeeConsumer); each entry
-// delivered without NOACK is `XCLAIM key group consumer 0 id TIME <delivery ms> RETRYCOUNT
-// <count> FORCE JUSTID LASTID <last delivered id>`; a read that advanced the group ends with
-// `XGROUP SETID key group <last delivered id> ENTRIESREAD <read counter>` (Redis 7.4 and later;
-// 7.2 logs it after NOACK reads only, so its replicas' read counters can drift). History reads
-// log nothing.
+// delivered without NOACK, and each entry claimed, is `XCLAIM key group consumer 0 id TIME
+// <delivery ms> RETRYCOUNT <count> FORCE JUSTID LASTID <last delivered id>`; a read that
+// advanced the group ends with `XGROUP SETID key group <last delivered id> ENTRIESREAD <read
+// counter>` (Redis 7.4 and later; 7.2 logs it after NOACK reads only, so its replicas' read
+// counters can drift). History reads log nothing.
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +53,7 @@ struct ReadArgs {
   int64_t count = 0;        // 0: no limit
   std::optional<int64_t> block_ms;
   bool noack = false;
+  std::optional<int64_t> claim_min_idle;  // CLAIM
   std::string_view group;
   std::string_view consumer;
   size_t streams_at = 0;  // argv index of the first key
@@ -51,7 +66,23 @@ bool ParseReadArgs(CommandContext& ctx, ReadArgs* args) {
   for (size_t i = 1; i < ctx.argc(); ++i) {
     const size_t more = ctx.argc() - i - 1;
     std::string_view option = ctx.arg(i);
-    if (EqualsIgnoreCase(option, "block") && more > 0) {
+    if (EqualsIgnoreCase(option, "claim") && more > 0) {
+      if (!args->group_read) {
+        ctx.reply.Error(
+            "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
+      int64_t min_idle = 0;
+      if (!ParseInt64(ctx.arg(++i), &min_idle)) {
+        ctx.reply.Error("ERR min-idle-time is not an integer or out of range");
+        return false;
+      }
+      if (min_idle < 0) {
+        ctx.reply.Error("ERR min-idle-time must be a positive integer");
+        return false;
+      }
+      args->claim_min_idle = min_idle;
+    } else if (EqualsIgnoreCase(option, "block") && more > 0) {
       if (ctx.client.kind == ClientKind::kScript) {  // the name as the script wrote it
         ctx.reply.Error("ERR " + errors::Quote(ctx.arg(0)) +
                         " command is not allowed with BLOCK option from scripts");
@@ -128,12 +159,19 @@ struct ReadTarget {
   StreamId after;            // serve ids above this (XREAD, history reads)
 };
 
-// The entries of one stream's part of the reply; a history entry gone from the stream has no
-// fields (served as [id, nil]).
+// One entry of a stream's part of the reply.
+struct ServedEntry {
+  StreamEntryView entry;
+  bool gone = false;  // a history entry no longer in the stream: [id, nil]
+  // CLAIM: [id, fields, idle ms, deliveries before this one] (0 and 0 for a new entry).
+  bool with_delivery = false;
+  int64_t idle_ms = 0;
+  uint64_t delivery_count = 0;
+};
+
 struct ServedPart {
   std::string_view key;
-  std::vector<StreamEntryView> entries;
-  std::vector<bool> gone;
+  std::vector<ServedEntry> entries;
 };
 
 class GroupReader {
@@ -144,19 +182,24 @@ class GroupReader {
     SeeConsumer(ctx_, *target.group, target.key, args_.group, args_.consumer);
   }
 
-  // `>`: delivers what follows the group's last delivered id.
-  void ServeNew(const ReadTarget& target, ServedPart* part) {
+  // `>`: with claim_min_idle (CLAIM), first the pending entries idle that long; then, unless
+  // claims_only, what follows the group's last delivered id, COUNT counting both.
+  void ServeNew(const ReadTarget& target, std::optional<int64_t> claim_min_idle, bool claims_only,
+                ServedPart* part) {
+    if (claim_min_idle) ClaimIdle(target, *claim_min_idle, part);
+    if (claims_only || (Count() > 0 && part->entries.size() >= Count())) return;
     const Stream& stream = target.object->stream();
     ConsumerGroup& group = *target.group;
     bool advanced = false;
-    stream.Range(group.last_delivered_id().Next(), StreamId::Max(), false, Count(),
+    const size_t room = Count() == 0 ? 0 : Count() - part->entries.size();
+    stream.Range(group.last_delivered_id().Next(), StreamId::Max(), false, room,
                  [&](const StreamEntryView& entry) {
                    if (entry.id > group.last_delivered_id()) {
                      group.AdvanceLastDelivered(stream, entry.id);
                      advanced = true;
                    }
-                   part->entries.push_back(entry);
-                   part->gone.push_back(false);
+                   part->entries.push_back(
+                       ServedEntry{.entry = entry, .with_delivery = claim_min_idle.has_value()});
                    if (!args_.noack) {
                      group.Deliver(args_.consumer, entry.id, ctx_.now_ms);
                      LogDelivery(target, entry.id, 1);
@@ -179,17 +222,35 @@ class GroupReader {
       std::optional<StreamEntryView> entry = stream.Find(id);
       if (entry) {
         group.Redeliver(id, ctx_.now_ms);
-        part->entries.push_back(std::move(*entry));
-        part->gone.push_back(false);
+        part->entries.push_back(ServedEntry{.entry = std::move(*entry)});
       } else {
-        part->entries.push_back(StreamEntryView{id, {}});
-        part->gone.push_back(true);
+        part->entries.push_back(ServedEntry{.entry = StreamEntryView{id, {}}, .gone = true});
       }
     }
   }
 
  private:
   size_t Count() const { return static_cast<size_t>(args_.count); }
+
+  // CLAIM: the pending entries idle for min_idle_ms, longest idle first, move to the consumer.
+  void ClaimIdle(const ReadTarget& target, int64_t min_idle_ms, ServedPart* part) {
+    const Stream& stream = target.object->stream();
+    ConsumerGroup& group = *target.group;
+    ClaimOptions options;
+    options.now_ms = ctx_.now_ms;
+    options.delivery_time_ms = ctx_.now_ms;
+    for (const PendingEntry& pending : group.IdleEntries(min_idle_ms, ctx_.now_ms, Count())) {
+      std::optional<StreamEntryView> entry = stream.Find(pending.id);
+      if (!entry) continue;
+      const auto idle = static_cast<int64_t>(UnsignedIdle(ctx_.now_ms, pending.delivery_time_ms));
+      part->entries.push_back(ServedEntry{.entry = std::move(*entry),
+                                          .with_delivery = true,
+                                          .idle_ms = idle,
+                                          .delivery_count = pending.delivery_count});
+      group.Claim(pending.id, args_.consumer, options, true);
+      LogDelivery(target, pending.id, group.FindPending(pending.id)->delivery_count);
+    }
+  }
 
   void LogDelivery(const ReadTarget& target, StreamId id, uint64_t count) {
     if (!ctx_.propagating()) return;
@@ -218,14 +279,18 @@ void ReplyParts(CommandContext& ctx, const std::vector<ServedPart>& parts) {
     if (!ctx.reply.resp3()) ctx.reply.Array(2);
     ctx.reply.Bulk(part.key);
     ctx.reply.Array(part.entries.size());
-    for (size_t i = 0; i < part.entries.size(); ++i) {
-      if (!part.gone[i]) {
-        ReplyStreamEntry(ctx.reply, part.entries[i]);
-        continue;
+    for (const ServedEntry& served : part.entries) {
+      if (served.gone) {
+        ctx.reply.Array(2);
+        ctx.reply.Bulk(served.entry.id.ToString());
+        ctx.reply.NullArray();
+      } else if (served.with_delivery) {
+        ReplyStreamEntry(ctx.reply, served.entry, /*extra=*/2);
+        ctx.reply.Integer(served.idle_ms);
+        ctx.reply.Integer(static_cast<int64_t>(served.delivery_count));
+      } else {
+        ReplyStreamEntry(ctx.reply, served.entry);
       }
-      ctx.reply.Array(2);
-      ctx.reply.Bulk(part.entries[i].id.ToString());
-      ctx.reply.NullArray();
     }
   }
 }
@@ -307,32 +372,44 @@ void ReadGeneric(CommandContext& ctx, bool group_read) {
 
   GroupReader reader(ctx, args);
   std::vector<ServedPart> parts;
+  std::optional<int64_t> claim_min_idle = args.claim_min_idle;  // cleared by a history read
+  std::optional<int64_t> first_delivery;  // of the streams' oldest pending entries (CLAIM)
   for (const ReadTarget& target : targets) {
     if (target.object == nullptr) continue;
     const Stream& stream = target.object->stream();
     if (!group_read) {
       if (stream.empty() || stream.last_live_id() <= target.after) continue;
-      ServedPart part{target.key, {}, {}};
+      ServedPart part{target.key, {}};
       stream.Range(target.after.Next(), StreamId::Max(), false, static_cast<size_t>(args.count),
                    [&](const StreamEntryView& entry) {
-                     part.entries.push_back(entry);
-                     part.gone.push_back(false);
+                     part.entries.push_back(ServedEntry{.entry = entry});
                      return true;
                    });
       parts.push_back(std::move(part));
       continue;
     }
     // A history read is always served; `>` when the stream holds entries past the group's
-    // last delivered id. The consumer is seen either way.
-    const bool serve =
-        !target.new_entries ||
-        (!stream.empty() && stream.last_live_id() > target.group->last_delivered_id());
+    // last delivered id, or with CLAIM when its oldest pending entry still in the stream is
+    // idle enough. The consumer is seen either way.
+    const bool has_new =
+        !stream.empty() && stream.last_live_id() > target.group->last_delivered_id();
+    bool claimable = false;
+    if (target.new_entries && claim_min_idle) {
+      const std::optional<PendingEntry> oldest =
+          target.group->FirstDelivered([&](StreamId id) { return stream.Find(id).has_value(); });
+      if (oldest) {
+        first_delivery = std::min(first_delivery.value_or(INT64_MAX), oldest->delivery_time_ms);
+        claimable = UnsignedIdle(ctx.now_ms, oldest->delivery_time_ms) >=
+                    static_cast<uint64_t>(*claim_min_idle);
+      }
+    }
     reader.See(target);
-    if (!serve) continue;
-    ServedPart part{target.key, {}, {}};
+    if (target.new_entries && !has_new && !claimable) continue;
+    ServedPart part{target.key, {}};
     if (target.new_entries) {
-      reader.ServeNew(target, &part);
+      reader.ServeNew(target, claim_min_idle, /*claims_only=*/!has_new, &part);
     } else {
+      claim_min_idle.reset();
       reader.ServeHistory(target, &part);
     }
     parts.push_back(std::move(part));
@@ -347,11 +424,19 @@ void ReadGeneric(CommandContext& ctx, bool group_read) {
     return;
   }
   const int64_t deadline = *args.block_ms == 0 ? 0 : ctx.now_ms + *args.block_ms;
+  // CLAIM: run again once the oldest pending entry is idle enough (none pending: after the
+  // minimum idle time); a time past the clock's range never comes.
+  int64_t retry_at = 0;
+  if (claim_min_idle &&
+      __builtin_add_overflow(first_delivery.value_or(ctx.now_ms), *claim_min_idle, &retry_at)) {
+    retry_at = 0;
+  }
   const auto first_key = ctx.argv.begin() + static_cast<std::ptrdiff_t>(args.streams_at);
   std::vector<std::string_view> keys(first_key,
                                      first_key + static_cast<std::ptrdiff_t>(args.streams));
   if (!resolved_last) {
-    ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream, group_read);
+    ctx.server.BlockClient(ctx.client, ctx.argv, keys, deadline, ValueType::kStream, group_read,
+                           retry_at);
     return;
   }
   std::vector<std::string> texts;
@@ -390,8 +475,8 @@ void RegisterStreamReadCommands(CommandTable* table) {
       "constant (e.g. always asking for the first 10 elements with COUNT), you can consider it "
       "O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to "
       "serve the N clients blocked on the stream getting new data.",
-      "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] "
-      "id [id ...]");
+      "GROUP group consumer [COUNT count] [BLOCK milliseconds] [CLAIM min-idle-time] [NOACK] "
+      "STREAMS key [key ...] id [id ...]");
 }
 
 }  // namespace goblin

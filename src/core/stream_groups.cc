@@ -506,6 +506,58 @@ AutoClaimResult ConsumerGroup::AutoClaim(std::string_view consumer, StreamId sta
   return result;
 }
 
+std::vector<PendingEntry> ConsumerGroup::IdleEntries(int64_t min_idle_ms, int64_t now_ms,
+                                                     size_t count) const {
+  const auto idle_enough = [&](int64_t delivered) {
+    return UnsignedIdle(now_ms, delivered) >= static_cast<uint64_t>(min_idle_ms);
+  };
+  // Walked in delivery order, the entries are taken up to the earliest delivery time that is
+  // not idle enough: every entry delivered before that time is idle enough (or it would be the
+  // earliest), and none delivered at or after it is reached.
+  std::optional<int64_t> stop;
+  std::vector<const PendingRecord*> taken;
+  for (const PendingLeaf& leaf : leaves_) {
+    for (const PendingRecord& record : leaf.records) {
+      if (!idle_enough(record.delivery_time_ms)) {
+        if (!stop || record.delivery_time_ms < *stop) stop = record.delivery_time_ms;
+      } else if (!stop || record.delivery_time_ms < *stop) {
+        taken.push_back(&record);
+      }
+    }
+  }
+  if (stop)
+    std::erase_if(taken, [&](const PendingRecord* r) { return r->delivery_time_ms > *stop; });
+  if (count > 0 && taken.size() > count) {
+    std::partial_sort(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(count),
+                      taken.end(), DeliveredBefore);
+    taken.resize(count);
+  } else {
+    std::sort(taken.begin(), taken.end(), DeliveredBefore);
+  }
+  std::vector<PendingEntry> out;
+  out.reserve(taken.size());
+  for (const PendingRecord* record : taken) out.push_back(ToEntry(*record));
+  return out;
+}
+
+std::optional<PendingEntry> ConsumerGroup::FirstDelivered(
+    const std::function<bool(StreamId)>& keep) const {
+  std::vector<const PendingRecord*> all;
+  all.reserve(pending_);
+  for (const PendingLeaf& leaf : leaves_) {
+    for (const PendingRecord& record : leaf.records) all.push_back(&record);
+  }
+  if (all.empty()) return std::nullopt;
+  // Usually the first one is kept: find it alone, and order the rest only when it is refused.
+  auto first = std::min_element(all.begin(), all.end(), DeliveredBefore);
+  if (keep((*first)->id())) return ToEntry(**first);
+  std::sort(all.begin(), all.end(), DeliveredBefore);
+  for (const PendingRecord* record : all) {
+    if (keep(record->id())) return ToEntry(*record);
+  }
+  return std::nullopt;
+}
+
 size_t ConsumerGroup::MemoryUsage() const {
   size_t bytes = sizeof(*this) + leaves_.capacity() * sizeof(PendingLeaf);
   for (const PendingLeaf& leaf : leaves_) {

@@ -89,6 +89,12 @@ int64_t EstimateEntriesRead(const Stream& stream, StreamId id);
 // streamRangeHasTombstones: whether a deleted entry may lie in [start, end].
 bool StreamRangeHasTombstones(const Stream& stream, StreamId start, StreamId end);
 
+// XREADGROUP CLAIM's idle time (Redis 8.4): now - delivered taken as an unsigned number, so a
+// delivery time ahead of the clock is idle for ages rather than not at all.
+inline uint64_t UnsignedIdle(int64_t now_ms, int64_t delivered_ms) {
+  return static_cast<uint64_t>(now_ms) - static_cast<uint64_t>(delivered_ms);
+}
+
 struct PendingEntry {
   StreamId id;
   std::string_view consumer;
@@ -216,6 +222,17 @@ class ConsumerGroup {
   AutoClaimResult AutoClaim(std::string_view consumer, StreamId start, size_t count,
                             int64_t min_idle_ms, int64_t now_ms, bool justid,
                             const std::function<bool(StreamId)>& in_stream);
+  // XREADGROUP CLAIM (Redis 8.4): the pending entries in order of delivery time (then id),
+  // oldest first, up to the first one idle for less than min_idle_ms, at most count of them
+  // (0: no limit). Idle is UnsignedIdle, as Redis computes it: an entry delivered "in the
+  // future" (the clock went back) counts as idle for ages once the walk reaches it. Changes
+  // nothing. REQUIRES: min_idle_ms >= 0.
+  // O(P + E log E), E the entries taken before the count: the PEL keeps no order by time.
+  std::vector<PendingEntry> IdleEntries(int64_t min_idle_ms, int64_t now_ms, size_t count) const;
+  // The pending entry delivered first (then the lowest id) among those keep accepts, if any
+  // (XREADGROUP CLAIM: whether a claim can be served now, and when one could be). O(P), and
+  // O(P log P) when the first one is refused.
+  std::optional<PendingEntry> FirstDelivered(const std::function<bool(StreamId)>& keep) const;
 
   // The group's heap and inline bytes (leaves, records, consumers).
   size_t MemoryUsage() const;
@@ -251,6 +268,11 @@ class ConsumerGroup {
   // A record's delivery count is 32 bits; kBigCount there means the count (2^32 - 1 or more,
   // which only XCLAIM RETRYCOUNT or billions of deliveries make) is in big_counts_.
   static constexpr uint32_t kBigCount = UINT32_MAX;
+  // Delivery time first, then id: the order XREADGROUP CLAIM walks the PEL in.
+  static bool DeliveredBefore(const PendingRecord* a, const PendingRecord* b) {
+    return a->delivery_time_ms != b->delivery_time_ms ? a->delivery_time_ms < b->delivery_time_ms
+                                                      : a->id() < b->id();
+  }
   uint64_t CountOf(const PendingRecord& record) const;
   // REQUIRES: record's id is final (the side table is keyed by it).
   void SetCount(PendingRecord* record, uint64_t count);

@@ -10,9 +10,10 @@ namespace goblin {
 
 void Server::BlockClient(Client& client, const std::vector<std::string_view>& argv,
                          const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                         ValueType waits_for, bool retries_without_key) {
+                         ValueType waits_for, bool retries_without_key, int64_t retry_at_ms) {
   if (client.retrying_block) {  // still nothing to serve: keep its place
     client.block_requested = true;
+    SetBlockRetry(client, retry_at_ms);
     return;
   }
   BlockState& block = client.block;
@@ -30,7 +31,19 @@ void Server::BlockClient(Client& client, const std::vector<std::string_view>& ar
     waiters.blocked[std::string(key)].push_back(client.id);
   }
   if (deadline_ms > 0) block_deadlines_.emplace(deadline_ms, client.id);
+  block.retry_at_ms = 0;
+  SetBlockRetry(client, retry_at_ms);
   ++stats.blocked_clients;
+}
+
+void Server::SetBlockRetry(Client& client, int64_t retry_at_ms) {
+  BlockState& block = client.block;
+  if (block.retry_at_ms > 0) block_retries_.erase({block.retry_at_ms, client.id});
+  // A time already come (CLAIM 0 with nothing pending) waits for the next tick, as Redis looks
+  // at these times once per round of its event loop: the client does not spin.
+  if (retry_at_ms > 0 && retry_at_ms <= now_ms_) retry_at_ms = std::max(next_tick_ms_, now_ms_ + 1);
+  block.retry_at_ms = retry_at_ms;
+  if (retry_at_ms > 0) block_retries_.emplace(retry_at_ms, client.id);
 }
 
 namespace {
@@ -117,6 +130,7 @@ void Server::UnblockClient(Client& client) {
     if (it->second.empty()) waiters.blocked.erase(it);
   }
   if (block.deadline_ms > 0) block_deadlines_.erase({block.deadline_ms, client.id});
+  if (block.retry_at_ms > 0) block_retries_.erase({block.retry_at_ms, client.id});
   client.blocked = false;
   block = BlockState();
   --stats.blocked_clients;
@@ -177,6 +191,19 @@ void Server::HandleBlockTimeouts() {
     ReplyBlockTimeout(*client);
     ResumeClient(*client);
   }
+}
+
+void Server::HandleBlockRetries() {
+  while (!block_retries_.empty() && block_retries_.begin()->first <= now_ms_) {
+    Client* client = FindClient(block_retries_.begin()->second);
+    block_retries_.erase(block_retries_.begin());
+    if (client == nullptr || !client->blocked) continue;
+    client->block.retry_at_ms = 0;
+    // As a change of the keys would: every client waiting on them runs again, in its turn.
+    Database& db = dbs_[static_cast<size_t>(client->block.db)];
+    for (const std::string& key : client->block.keys) db.WakeBlocked(key);
+  }
+  if (any_ready_) HandleReadyKeys();
 }
 
 void Server::UnblockAllClients(std::string_view error) {

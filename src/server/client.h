@@ -92,6 +92,9 @@ struct BlockState {
   // XREADGROUP: the command runs again when a key goes or changes type too (and answers the
   // NOGROUP or WRONGTYPE that a fresh run gives).
   bool retries_without_key = false;
+  // XREADGROUP CLAIM: its keys are also woken at this time, when a pending entry becomes idle
+  // enough to claim (0: never).
+  int64_t retry_at_ms = 0;
   std::vector<std::string> argv;  // the command, run again when a key changes
   std::vector<std::string> keys;
   // WAIT: no keys; released once replicas replicas acknowledged offset, or at the deadline

@@ -61,6 +61,9 @@ class SyntaxParser {
       if (!items.empty() && items.back().type == "pure-token" && !items.back().optional &&
           item.token.empty() && item.children.empty() && item.type != "pure-token") {
         item.token = items.back().token;
+        // Redis types min-idle-time as an integer after a keyword (XPENDING's IDLE,
+        // XREADGROUP's CLAIM) and as a string where it stands alone (XCLAIM, XAUTOCLAIM).
+        if (item.name == "min-idle-time") item.type = "integer";
         items.back() = std::move(item);
         continue;
       }

@@ -333,6 +333,7 @@ bool Server::ServeEvents(int timeout_ms) {
   if (timeout_ms < 0) {
     int64_t wake = next_tick_ms_;
     if (!block_deadlines_.empty()) wake = std::min(wake, block_deadlines_.begin()->first);
+    if (!block_retries_.empty()) wake = std::min(wake, block_retries_.begin()->first);
     if (pause_until_ms_ != 0) wake = std::min(wake, pause_until_ms_);
     timeout_ms = static_cast<int>(std::max<int64_t>(0, wake - now_ms_));
   }
@@ -340,6 +341,7 @@ bool Server::ServeEvents(int timeout_ms) {
   // One clock read per wake-up: every command handled in this round sees this time.
   SetClock(NowMs());
   if (!block_deadlines_.empty()) HandleBlockTimeouts();
+  if (!block_retries_.empty()) HandleBlockRetries();
   if (pause_until_ms_ != 0 && now_ms_ >= pause_until_ms_) UnpauseClients();
   if (n < 0) {
     if (errno == EINTR) return true;

@@ -164,9 +164,12 @@ class Server : private KeyspaceEvents {
   // waits on leaves the client blocked), unless retries_without_key: then a key deleted or
   // holding another type runs the command again too (XREADGROUP, whose group went with the
   // key: Redis 7.2 answers what a fresh run answers, NOGROUP or WRONGTYPE).
+  // At retry_at_ms (0: never) the client's keys are woken as if they changed (Redis 8.4's
+  // XREADGROUP CLAIM: a pending entry becomes idle enough to claim); a run that blocks again
+  // sets the next such time.
   void BlockClient(Client& client, const std::vector<std::string_view>& argv,
                    const std::vector<std::string_view>& keys, int64_t deadline_ms,
-                   ValueType waits_for, bool retries_without_key = false);
+                   ValueType waits_for, bool retries_without_key = false, int64_t retry_at_ms = 0);
   // WAIT: client waits until replicas replicas acknowledged offset (replication.h releases it
   // with ReleaseWait) or until deadline_ms (0: never), when it gets the count so far.
   void BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offset, int64_t replicas);
@@ -467,6 +470,10 @@ class Server : private KeyspaceEvents {
   void ResumeClient(Client& client);
   void HandleReadyKeys();
   void HandleBlockTimeouts();
+  // Wakes the keys of the clients whose retry_at_ms has come (BlockClient), and serves them.
+  void HandleBlockRetries();
+  // Replaces client's retry time (0: none).
+  void SetBlockRetry(Client& client, int64_t retry_at_ms);
   // The flags admission judges a call by: the command's, and for EXEC those of its queue too,
   // as Redis's mstate.cmd_flags and cmd_inv_flags make them. any: a flag some command has;
   // lacking: a flag some command lacks.
@@ -521,6 +528,7 @@ class Server : private KeyspaceEvents {
   bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;
   std::set<std::pair<int64_t, uint64_t>> block_deadlines_;  // (deadline ms, client id)
+  std::set<std::pair<int64_t, uint64_t>> block_retries_;    // (BlockState::retry_at_ms, client id)
   std::vector<Listener> listeners_;
   std::unordered_map<int, std::unique_ptr<Client>> clients_by_fd_;
   std::map<uint64_t, Client*> clients_by_id_;

@@ -11,6 +11,12 @@ Threads synchronise on the server's state (INFO blocked_clients, CLIENT LIST, XP
 events between threads, never on sleeps. Idle times are made with XCLAIM IDLE / TIME from the
 server's clock, so no test waits for time to pass.
 
+Redis 8.4's XREADGROUP CLAIM (marked redis84; the reference has no CLAIM, so the expected replies
+are written from Redis 8.4's documentation and source): idle entries served longest idle first
+with their idle time and delivery count, then new entries; COUNT over both; NOACK; history reads;
+entries gone from the stream; the parser's errors; RESP3; a waiting reader woken by XADD and by an
+entry becoming idle enough; the log's XCLAIM forms and their replay; ioredis and node-redis.
+
 Redis 7.2's semantics where the reference (Debian's 7.0) differs are marked redis72: a woken
 XREADGROUP runs again (NOGROUP / WRONGTYPE after DESTROY, DEL, SET, FLUSHALL), consumers are created
 by any XREADGROUP / XCLAIM / XAUTOCLAIM naming them, XINFO shows active-time and inactive. Tests
@@ -33,6 +39,7 @@ import pytest
 import redis
 
 from support.expect import WRONGTYPE, arr, bulk, err, integer, null_array, ok, resp3_null
+from support.node import run_node_script
 from support.resp import RawConnection, parse_reply
 from support.server import REDIS_CLI, REFERENCE_BINARY, wait_for
 from support.stream_state import as_map, stream_full_state
@@ -1606,3 +1613,365 @@ def test_resp3_replies_as_redis(server, r, reference_server):
     assert replies[0][3] == b"%1\r\n$1\r\ns\r\n*2\r\n*2\r\n$3\r\n1-0\r\n_\r\n" \
         b"*2\r\n$3\r\n2-0\r\n*2\r\n$1\r\nf\r\n$1\r\nw\r\n"
     assert replies[0][6] == b"*4\r\n:0\r\n_\r\n_\r\n_\r\n"
+
+
+# ---- 9. XREADGROUP CLAIM (Redis 8.4) -------------------------------------------------------------------------
+# Debian's redis-server 7.0 has no CLAIM: the expected replies are written from Redis 8.4's
+# documentation and source (t_stream.c, tests/unit/type/stream-cgroups.tcl). Ages are made with
+# XCLAIM TIME from the server's clock, and an idle time is checked between the clock read before
+# and after the call.
+
+def clock_ms(conn: RawConnection) -> int:
+    seconds, micros = call(conn, "TIME").py()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def served(entry_id, fields, idle=None, count=None) -> bytes:
+    """An entry as XREADGROUP serves it: [id, fields], or with CLAIM [id, fields, idle ms, deliveries]."""
+    head = [bulk(entry_id), arr(*[bulk(x) for x in fields])]
+    return arr(*head) if idle is None else arr(*head, integer(idle), integer(count))
+
+
+def read_claim(conn: RawConnection, *args, ages: dict):
+    """Runs XREADGROUP; returns its reply and the idle times it served, each checked against the
+    delivery time in ages (id -> ms) and the clock around the call."""
+    before = clock_ms(conn)
+    reply = conn.call("XREADGROUP", *args)
+    after = clock_ms(conn)
+    assert not reply.is_error, reply
+    idles = {}
+    parts = reply.py().items() if isinstance(reply.py(), dict) else [(p[0], p[1]) for p in reply.py() or []]
+    for _, entries in parts:
+        for entry in entries:
+            if len(entry) == 4 and entry[0] in ages:
+                at = ages[entry[0]]
+                assert before - at <= entry[2] <= after - at, (entry, before, after, at)
+                idles[entry[0]] = entry[2]
+    return reply, idles
+
+
+def build_queue(conn: RawConnection, key: str = "jobs") -> dict:
+    """jobs 1-0..5-0 {n: i} in group workers from 0; the consumer dead was delivered 1-0..3-0, and
+    made to look delivered 3 h ago (2 deliveries), 5 h ago (1) and 1 h ago (4): longest idle first
+    they are 2-0, 1-0, 3-0, not the id order. Returns id -> delivery time."""
+    for i in range(1, 6):
+        call(conn, "XADD", key, f"{i}-0", "n", i)
+    call(conn, "XGROUP", "CREATE", key, "workers", "0")
+    call(conn, "XREADGROUP", "GROUP", "workers", "dead", "COUNT", "3", "STREAMS", key, ">")
+    now = clock_ms(conn)
+    ages = {}
+    for entry_id, hours, count in (("1-0", 3, 2), ("2-0", 5, 1), ("3-0", 1, 4)):
+        ages[entry_id.encode()] = now - hours * HOUR_MS
+        call(conn, "XCLAIM", key, "workers", "dead", "0", entry_id, "TIME", ages[entry_id.encode()],
+             "RETRYCOUNT", count, "JUSTID")
+    return ages
+
+
+def pending_of(conn: RawConnection, key: str = "jobs", group: str = "workers") -> list:
+    """(id, consumer, deliveries) of every pending entry."""
+    return [(p[0], p[1], p[3]) for p in call(conn, "XPENDING", key, group, "-", "+", 100).py()]
+
+
+@pytest.mark.redis84
+def test_claim_serves_idle_entries_longest_idle_first_then_new_ones(raw):
+    ages = build_queue(raw)
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "CLAIM", HOUR_MS // 2, "STREAMS", "jobs", ">",
+                             ages=ages)
+    # Each claimed entry shows its idle time and the deliveries before this one; new entries 0 and 0.
+    assert reply.raw == arr(arr(bulk("jobs"), arr(
+        served("2-0", ("n", "2"), idle[b"2-0"], 1), served("1-0", ("n", "1"), idle[b"1-0"], 2),
+        served("3-0", ("n", "3"), idle[b"3-0"], 4), served("4-0", ("n", "4"), 0, 0),
+        served("5-0", ("n", "5"), 0, 0))))
+    # The claimed entries are the reader's now, delivered once more, and delivered now.
+    assert pending_of(raw) == [(b"1-0", b"live", 3), (b"2-0", b"live", 2), (b"3-0", b"live", 5),
+                               (b"4-0", b"live", 1), (b"5-0", b"live", 1)]
+    assert all(p[2] < 60_000 for p in call(raw, "XPENDING", "jobs", "workers", "-", "+", 10).py())
+    assert as_map(call(raw, "XINFO", "GROUPS", "jobs").py()[0])[b"last-delivered-id"] == b"5-0"
+    # Nothing is idle an hour any more and nothing is new: the stream is not served.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "CLAIM", HOUR_MS, "STREAMS", "jobs", ">").raw \
+        == null_array
+
+
+@pytest.mark.redis84
+def test_claim_reply_in_resp3(raw):
+    ages = build_queue(raw)
+    assert raw.call("HELLO", "3").kind == "%"
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "COUNT", "2", "CLAIM", HOUR_MS // 2,
+                             "STREAMS", "jobs", ">", ages=ages)
+    assert reply.raw == b"%1\r\n" + bulk("jobs") + arr(
+        served("2-0", ("n", "2"), idle[b"2-0"], 1), served("1-0", ("n", "1"), idle[b"1-0"], 2))
+    # With CLAIM a new entry has its two integers too; a stream with nothing to serve is a null.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "COUNT", "1", "CLAIM", HOUR_MS * 2,
+                    "STREAMS", "jobs", ">").raw == b"%1\r\n" + bulk("jobs") + arr(served("4-0", ("n", "4"), 0, 0))
+    assert raw.call("XREADGROUP", "GROUP", "workers", "x", "CLAIM", HOUR_MS * 2, "STREAMS", "jobs", ">").raw \
+        == b"%1\r\n" + bulk("jobs") + arr(served("5-0", ("n", "5"), 0, 0))
+    assert raw.call("XREADGROUP", "GROUP", "workers", "x", "CLAIM", HOUR_MS * 2, "STREAMS", "jobs", ">").raw \
+        == resp3_null
+
+
+@pytest.mark.redis84
+def test_claim_count_bounds_claimed_and_new_entries_together(raw):
+    ages = build_queue(raw)
+    # COUNT 2 with three idle entries: the two longest idle, no new entry, the group does not move.
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "COUNT", "2", "CLAIM", "0", "STREAMS", "jobs", ">",
+                             ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(served("2-0", ("n", "2"), idle[b"2-0"], 1),
+                                                 served("1-0", ("n", "1"), idle[b"1-0"], 2))))
+    assert as_map(call(raw, "XINFO", "GROUPS", "jobs").py()[0])[b"last-delivered-id"] == b"3-0"
+    # COUNT 3 with one entry idle 30 minutes (3-0): it, then two new ones (the docs' 20 + 80 of 100).
+    reply, idle = read_claim(raw, "GROUP", "workers", "other", "COUNT", "3", "CLAIM", HOUR_MS // 2,
+                             "STREAMS", "jobs", ">", ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(served("3-0", ("n", "3"), idle[b"3-0"], 4),
+                                                 served("4-0", ("n", "4"), 0, 0),
+                                                 served("5-0", ("n", "5"), 0, 0))))
+    assert pending_of(raw) == [(b"1-0", b"live", 3), (b"2-0", b"live", 2), (b"3-0", b"other", 5),
+                               (b"4-0", b"other", 1), (b"5-0", b"other", 1)]
+
+
+@pytest.mark.redis84
+@pytest.mark.parametrize("count, served_count", [(None, 220), (100, 100)])
+def test_claim_docs_example_of_twenty_idle_and_two_hundred_incoming_entries(raw, count, served_count):
+    """The XREADGROUP page's example: 20 idle pending entries and 200 incoming ones give 220 entries,
+    or with COUNT 100 the 20 idle ones and 80 incoming ones; idle ones first, then in stream order."""
+    raw.pipeline([("XADD", "q", f"{i}-0", "n", i) for i in range(1, 221)])
+    call(raw, "XGROUP", "CREATE", "q", "g", "0")
+    call(raw, "XREADGROUP", "GROUP", "g", "dead", "COUNT", "20", "STREAMS", "q", ">")
+    delivered = clock_ms(raw) - HOUR_MS
+    call(raw, "XCLAIM", "q", "g", "dead", "0", *[f"{i}-0" for i in range(1, 21)], "TIME", delivered, "JUSTID")
+    options = () if count is None else ("COUNT", count)
+    reply, _ = read_claim(raw, "GROUP", "g", "live", *options, "CLAIM", "60000", "STREAMS", "q", ">",
+                          ages={f"{i}-0".encode(): delivered for i in range(1, 21)})
+    [[key, entries]] = reply.py()
+    assert key == b"q" and len(entries) == served_count
+    assert [e[0] for e in entries] == [f"{i}-0".encode() for i in range(1, served_count + 1)]
+    assert all(e[3] == 1 and e[2] >= HOUR_MS for e in entries[:20])
+    assert all(e[2:] == [0, 0] for e in entries[20:])
+
+
+@pytest.mark.redis84
+def test_claim_min_idle_time_is_a_threshold_and_zero_takes_everything(raw):
+    ages = build_queue(raw)
+    # Idle 5 h, 3 h and 1 h: a 2-hour threshold takes the first two only.
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "COUNT", "2", "CLAIM", 2 * HOUR_MS,
+                             "STREAMS", "jobs", ">", ages=ages)
+    assert [e[0] for e in reply.py()[0][1]] == [b"2-0", b"1-0"]
+    # No entry idle 10 hours: just the new ones, as without CLAIM but with the two integers.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "CLAIM", 10 * HOUR_MS, "STREAMS", "jobs", ">").raw \
+        == arr(arr(bulk("jobs"), arr(served("4-0", ("n", "4"), 0, 0), served("5-0", ("n", "5"), 0, 0))))
+    # The largest threshold claims nothing; 0 claims every pending entry, the freshest included.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "CLAIM", 2**63 - 1, "STREAMS", "jobs", ">").raw \
+        == null_array
+    # By delivery time: 3-0 (an hour ago), then 1-0 and 2-0 (claimed together, so by id), then
+    # 4-0 and 5-0 (read together, at that time or later).
+    reply = call(raw, "XREADGROUP", "GROUP", "workers", "sweeper", "CLAIM", "0", "STREAMS", "jobs", ">")
+    assert [(e[0], e[3]) for e in reply.py()[0][1]] == \
+        [(b"3-0", 4), (b"1-0", 3), (b"2-0", 2), (b"4-0", 1), (b"5-0", 1)]
+    assert {p[1] for p in pending_of(raw)} == {b"sweeper"}
+
+
+@pytest.mark.redis84
+def test_claim_with_noack_claims_pending_entries_and_reads_new_ones_unacknowledged(raw):
+    ages = build_queue(raw)
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "NOACK", "CLAIM", 2 * HOUR_MS, "STREAMS", "jobs",
+                             ">", ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(
+        served("2-0", ("n", "2"), idle[b"2-0"], 1), served("1-0", ("n", "1"), idle[b"1-0"], 2),
+        served("4-0", ("n", "4"), 0, 0), served("5-0", ("n", "5"), 0, 0))))
+    # NOACK does not apply to the claimed entries (the docs): they are pending, the new ones not.
+    assert pending_of(raw) == [(b"1-0", b"live", 3), (b"2-0", b"live", 2), (b"3-0", b"dead", 4)]
+
+
+@pytest.mark.redis84
+def test_claim_is_ignored_by_history_reads_and_by_the_streams_after_one(raw):
+    ages = build_queue(raw, "a")
+    build_queue(raw, "b")
+    # A history read serves the consumer's own entries as [id, fields], claiming nothing.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "dead", "COUNT", "1", "CLAIM", "0", "STREAMS", "a", "0").raw \
+        == arr(arr(bulk("a"), arr(served("1-0", ("n", "1")))))
+    # Redis 8.4 clears the option once a history read is served: a `>` stream after it reads new
+    # entries as without CLAIM and claims nothing...
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "COUNT", "1", "CLAIM", "0",
+                    "STREAMS", "a", "b", "0", ">").raw == \
+        arr(arr(bulk("a"), arr()), arr(bulk("b"), arr(served("4-0", ("n", "4")))))
+    assert [p[1] for p in pending_of(raw, "b")] == [b"dead", b"dead", b"dead", b"live"]
+    # ...while a `>` stream before it still claims.
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "COUNT", "1", "CLAIM", "0",
+                             "STREAMS", "a", "b", ">", "0", ages=ages)
+    assert reply.raw == arr(arr(bulk("a"), arr(served("2-0", ("n", "2"), idle[b"2-0"], 1))),
+                            arr(bulk("b"), arr(served("4-0", ("n", "4")))))
+
+
+@pytest.mark.redis84
+def test_claim_skips_entries_gone_from_the_stream_but_counts_them(raw):
+    ages = build_queue(raw)
+    call(raw, "XDEL", "jobs", "2-0", "4-0", "5-0")
+    # The oldest pending entry is gone: with COUNT 1 Redis takes it, cannot read it, and serves
+    # the stream (its oldest entry still there, 1-0, is idle enough) with nothing.
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "COUNT", "1", "CLAIM", HOUR_MS // 2,
+                    "STREAMS", "jobs", ">").raw == arr(arr(bulk("jobs"), arr()))
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "CLAIM", HOUR_MS // 2, "STREAMS", "jobs", ">",
+                             ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(served("1-0", ("n", "1"), idle[b"1-0"], 2),
+                                                 served("3-0", ("n", "3"), idle[b"3-0"], 4))))
+    # The gone entry stays pending with its owner, untouched.
+    assert pending_of(raw) == [(b"1-0", b"live", 3), (b"2-0", b"dead", 1), (b"3-0", b"live", 5)]
+    # Only gone entries idle enough: not served.
+    call(raw, "XACK", "jobs", "workers", "1-0", "3-0")
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "CLAIM", "0", "STREAMS", "jobs", ">").raw \
+        == null_array
+
+
+@pytest.mark.redis84
+def test_claim_with_nothing_to_serve_still_creates_the_consumer(raw):
+    build_queue(raw)
+    call(raw, "XREADGROUP", "GROUP", "workers", "dead", "STREAMS", "jobs", ">")
+    assert raw.call("XREADGROUP", "GROUP", "workers", "newcomer", "CLAIM", 10 * HOUR_MS,
+                    "STREAMS", "jobs", ">").raw == null_array
+    names = [as_map(c)[b"name"] for c in call(raw, "XINFO", "CONSUMERS", "jobs", "workers").py()]
+    assert names == [b"dead", b"newcomer"]
+
+
+@pytest.mark.redis84
+@pytest.mark.parametrize("command, reply", [
+    # CLAIM is XREADGROUP's only.
+    (("XREAD", "CLAIM", "10", "STREAMS", "jobs", "0"),
+     "ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead."),
+    # The texts of Redis 8.4's parser, and its test suite's cases.
+    *[(("XREADGROUP", "GROUP", "workers", "c", "CLAIM", bad, "STREAMS", "jobs", ">"),
+       "ERR min-idle-time is not an integer or out of range")
+      for bad in ("test", "5.5", "5,5", "10e", "+10", "*10", "10/2", "-0", "-5.5", "(-10)*2", "",
+                  "9223372036854775808", "STREAMS")],
+    *[(("XREADGROUP", "GROUP", "workers", "c", "CLAIM", bad, "STREAMS", "jobs", ">"),
+       "ERR min-idle-time must be a positive integer") for bad in ("-1", "-42", "-9223372036854775808")],
+    (("XREADGROUP", "GROUP", "workers", "c", "CLAIM", "10", "CLAIM", "COUNT", "1", "STREAMS", "jobs", ">"),
+     "ERR min-idle-time is not an integer or out of range"),
+    (("XREADGROUP", "CLAIM", "GROUP", "workers", "c", "STREAMS", "jobs", ">"),
+     "ERR min-idle-time is not an integer or out of range"),
+    (("XREADGROUP", "GROUP", "workers", "CLAIM", "50", "c", "STREAMS", "jobs", ">"), "ERR syntax error"),
+    (("XREADGROUP", "GROUP", "workers", "c", "STREAMS", "jobs", "CLAIM", "50", ">"),
+     "NOGROUP No such key 'CLAIM' or consumer group 'workers' in XREADGROUP with GROUP option"),
+    (("XREADGROUP", "GROUP", "workers", "c", "STREAMS", "jobs", ">", "CLAIM", "50"),
+     "ERR Invalid stream ID specified as stream command argument"),
+    (("XREADGROUP", "GROUP", "workers", "c", "STREAMS", "jobs", ">", "CLAIM"),
+     "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."),
+    (("XREADGROUP", "GROUP", "nosuch", "c", "CLAIM", "50", "STREAMS", "jobs", ">"),
+     "NOGROUP No such key 'jobs' or consumer group 'nosuch' in XREADGROUP with GROUP option"),
+])
+def test_claim_errors(raw, command, reply):
+    build_queue(raw)
+    assert raw.call(*command).raw == err(reply)
+
+
+@pytest.mark.redis84
+def test_claim_options_in_any_place_and_the_last_claim_wins(raw):
+    ages = build_queue(raw)
+    # Before GROUP: the 5-hour-old entry.
+    reply, idle = read_claim(raw, "CLAIM", 2 * HOUR_MS, "GROUP", "workers", "live", "COUNT", "1",
+                             "STREAMS", "jobs", ">", ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(served("2-0", ("n", "2"), idle[b"2-0"], 1))))
+    # Twice: the second, 10 hours, wins, so nothing is claimed (the first would take 1-0).
+    assert raw.call("XREADGROUP", "GROUP", "workers", "live", "CLAIM", 2 * HOUR_MS, "COUNT", "1",
+                    "CLAIM", 10 * HOUR_MS, "STREAMS", "jobs", ">").raw == \
+        arr(arr(bulk("jobs"), arr(served("4-0", ("n", "4"), 0, 0))))
+    # After NOACK and BLOCK (served at once, not blocked): the 3-hour-old entry.
+    reply, idle = read_claim(raw, "GROUP", "workers", "live", "COUNT", "1", "NOACK", "BLOCK", "10",
+                             "CLAIM", 2 * HOUR_MS, "STREAMS", "jobs", ">", ages=ages)
+    assert reply.raw == arr(arr(bulk("jobs"), arr(served("1-0", ("n", "1"), idle[b"1-0"], 2))))
+    assert pending_of(raw) == [(b"1-0", b"live", 3), (b"2-0", b"live", 2), (b"3-0", b"dead", 4),
+                               (b"4-0", b"live", 1)]
+
+
+@pytest.mark.redis84
+def test_blocked_claim_reader_is_served_a_new_entry_with_the_two_integers(r, connect):
+    r.xgroup_create("s", "g", id="$", mkstream=True)
+    waiter = connect()
+    waiter.send_command("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "CLAIM", HOUR_MS, "STREAMS", "s", ">")
+    wait_blocked(r, 1)
+    r.xadd("s", {"f": "v"}, id="1-0")
+    assert waiter.read_reply().raw == arr(arr(bulk("s"), arr(served("1-0", ("f", "v"), 0, 0))))
+
+
+@pytest.mark.redis84
+def test_blocked_claim_reader_wakes_when_a_pending_entry_becomes_idle_enough(r, raw, connect):
+    """Redis 8.4 runs a waiting XREADGROUP CLAIM again once the oldest pending entry of its streams
+    has been idle min-idle-time; a reader without CLAIM on the same stream waits on."""
+    min_idle = 1500
+    r.xadd("s", {"f": "v"}, id="1-0")
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "dead", {"s": ">"})
+    plain = connect()
+    plain.send_command("XREADGROUP", "GROUP", "g", "plain", "BLOCK", "0", "STREAMS", "s", ">")
+    wait_blocked(r, 1)
+    delivered = clock_ms(raw)
+    call(raw, "XCLAIM", "s", "g", "dead", "0", "1-0", "TIME", delivered, "RETRYCOUNT", "3", "JUSTID")
+    waiter = connect()
+    waiter.send_command("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "CLAIM", min_idle, "STREAMS", "s", ">")
+    # It waits (the entry is not idle enough yet), then is served the claim without any write.
+    wait_blocked(r, 2)
+    reply = waiter.read_reply(timeout=30)
+    served_idle = reply.py()[0][1][0][2]
+    assert min_idle <= served_idle <= clock_ms(raw) - delivered
+    assert reply.raw == arr(arr(bulk("s"), arr(served("1-0", ("f", "v"), served_idle, 3))))
+    assert pending_of(raw, "s", "g") == [(b"1-0", b"alice", 4)]
+    assert blocked_clients(r) == 1
+    assert not plain.has_pending_bytes()
+
+
+@pytest.mark.redis84
+def test_blocked_claim_reader_times_out_before_anything_is_idle_enough(r, raw, connect):
+    r.xadd("s", {"f": "v"}, id="1-0")
+    r.xgroup_create("s", "g", id="0")
+    r.xreadgroup("g", "dead", {"s": ">"})
+    assert raw.call("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "100", "CLAIM", HOUR_MS, "STREAMS", "s", ">",
+                    timeout=30).raw == null_array
+    # With nothing pending at all, CLAIM 0 waits too, and is served by the next entry.
+    call(raw, "XACK", "s", "g", "1-0")
+    waiter = connect()
+    waiter.send_command("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "CLAIM", "0", "STREAMS", "s", ">")
+    wait_blocked(r, 1)
+    r.xadd("s", {"f": "w"}, id="2-0")
+    assert waiter.read_reply().raw == arr(arr(bulk("s"), arr(served("2-0", ("f", "w"), 0, 0))))
+
+
+@pytest.mark.redis84
+@pytest.mark.goblin
+def test_claims_are_logged_as_xclaim_and_replay_exactly(make_server):
+    """Each claimed entry is logged as Redis logs a delivery, XCLAIM ... TIME <now> RETRYCOUNT <count>
+    FORCE JUSTID LASTID, NOACK or not; the new entries after it as before (Goblin's form: SETID last)."""
+    srv = make_server(options=AOF)
+    with srv.raw() as conn:
+        build_queue(conn)
+        since = len(aof_commands(srv))
+        call(conn, "XREADGROUP", "GROUP", "workers", "live", "COUNT", "3", "CLAIM", 2 * HOUR_MS,
+             "STREAMS", "jobs", ">")
+        call(conn, "XREADGROUP", "GROUP", "workers", "quiet", "NOACK", "CLAIM", HOUR_MS // 2, "STREAMS", "jobs", ">")
+        logged = masked_effects(aof_commands(srv), since)
+        before = full_dump(conn, keys=("jobs",))
+    j, w = b"jobs", b"workers"
+    assert logged == [
+        (b"MULTI",), (b"XGROUP", b"CREATECONSUMER", j, w, b"live"),
+        claim(j, w, b"live", b"2-0", b"2", b"3-0"), claim(j, w, b"live", b"1-0", b"3", b"3-0"),
+        claim(j, w, b"live", b"4-0", b"1", b"4-0"),
+        (b"XGROUP", b"SETID", j, w, b"4-0", b"ENTRIESREAD", b"4"), (b"EXEC",),
+        (b"MULTI",), (b"XGROUP", b"CREATECONSUMER", j, w, b"quiet"),
+        claim(j, w, b"quiet", b"3-0", b"5", b"4-0"),
+        (b"XGROUP", b"SETID", j, w, b"5-0", b"ENTRIESREAD", b"5"), (b"EXEC",)]
+    restart(srv)
+    with srv.raw() as conn:
+        check_aof_replay(before, full_dump(conn, keys=("jobs",)))
+
+
+@pytest.mark.redis84
+@pytest.mark.parametrize("library", ["ioredis", "node-redis"])
+def test_node_clients_read_with_claim(server, raw, library):
+    """A worker on ioredis or node-redis takes over a dead worker's jobs and the new ones in one read."""
+    build_queue(raw)
+    result = run_node_script("xreadgroup_claim.js", library, server.port, HOUR_MS // 2)
+    [[key, entries]] = result["read"]
+    assert key == "jobs"
+    assert [(e[0], e[1], e[3]) for e in entries] == [
+        ("2-0", ["n", "2"], 1), ("1-0", ["n", "1"], 2), ("3-0", ["n", "3"], 4), ("4-0", ["n", "4"], 0),
+        ("5-0", ["n", "5"], 0)]
+    assert all(e[2] >= HOUR_MS for e in entries[:3]) and [e[2] for e in entries[3:]] == [0, 0]
+    assert result["acked"] == 5 and result["again"] is None
+    assert pending_of(raw) == []

@@ -1,7 +1,7 @@
 // What every script here shares: loading a client library (exit status 2, and {"missing": name},
-// when it is not installed) and running the function of the library named on the command line,
-// whose result is printed as one JSON object on stdout ({"failed": message} and status 1 when
-// it throws).
+// when it is not installed), connecting it to a local server, and running the function of the
+// library named on the command line, whose result is printed as one JSON object on stdout
+// ({"failed": message} and status 1 when it throws).
 'use strict';
 
 function load(name) {
@@ -35,4 +35,23 @@ function main(lib, runs) {
   });
 }
 
-module.exports = { load, errorText, main };
+// A client of the named library connected to the server on this machine's port, that fails
+// rather than retries (the scripts test one server run).
+async function connectIoredis(port) {
+  const Redis = load('ioredis');
+  const client = new Redis({ host: '127.0.0.1', port: Number(port), lazyConnect: true,
+                             maxRetriesPerRequest: 0, retryStrategy: () => null });
+  await client.connect();
+  return client;
+}
+
+async function connectNodeRedis(port) {
+  const { createClient } = load('redis');
+  const client = createClient({ socket: { host: '127.0.0.1', port: Number(port),
+                                          reconnectStrategy: false } });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+module.exports = { load, errorText, main, connectIoredis, connectNodeRedis };

@@ -9,16 +9,13 @@
 // Exits 2 when the client library is not installed.
 'use strict';
 
-const { load, main } = require('./harness');
+const { connectIoredis, connectNodeRedis, main } = require('./harness');
 
 const [lib, port] = process.argv.slice(2);
 
 
 async function withIoredis() {
-  const Redis = load('ioredis');
-  const client = new Redis({ host: '127.0.0.1', port: Number(port), lazyConnect: true,
-                             maxRetriesPerRequest: 0, retryStrategy: () => null });
-  await client.connect();
+  const client = await connectIoredis(port);
   await client.del('session');
   await client.hset('session', 'token', 't', 'user', 'u', 'theme', 'dark');
   const out = {};
@@ -35,11 +32,7 @@ async function withIoredis() {
 }
 
 async function withNodeRedis() {
-  const { createClient } = load('redis');
-  const client = createClient({ socket: { host: '127.0.0.1', port: Number(port),
-                                          reconnectStrategy: false } });
-  client.on('error', () => {});
-  await client.connect();
+  const client = await connectNodeRedis(port);
   await client.del('session');
   await client.hSet('session', { token: 't', user: 'u', theme: 'dark' });
   const out = {};

@@ -376,6 +376,37 @@ TEST_P(StreamGroupsModelTest, MatchesModel) {
         if (found) {
           ASSERT_EQ(found->consumer, mg.pel[probe].consumer);
         }
+
+        // XREADGROUP CLAIM's walk by delivery time, sometimes at a clock behind the latest
+        // deliveries (their unsigned idle time is huge, as in Redis).
+        const int64_t claim_now = now - static_cast<int64_t>(rand(3) == 0 ? rand(60) : 0);
+        const int64_t claim_idle = rand(4) == 0 ? 0 : static_cast<int64_t>(rand(150));
+        const size_t claim_count = rand(8);
+        std::vector<std::pair<int64_t, StreamId>> by_time;
+        for (const auto& [id, p] : mg.pel) by_time.emplace_back(p.time, id);
+        std::sort(by_time.begin(), by_time.end());
+        std::vector<StreamId> want_idle;
+        for (const auto& [time, id] : by_time) {
+          const uint64_t idle = static_cast<uint64_t>(claim_now) - static_cast<uint64_t>(time);
+          if (idle < static_cast<uint64_t>(claim_idle)) break;
+          if (claim_count > 0 && want_idle.size() == claim_count) break;
+          want_idle.push_back(id);
+        }
+        std::vector<StreamId> got_idle;
+        for (const PendingEntry& e : g->IdleEntries(claim_idle, claim_now, claim_count)) {
+          got_idle.push_back(e.id);
+        }
+        ASSERT_EQ(got_idle, want_idle);
+        std::optional<StreamId> want_first;
+        for (const auto& [time, id] : by_time) {
+          if (in_stream(id)) {
+            want_first = id;
+            break;
+          }
+        }
+        const auto first = g->FirstDelivered(in_stream);
+        ASSERT_EQ(first.has_value(), want_first.has_value());
+        if (first) ASSERT_EQ(first->id, *want_first);
         ++counts[12];
       }
     }
