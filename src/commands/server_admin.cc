@@ -237,15 +237,26 @@ void MemoryStatsCommand(CommandContext& ctx) {
   const size_t replicas = s.replication->ReplicaBufferBytes();
   size_t overhead = tables + clients + backlog + replicas;
   size_t dataset = used > overhead ? used - overhead : 0;
-  size_t rss = ResidentBytes();
+  const size_t rss = ResidentBytes();
+  const size_t active = AllocatorActiveBytes();
+  const size_t resident = AllocatorResidentBytes();
   ReplyBuilder& r = ctx.reply;
   size_t nonempty = 0;
   for (size_t i = 0; i < s.database_count(); ++i)
     nonempty += s.db(static_cast<int>(i)).size() ? 1 : 0;
-  r.Map(16 + nonempty);
+  // Redis 7.2's fields in its order: ten totals, one map per non-empty database, seventeen
+  // figures of the dataset, the allocator and the process.
+  r.Map(27 + nonempty);
   auto field = [&r](const char* name, int64_t value) {
     r.Bulk(name);
     r.Integer(value);
+  };
+  auto ratio = [&r](const char* name, size_t a, size_t b) {
+    r.Bulk(name);
+    r.Double(b ? static_cast<double>(a) / static_cast<double>(b) : 0);
+  };
+  auto difference = [](size_t a, size_t b) {
+    return static_cast<int64_t>(a) - static_cast<int64_t>(b);
   };
   field("peak.allocated", static_cast<int64_t>(s.PeakMemory()));
   field("total.allocated", static_cast<int64_t>(used));
@@ -261,9 +272,11 @@ void MemoryStatsCommand(CommandContext& ctx) {
     Database& db = s.db(static_cast<int>(i));
     if (db.size() == 0) continue;
     r.Bulk("db." + std::to_string(i));
-    r.Map(2);
+    r.Map(3);
     field("overhead.hashtable.main", static_cast<int64_t>(db.TableBytes()));
     field("overhead.hashtable.expires", 0);
+    // Redis 7.2 counts its cluster slot index here; without cluster mode it is empty.
+    field("overhead.hashtable.slot-to-keys", 0);
   }
   field("overhead.total", static_cast<int64_t>(overhead));
   field("keys.count", static_cast<int64_t>(keys));
@@ -271,8 +284,20 @@ void MemoryStatsCommand(CommandContext& ctx) {
   field("dataset.bytes", static_cast<int64_t>(dataset));
   r.Bulk("dataset.percentage");
   r.Double(used ? 100.0 * static_cast<double>(dataset) / static_cast<double>(used) : 0);
-  r.Bulk("fragmentation");
-  r.Double(used ? static_cast<double>(rss) / static_cast<double>(used) : 0);
+  r.Bulk("peak.percentage");
+  r.Double(s.PeakMemory() ? 100.0 * static_cast<double>(used) / static_cast<double>(s.PeakMemory())
+                          : 0);
+  field("allocator.allocated", static_cast<int64_t>(used));
+  field("allocator.active", static_cast<int64_t>(active));
+  field("allocator.resident", static_cast<int64_t>(resident));
+  ratio("allocator-fragmentation.ratio", active, used);
+  field("allocator-fragmentation.bytes", difference(active, used));
+  ratio("allocator-rss.ratio", resident, active);
+  field("allocator-rss.bytes", difference(resident, active));
+  ratio("rss-overhead.ratio", rss, resident);
+  field("rss-overhead.bytes", difference(rss, resident));
+  ratio("fragmentation", rss, used);
+  field("fragmentation.bytes", difference(rss, used));
 }
 
 void MemoryDoctorCommand(CommandContext& ctx) {

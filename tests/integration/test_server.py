@@ -644,3 +644,44 @@ def test_lolwut_6_draws_a_skyline_in_terminal_colors(raw):
     lines = art.split("\n")
     assert len(lines) == 5
     assert all(line.count("\x1b[0m") == 30 for line in lines)
+
+
+# Redis 7.2's MEMORY STATS fields in its order (its memoryCommand); db.<n> comes once per database
+# holding keys, with three figures. The ratios and percentages are doubles (bulk text in RESP2).
+MEMORY_STATS_FIELDS = [
+    b"peak.allocated", b"total.allocated", b"startup.allocated", b"replication.backlog", b"clients.slaves",
+    b"clients.normal", b"cluster.links", b"aof.buffer", b"lua.caches", b"functions.caches", b"db.0", b"db.3",
+    b"overhead.total", b"keys.count", b"keys.bytes-per-key", b"dataset.bytes", b"dataset.percentage",
+    b"peak.percentage", b"allocator.allocated", b"allocator.active", b"allocator.resident",
+    b"allocator-fragmentation.ratio", b"allocator-fragmentation.bytes", b"allocator-rss.ratio",
+    b"allocator-rss.bytes", b"rss-overhead.ratio", b"rss-overhead.bytes", b"fragmentation", b"fragmentation.bytes"]
+MEMORY_STATS_DOUBLES = {b"dataset.percentage", b"peak.percentage", b"allocator-fragmentation.ratio",
+                        b"allocator-rss.ratio", b"rss-overhead.ratio", b"fragmentation"}
+
+
+def _map_pairs(reply) -> list:
+    """(name, value) Reply pairs of a RESP3 map or a RESP2 flat array."""
+    return reply.value if reply.kind == "%" else list(zip(reply.value[::2], reply.value[1::2]))
+
+
+def test_memory_stats_has_every_field_in_order(start_either):
+    srv = start_either()
+    with srv.raw() as conn:
+        conn.call("SET", "a", "1")
+        conn.call("SELECT", "3")
+        conn.call("SET", "b", "2")
+        for protocol in (2, 3):
+            conn.call("HELLO", protocol)
+            stats = conn.call("MEMORY", "STATS")
+            pairs = _map_pairs(stats)
+            assert [name.value for name, _ in pairs] == MEMORY_STATS_FIELDS
+            for name, value in pairs:
+                if name.value.startswith(b"db."):
+                    assert [(field.value, figure.kind) for field, figure in _map_pairs(value)] == [
+                        (b"overhead.hashtable.main", ":"), (b"overhead.hashtable.expires", ":"),
+                        (b"overhead.hashtable.slot-to-keys", ":")]
+                    continue
+                expected = ("," if protocol == 3 else "$") if name.value in MEMORY_STATS_DOUBLES else ":"
+                assert value.kind == expected, (protocol, name.value, value.raw)
+            values = {name.value: value for name, value in pairs}
+            assert values[b"keys.count"].value == 2
