@@ -72,9 +72,8 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     Refuse(client, error, nullptr);
     return;
   }
-  const AdmissionFlags flags = FlagsForAdmission(client, *command);
-  if (std::string refusal = AdmissionRefusal(client, *command, flags, argv);
-      !refusal.empty()) {
+  const AdmissionFlags flags = FlagsForAdmission(client, *command, argv);
+  if (std::string refusal = AdmissionRefusal(client, *command, flags, argv); !refusal.empty()) {
     Refuse(client, refusal, command);
     return;
   }
@@ -85,7 +84,7 @@ void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv)
     return;
   }
   if (client.in_multi && !(command->flags & kCmdTransactionControl)) {
-    client.Queue(argv, command->flags);
+    client.Queue(argv, flags.any);
     client.reply.Simple("QUEUED");
     return;
   }
@@ -126,20 +125,28 @@ const Command* Server::LookUpCommand(const std::vector<std::string_view>& argv,
       args += "'" + PrintableName(argv[i], 128 - args.size()) + "' ";
     }
     *error = errors::OneLine("ERR unknown command '" + PrintableName(argv[0], 128) +
-                     "', with args beginning with: " + args);
+                             "', with args beginning with: " + args);
     return nullptr;
   }
   if (!command->HasSubcommands() || argv.size() < 2) return command;
   const Command* sub = command->FindSubcommand(argv[1]);
   if (sub == nullptr) {
-    *error =
-        errors::OneLine(errors::UnknownSubcommand(PrintableName(argv[1], 128), AsciiUpper(command->name)));
+    *error = errors::OneLine(
+        errors::UnknownSubcommand(PrintableName(argv[1], 128), AsciiUpper(command->name)));
   }
   return sub;
 }
 
-Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Command& command) {
+Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Command& command,
+                                                 const std::vector<std::string_view>& argv) const {
   AdmissionFlags flags{command.flags, ~command.flags};
+  // Redis's EVAL, EVALSHA and FCALL carry may-replicate (hidden from COMMAND) unless the
+  // script declares no-writes.
+  if (!(command.flags & kCmdReadonly) && (command.flags & kCmdNoscript) &&
+      scripts->MayWrite(command.name, argv)) {
+    flags.any |= kCmdMayReplicate;
+    flags.lacking &= ~kCmdMayReplicate;
+  }
   if (client.in_multi && command.name == "exec") {
     flags.any |= client.queued_flags;
     flags.lacking |= client.queued_lacking_flags;

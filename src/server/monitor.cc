@@ -92,6 +92,8 @@ void Server::FeedMonitors(const Client& client, const Command& command,
   }
   line += "\r\n";
   for (Client* monitor : monitors_) {
+    // A monitor that is closing takes no more output, as in Redis: its own QUIT is not shown.
+    if (monitor->close_after_reply) continue;
     monitor->reply.Raw(line);
     if (monitor != &client) QueueWrite(*monitor);
   }

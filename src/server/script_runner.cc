@@ -104,6 +104,27 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   server_.effects.set_targets(kToAll);
 }
 
+bool ScriptRunner::MayWrite(std::string_view command,
+                            std::span<const std::string_view> argv) const {
+  if (command != "eval" && command != "evalsha" && command != "fcall") return false;
+  if (argv.size() < 2) return true;
+  uint32_t flags = kScriptCompatMode;
+  if (command == "eval") {
+    size_t body_offset;
+    std::string error;
+    if (!ParseEvalShebang(argv[1], &flags, &body_offset, &error)) return true;
+  } else if (command == "evalsha") {
+    const EvalScript* script = eval.Find(argv[1]);
+    if (script == nullptr) return true;
+    flags = script->flags;
+  } else if (command == "fcall") {
+    const ScriptFunction* function = functions.FindFunction(argv[1]);
+    if (function == nullptr) return true;
+    flags = function->flags;
+  }
+  return (flags & kScriptCompatMode) || !(flags & kScriptNoWrites);
+}
+
 std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const Command** found) {
   const Command* command = server_.commands.Find(argv[0]);
   if (command != nullptr && command->HasSubcommands() && argv.size() >= 2) {

@@ -49,6 +49,11 @@ class ScriptRunner : private ScriptHost {
   // appends its reply.
   void Run(CommandContext& ctx, const Script& script);
 
+  // Whether the call argv of EVAL, EVALSHA or FCALL (`command`) may write, as Redis's
+  // getCommandFlags reads it before the call: a script without a shebang, an unknown script or
+  // function, or one that does not declare no-writes may. CLIENT PAUSE WRITE holds those.
+  bool MayWrite(std::string_view command, std::span<const std::string_view> argv) const;
+
   bool running() const { return caller_ != nullptr; }
   // The client whose EVAL or FCALL is running, or null.
   const Client* caller() const { return caller_; }

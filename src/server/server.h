@@ -30,6 +30,8 @@
 #include "keyspace/database.h"
 #include "net/connection.h"
 #include "net/event_loop.h"
+#include "net/tls.h"
+#include "server/acl/access_control.h"
 #include "server/client.h"
 #include "server/command_table.h"
 #include "server/config.h"
@@ -38,8 +40,6 @@
 #include "server/memory_stats.h"
 #include "server/migrate_connections.h"
 #include "server/oom_score.h"
-#include "net/tls.h"
-#include "server/acl/access_control.h"
 #include "server/pubsub.h"
 #include "server/tracking.h"
 
@@ -481,7 +481,10 @@ class Server : private KeyspaceEvents {
     uint32_t any;
     uint32_t lacking;
   };
-  static AdmissionFlags FlagsForAdmission(const Client& client, const Command& command);
+  // The command's flags, with what a script adds (ScriptRunner::MayWrite: may replicate) and,
+  // for EXEC, what the queued commands add.
+  AdmissionFlags FlagsForAdmission(const Client& client, const Command& command,
+                                   const std::vector<std::string_view>& argv) const;
   // Why client may not run the call argv of command now, in Redis's order (dispatch.cc); ""
   // when it may. Evicts first when over maxmemory, as Redis does.
   std::string AdmissionRefusal(Client& client, const Command& command, const AdmissionFlags& flags,
@@ -541,7 +544,7 @@ class Server : private KeyspaceEvents {
   uint8_t write_pauses_ = 0;              // WritePause bits: who holds writes until they end
   std::vector<uint64_t> paused_clients_;  // ids, in the order their commands arrived
   bool resume_paused_ = false;            // the pause ended: serve paused_clients_
-  int64_t now_ms_ = 0;  // the clock commands see; refreshed once per batch of input
+  int64_t now_ms_ = 0;                  // the clock commands see; refreshed once per batch of input
   int64_t disk_error_logged_ms_ = 0;    // a replica applying writes it cannot persist, logged
   uint64_t client_eviction_limit_ = 0;  // maxmemory-clients in bytes; 0: off
   uint64_t client_memory_total_ = 0;    // the sum of the clients' memory_counted

@@ -92,3 +92,58 @@ def test_a_write_pause_hides_expired_keys_without_deleting_them(make_server, ref
         replies[name] = seen
     assert replies["goblin"] == replies["redis"]
     assert replies["goblin"][1] == b":2\r\n" and replies["goblin"][4] == b":1\r\n"
+
+
+LIBRARY = ("#!lua name=pauselib\n"
+           "redis.register_function{function_name='reader', callback=function() return 1 end, flags={'no-writes'}}\n"
+           "redis.register_function('writer', function() return 2 end)")
+# Held by CLIENT PAUSE WRITE: writes, what may replicate (PUBLISH, SPUBLISH, PFCOUNT), and scripts
+# that do not declare no-writes (no shebang, a shebang without flags, a function without flags).
+HELD = [("PUBLISH", "c", "m"), ("SPUBLISH", "c", "m"), ("PFCOUNT", "h"), ("EVAL", "return 1", "0"),
+        ("EVAL", "#!lua\nreturn 1", "0"), ("FCALL", "writer", "0"), ("EVALSHA", "0" * 40, "0"),
+        ("SORT", "l"), ("GEORADIUS", "g", "0", "0", "1", "km"), ("BITFIELD", "b", "GET", "u8", "0"),
+        ("XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"), ("FUNCTION", "DELETE", "nolib")]
+# Not held: reads, read-only scripts and their _RO commands, and commands that touch no data.
+RUN = [("EVAL_RO", "return 1", "0"), ("EVAL", "#!lua flags=no-writes\nreturn 1", "0"), ("FCALL", "reader", "0"),
+       ("FCALL_RO", "reader", "0"), ("SORT_RO", "l"), ("GEORADIUS_RO", "g", "0", "0", "1", "km"),
+       ("BITFIELD_RO", "b", "GET", "u8", "0"), ("XREAD", "STREAMS", "s", "0"), ("SCRIPT", "LOAD", "return 1"),
+       ("PUBSUB", "CHANNELS"), ("PING",)]
+
+
+def last_command(r, name) -> str:
+    for line in r.execute_command("CLIENT", "LIST").decode().splitlines():
+        fields = dict(item.split("=", 1) for item in line.split())
+        if fields["name"] == name:
+            return fields["cmd"]
+    return ""
+
+
+def test_write_pause_holds_scripts_that_may_write(start_either):
+    """Redis holds a paused command once it has read it (its last command is the held one, and
+    no reply comes); the reply comes when the pause ends."""
+    srv = start_either()
+    with srv.raw() as admin:
+        admin.call("FUNCTION", "LOAD", LIBRARY)
+        admin.call("PFADD", "h", "a")
+        admin.call("RPUSH", "l", "1")
+        admin.call("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+        r = srv.client()
+        try:
+            for command in RUN:
+                with srv.raw() as other:
+                    assert admin.call("CLIENT", "PAUSE", 60000, "WRITE").raw == b"+OK\r\n"
+                    assert not other.call(*command).is_error, command
+                    assert admin.call("CLIENT", "UNPAUSE").raw == b"+OK\r\n"
+            for command in HELD:
+                with srv.raw() as other:
+                    other.call("CLIENT", "SETNAME", "held")
+                    assert admin.call("CLIENT", "PAUSE", 60000, "WRITE").raw == b"+OK\r\n"
+                    other.send_command(*command)
+                    name = command[0].lower() + ("|" + command[1].lower() if command[0] == "FUNCTION" else "")
+                    wait_for(lambda: last_command(r, "held") == name, what=f"{command} read and held")
+                    assert not other.has_pending_bytes(), command
+                    assert admin.call("CLIENT", "UNPAUSE").raw == b"+OK\r\n"
+                    other.read_reply(timeout=10)
+        finally:
+            admin.call("CLIENT", "UNPAUSE")
+            r.close()

@@ -64,3 +64,34 @@ def test_redis_cli_monitor_shows_unix_socket_clients(server, r):
     finally:
         cli.kill()
         cli.wait()
+
+
+def test_a_monitor_does_not_see_its_own_quit(start_either):
+    """Redis drops output to a client that is closing after its reply, so a monitor's own QUIT
+    never reaches it; another client's QUIT does."""
+    srv = start_either()
+    with srv.raw() as monitor, srv.raw() as watcher, srv.raw() as other:
+        assert watcher.call("MONITOR").raw == b"+OK\r\n"
+        assert monitor.call("MONITOR").raw == b"+OK\r\n"
+        monitor.send_command("QUIT")
+        assert monitor.read_until_closed(timeout=10) == b"+OK\r\n"
+        other.call("PING")
+        # The watcher sees the monitor's QUIT, then the PING: the QUIT ran and was fed.
+        lines = [reply.raw.split(b"] ", 1)[1] for reply in watcher.read_replies(2, timeout=10)]
+        assert lines == [b'"QUIT"\r\n', b'"PING"\r\n']
+
+
+def test_a_monitor_may_not_run_a_script_that_may_write(start_either):
+    """EVAL and FCALL may replicate unless the script declares no-writes: a monitor (a replica
+    underneath) may not run them, as it may not run a read or a write."""
+    srv = start_either()
+    with srv.raw() as monitor:
+        assert monitor.call("MONITOR").raw == b"+OK\r\n"
+        refused = b"-ERR Replica can't interact with the keyspace\r\n"
+        assert monitor.call("EVAL", "return 1", 0).raw == refused
+        assert monitor.call("EVAL", "#!lua\nreturn 1", 0).raw == refused
+        assert monitor.call("FCALL", "nosuchfunction", 0).raw == refused
+        # A script that declares no-writes runs (and is shown to the monitor first, as scripts are).
+        monitor.send_command("EVAL", "#!lua flags=no-writes\nreturn 1", 0)
+        line, reply = monitor.read_replies(2, timeout=10)
+        assert line.raw.endswith(b'"EVAL" "#!lua flags=no-writes\\nreturn 1" "0"\r\n') and reply.raw == b":1\r\n"
