@@ -105,11 +105,10 @@ bool ParseLibraryShebang(std::string_view code, std::string* name, size_t* body_
     return false;
   }
   std::string_view line = code.substr(0, newline);
-  std::vector<std::string_view> words = Words(line.substr(2));
-  if (words.empty()) {
-    *error = "ERR Engine '' not found";
-    return false;
-  }
+  // As Redis splits it: the first word is the engine after "#!", so "#! name=x" names the
+  // library of engine "".
+  std::vector<std::string_view> words = Words(line);
+  words[0].remove_prefix(2);
   name->clear();
   bool named = false;
   for (size_t i = 1; i < words.size(); ++i) {

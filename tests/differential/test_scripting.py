@@ -334,7 +334,8 @@ def test_function_load_errors(check):
     f1 = "redis.register_function('f1', function(keys, args) return 1 end)"
     ops = [op(code[:40], load(code)) for code in [
         "return 1", "#!lua\nreturn 1", LIB + "return 1", "#!lua name=lib1 foo=bar\n" + f1, "#!js name=lib1\n" + f1,
-        "#!lua name=lib1", "#!lua name=a name=b\n" + f1, "#!lua name=lib@1\n" + f1, "#!LUA name=lib1\n" + f1,
+        "#!lua name=lib1", "#!lua name=a name=b\n" + f1, "#! name=lib1\n" + f1, "#!  lua name=lib1\n" + f1,
+        "#!lua  name=lib1\n" + f1, "#!\n" + f1, "#!lua name=lib@1\n" + f1, "#!LUA name=lib1\n" + f1,
         LIB + "return 1 +", LIB + "redis.call('ping')", LIB + "return x", LIB + "x = 1", LIB + "error('boom')",
         LIB + "local s = string.format('%d', 5)", LIB + "redis.setresp(3)",
         LIB + "redis.register_function('f1', function() return 1 end, 1)",
