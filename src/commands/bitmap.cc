@@ -432,11 +432,19 @@ void RegisterBitmapCommands(CommandTable* table) {
   add("bitpos", -3, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, BitposCommand,
       "Finds the first set (1) or clear (0) bit in a string.", "2.8.7", "O(N)",
       "key bit [start [end [BYTE | BIT]]]");
-  add("bitop", -4, kCmdWrite | kCmdDenyOom,
+  Command* bitop = add(
+      "bitop", -4, kCmdWrite | kCmdDenyOom,
       {KeyAt(2, kKeyOW | kKeyUpdate),
        KeySpec{kKeyRO | kKeyAccess, KeyBegin::Index(3), KeyFind::Range(-1, 1, 0)}},
       BitopCommand, "Performs bitwise operations on multiple strings, and stores the result.",
       "2.6.0", "O(N)", "<AND | OR | XOR | NOT | DIFF | DIFF1 | ANDOR | ONE> destkey key [key ...]");
+  // Redis 8.2's bitop.json adds DIFF, DIFF1, ANDOR and ONE with no history entry or since.
+  bitop->arguments = {
+      docs::OneOf("operation", {docs::Token("and", "AND"), docs::Token("or", "OR"),
+                                docs::Token("xor", "XOR"), docs::Token("not", "NOT"),
+                                docs::Token("diff", "DIFF"), docs::Token("diff1", "DIFF1"),
+                                docs::Token("andor", "ANDOR"), docs::Token("one", "ONE")}),
+      docs::Key("destkey", 0), docs::Multiple(docs::Key("key", 1))};
   add("bitfield", -2, kCmdWrite | kCmdDenyOom,
       {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, KeyBegin::Index(1),
                KeyFind::Range(0, 1, 0),

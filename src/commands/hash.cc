@@ -8,12 +8,12 @@
 // hashTypeTryConversion does. A command that removes the last field deletes the key.
 #include <algorithm>
 #include <array>
-#include <span>
 #include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -461,15 +461,15 @@ void HscanCommand(CommandContext& ctx) {
   if (!ParseScanOptions(ctx, 3, kScanNoValues, &options)) return;
   std::vector<std::string> found;
   const bool expiring = hash->fields_with_deadline() > 0;
-  const uint64_t next = hash->Scan(
-      cursor, static_cast<size_t>(options.count),
-      [&](std::string_view field, std::string_view value) {
-        if (!options.Matches(field)) return;
-        // A field whose deadline has passed is left out, not deleted (as HGETALL).
-        if (expiring && !FieldAlive(ctx, hash->Deadline(field).value_or(0))) return;
-        found.emplace_back(field);
-        if (!options.no_values) found.emplace_back(value);
-      });
+  const uint64_t next =
+      hash->Scan(cursor, static_cast<size_t>(options.count),
+                 [&](std::string_view field, std::string_view value) {
+                   if (!options.Matches(field)) return;
+                   // A field whose deadline has passed is left out, not deleted (as HGETALL).
+                   if (expiring && !FieldAlive(ctx, hash->Deadline(field).value_or(0))) return;
+                   found.emplace_back(field);
+                   if (!options.no_values) found.emplace_back(value);
+                 });
   ctx.reply.Array(2);
   ctx.reply.Bulk(std::to_string(next));
   ctx.reply.Array(found.size());
@@ -500,9 +500,14 @@ void RegisterHashCommands(CommandTable* table) {
   add("hmget", -3, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, HmgetCommand,
       "Returns the values of all fields in a hash.", "2.0.0",
       "O(N) where N is the number of fields being requested.", "key field [field ...]");
-  add("hgetdel", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
+  Command* hgetdel = add(
+      "hgetdel", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
       HgetdelCommand, "Returns the value of a field and deletes it from the hash.", "8.0.0",
       "O(N) where N is the number of specified fields", "key FIELDS numfields field [field ...]");
+  hgetdel->arguments = {
+      docs::Key("key", 0),
+      docs::Block("fields", {docs::Integer("numfields"), docs::Multiple(docs::String("field"))},
+                  "FIELDS")};
   add("hdel", -3, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, HdelCommand,
       "Deletes one or more fields and their values from a hash. Deletes the hash if no fields "
       "remain.",
@@ -535,11 +540,17 @@ void RegisterHashCommands(CommandTable* table) {
       "Returns one or more random fields from a hash.", "6.2.0",
       "O(N) where N is the number of fields returned", "key [count [WITHVALUES]]",
       {"nondeterministic_output"});
-  add("hscan", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HscanCommand,
-      "Iterates over fields and values of a hash.", "2.8.0",
-      "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
-      "the cursor to return back to 0. N is the number of elements inside the collection.",
-      "key cursor [MATCH pattern] [COUNT count] [NOVALUES]", {"nondeterministic_output"});
+  Command* hscan =
+      add("hscan", -3, kRead, {KeyAt(1, kKeyRO | kKeyAccess)}, HscanCommand,
+          "Iterates over fields and values of a hash.", "2.8.0",
+          "O(1) for every call. O(N) for a complete iteration, including enough command calls for "
+          "the cursor to return back to 0. N is the number of elements inside the collection.",
+          "key cursor [MATCH pattern] [COUNT count] [NOVALUES]", {"nondeterministic_output"});
+  // Redis 7.4's hscan.json adds NOVALUES with neither a history entry nor a since.
+  hscan->arguments = {docs::Key("key", 0), docs::Integer("cursor"),
+                      docs::Optional(docs::Pattern("pattern", "MATCH")),
+                      docs::Optional(docs::Integer("count", "COUNT")),
+                      docs::Optional(docs::Token("novalues", "NOVALUES"))};
 }
 
 }  // namespace goblin

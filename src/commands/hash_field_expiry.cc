@@ -262,8 +262,10 @@ struct TimeOption {
   bool relative;
 };
 std::optional<TimeOption> TimeOptionOf(std::string_view word) {
-  for (auto [name, seconds, relative] : {std::tuple{"ex", true, true}, {"px", false, true},
-                                         {"exat", true, false}, {"pxat", false, false}}) {
+  for (auto [name, seconds, relative] : {std::tuple{"ex", true, true},
+                                         {"px", false, true},
+                                         {"exat", true, false},
+                                         {"pxat", false, false}}) {
     if (EqualsIgnoreCase(word, name)) return TimeOption{seconds, relative};
   }
   return std::nullopt;
@@ -402,8 +404,8 @@ bool ParseHsetex(CommandContext& ctx, HsetexArgs* args) {
         return false;
       }
       ++i;
-      if (!ParseDeadline(ctx, ctx.arg(i), "hsetex", time->relative ? ctx.now_ms : 0,
-                         time->seconds, &args->deadline)) {
+      if (!ParseDeadline(ctx, ctx.arg(i), "hsetex", time->relative ? ctx.now_ms : 0, time->seconds,
+                         &args->deadline)) {
         return false;
       }
       args->ttl = HsetexArgs::Ttl::kDeadline;
@@ -414,8 +416,8 @@ bool ParseHsetex(CommandContext& ctx, HsetexArgs* args) {
         ctx.reply.Error("ERR Only one of FXX or FNX arguments can be specified");
         return false;
       }
-      args->exists = EqualsIgnoreCase(word, "fxx") ? HsetexArgs::Exists::kAll
-                                                   : HsetexArgs::Exists::kNone;
+      args->exists =
+          EqualsIgnoreCase(word, "fxx") ? HsetexArgs::Exists::kAll : HsetexArgs::Exists::kNone;
     } else {
       ctx.reply.Error("ERR unknown argument: " + std::string(word));
       return false;
@@ -505,59 +507,115 @@ void RegisterHashFieldExpiryCommands(CommandTable* table) {
   constexpr uint32_t kWriteFast = kCmdWrite | kCmdDenyOom | kCmdFast;
   constexpr uint32_t kReadFast = kCmdReadonly | kCmdFast;
   CommandAdder add{table, "hash", kAclHash};
+  // COMMAND DOCS's trees are Redis's (src/commands/h*.json): every command names its fields
+  // in a FIELDS block, and HGETEX and HSETEX group their options as "condition" and
+  // "expiration".
+  auto fields = [] {
+    return docs::Block(
+        "fields", {docs::Integer("numfields"), docs::Multiple(docs::String("field"))}, "FIELDS");
+  };
+  auto condition = [] {
+    return docs::Optional(
+        docs::OneOf("condition", {docs::Token("nx", "NX"), docs::Token("xx", "XX"),
+                                  docs::Token("gt", "GT"), docs::Token("lt", "LT")}));
+  };
   struct Setter {
     const char* name;
     CommandHandler handler;
     const char* summary;
     const char* arguments;
+    CommandArgument deadline;
   };
   for (const Setter& setter : {
-           Setter{"hexpire", HexpireCommand, "Set expiry for hash field using relative time to expire (seconds)",
-                  "key seconds [NX | XX | GT | LT] FIELDS numfields field [field ...]"},
+           Setter{"hexpire", HexpireCommand,
+                  "Set expiry for hash field using relative time to expire (seconds)",
+                  "key seconds [NX | XX | GT | LT] FIELDS numfields field [field ...]",
+                  docs::Integer("seconds")},
            Setter{"hpexpire", HpexpireCommand,
                   "Set expiry for hash field using relative time to expire (milliseconds)",
-                  "key milliseconds [NX | XX | GT | LT] FIELDS numfields field [field ...]"},
+                  "key milliseconds [NX | XX | GT | LT] FIELDS numfields field [field ...]",
+                  docs::Integer("milliseconds")},
            Setter{"hexpireat", HexpireatCommand,
                   "Set expiry for hash field using an absolute Unix timestamp (seconds)",
-                  "key unix-time-seconds [NX | XX | GT | LT] FIELDS numfields field [field ...]"},
-           Setter{"hpexpireat", HpexpireatCommand,
-                  "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
-                  "key unix-time-milliseconds [NX | XX | GT | LT] FIELDS numfields field [field ...]"},
+                  "key unix-time-seconds [NX | XX | GT | LT] FIELDS numfields field [field ...]",
+                  docs::UnixTime("unix-time-seconds")},
+           Setter{
+               "hpexpireat", HpexpireatCommand,
+               "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
+               "key unix-time-milliseconds [NX | XX | GT | LT] FIELDS numfields field [field ...]",
+               docs::UnixTime("unix-time-milliseconds")},
        }) {
-    add(setter.name, -6, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, setter.handler,
-        setter.summary, "7.4.0", "O(N) where N is the number of specified fields",
-        setter.arguments);
+    Command* command = add(setter.name, -6, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)},
+                           setter.handler, setter.summary, "7.4.0",
+                           "O(N) where N is the number of specified fields", setter.arguments);
+    command->arguments = {docs::Key("key", 0), setter.deadline, condition(), fields()};
   }
   struct Reader {
     const char* name;
     CommandHandler handler;
     const char* summary;
+    std::vector<std::string_view> tips;
   };
+  // HTTL and HPTTL answer a time left, which changes from one call to the next: Redis marks
+  // them nondeterministic_output, and the absolute times not.
   for (const Reader& reader : {
-           Reader{"httl", HttlCommand, "Returns the TTL in seconds of a hash field."},
-           Reader{"hpttl", HpttlCommand, "Returns the TTL in milliseconds of a hash field."},
-           Reader{"hexpiretime", HexpiretimeCommand,
-                  "Returns the expiration time of a hash field as a Unix timestamp, in seconds."},
-           Reader{"hpexpiretime", HpexpiretimeCommand,
-                  "Returns the expiration time of a hash field as a Unix timestamp, in msec."},
+           Reader{"httl",
+                  HttlCommand,
+                  "Returns the TTL in seconds of a hash field.",
+                  {"nondeterministic_output"}},
+           Reader{"hpttl",
+                  HpttlCommand,
+                  "Returns the TTL in milliseconds of a hash field.",
+                  {"nondeterministic_output"}},
+           Reader{"hexpiretime",
+                  HexpiretimeCommand,
+                  "Returns the expiration time of a hash field as a Unix timestamp, in seconds.",
+                  {}},
+           Reader{"hpexpiretime",
+                  HpexpiretimeCommand,
+                  "Returns the expiration time of a hash field as a Unix timestamp, in msec.",
+                  {}},
        }) {
-    add(reader.name, -5, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, reader.handler,
-        reader.summary, "7.4.0", "O(N) where N is the number of specified fields",
-        "key FIELDS numfields field [field ...]");
+    Command* command =
+        add(reader.name, -5, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, reader.handler,
+            reader.summary, "7.4.0", "O(N) where N is the number of specified fields",
+            "key FIELDS numfields field [field ...]", reader.tips);
+    command->arguments = {docs::Key("key", 0), fields()};
   }
-  add("hgetex", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyUpdate)},
-      HgetexCommand, "Get the value of one or more fields of a given hash key, and optionally set "
-      "their expiration.", "8.0.0", "O(N) where N is the number of specified fields",
+  Command* hgetex = add(
+      "hgetex", -5, kCmdWrite | kCmdFast,
+      {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
+               "RW and UPDATE because it changes the TTL"}},
+      HgetexCommand,
+      "Get the value of one or more fields of a given hash key, and optionally set "
+      "their expiration.",
+      "8.0.0", "O(N) where N is the number of specified fields",
       "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds "
       "| PERSIST] FIELDS numfields field [field ...]");
-  add("hsetex", -6, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HsetexCommand,
-      "Set the value of one or more fields of a given hash key, and optionally set their "
-      "expiration.", "8.0.0", "O(N) where N is the number of fields being set.",
-      "key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT "
-      "unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]");
-  add("hpersist", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HpersistCommand,
-      "Removes the expiration time for each specified field", "7.4.0",
-      "O(N) where N is the number of specified fields", "key FIELDS numfields field [field ...]");
+  hgetex->arguments = {docs::Key("key", 0), docs::Expiration(docs::Token("persist", "PERSIST")),
+                       fields()};
+  Command* hsetex =
+      add("hsetex", -6, kWriteFast, {KeyAt(1, kKeyRW | kKeyUpdate)}, HsetexCommand,
+          "Set the value of one or more fields of a given hash key, and optionally set their "
+          "expiration.",
+          "8.0.0", "O(N) where N is the number of fields being set.",
+          "key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT "
+          "unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]");
+  hsetex->arguments = {
+      docs::Key("key", 0),
+      docs::Optional(
+          docs::OneOf("condition", {docs::Token("fnx", "FNX"), docs::Token("fxx", "FXX")})),
+      docs::Expiration(docs::Token("keepttl", "KEEPTTL")),
+      docs::Block(
+          "fields",
+          {docs::Integer("numfields"),
+           docs::Multiple(docs::Block("data", {docs::String("field"), docs::String("value")}))},
+          "FIELDS")};
+  Command* hpersist = add("hpersist", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate)},
+                          HpersistCommand, "Removes the expiration time for each specified field",
+                          "7.4.0", "O(N) where N is the number of specified fields",
+                          "key FIELDS numfields field [field ...]");
+  hpersist->arguments = {docs::Key("key", 0), fields()};
 }
 
 }  // namespace goblin

@@ -145,18 +145,35 @@ void ReplyCommandInfo(ReplyBuilder& r, const Command& command) {
   for (const auto& sub : command.subcommands) ReplyCommandInfo(r, *sub);
 }
 
+// One argument as Redis 7.2 and later describe it: display_text (the name) for every argument
+// but a oneof or block, key_spec_index for a key named by a spec, and the fields in Redis's
+// order.
 void ReplyArgument(ReplyBuilder& r, const CommandArgument& argument) {
-  bool has_token = !argument.token.empty();
-  bool has_flags = argument.optional || argument.multiple;
-  bool has_children = !argument.children.empty();
-  r.Map(2 + has_token + has_flags + has_children);
+  const bool has_token = !argument.token.empty();
+  const bool has_since = !argument.since.empty();
+  const bool has_flags = argument.optional || argument.multiple;
+  const bool has_children = argument.type == "oneof" || argument.type == "block";
+  const bool has_key_spec = argument.key_spec_index >= 0;
+  r.Map(2 + !has_children + has_key_spec + has_token + has_since + has_flags + has_children);
   r.Bulk("name");
   r.Bulk(argument.name);
   r.Bulk("type");
   r.Bulk(argument.type);
+  if (!has_children) {
+    r.Bulk("display_text");
+    r.Bulk(argument.name);
+  }
+  if (has_key_spec) {
+    r.Bulk("key_spec_index");
+    r.Integer(argument.key_spec_index);
+  }
   if (has_token) {
     r.Bulk("token");
     r.Bulk(argument.token);
+  }
+  if (has_since) {
+    r.Bulk("since");
+    r.Bulk(argument.since);
   }
   if (has_flags) {
     r.Bulk("flags");
@@ -173,10 +190,12 @@ void ReplyArgument(ReplyBuilder& r, const CommandArgument& argument) {
 
 void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
   bool has_subcommands = command.HasSubcommands();
-  std::vector<CommandArgument> arguments = ParseCommandSyntax(command.syntax);
+  const std::vector<CommandArgument> arguments =
+      command.arguments.empty() ? ParseCommandSyntax(command.syntax) : command.arguments;
   // Redis leaves out a complexity it does not state (LOLWUT).
   const bool has_complexity = !command.complexity.empty();
-  r.Map(3 + has_complexity + (has_subcommands ? 1 : 0) + (arguments.empty() ? 0 : 1));
+  const bool has_history = !command.history.empty();
+  r.Map(3 + has_complexity + has_history + (has_subcommands ? 1 : 0) + (arguments.empty() ? 0 : 1));
   r.Bulk("summary");
   r.Bulk(command.summary);
   r.Bulk("since");
@@ -186,6 +205,15 @@ void ReplyCommandDocs(ReplyBuilder& r, const Command& command) {
   if (has_complexity) {
     r.Bulk("complexity");
     r.Bulk(command.complexity);
+  }
+  if (has_history) {
+    r.Bulk("history");
+    r.Array(command.history.size());
+    for (const auto& [version, change] : command.history) {
+      r.Array(2);
+      r.Bulk(version);
+      r.Bulk(change);
+    }
   }
   if (!arguments.empty()) {
     r.Bulk("arguments");

@@ -601,16 +601,39 @@ void XsetidCommand(CommandContext& ctx) {
 
 void RegisterStreamCommands(CommandTable* table) {
   CommandAdder add{table, "stream", kAclStream};
-  add("xadd", -5, kCmdWrite | kCmdDenyOom | kCmdFast,
-      {KeySpec{kKeyRW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
-               "UPDATE instead of INSERT because of the optional trimming feature"}},
-      XaddCommand, "Appends a new message to a stream. Creates the key if it doesn't exist.",
-      "5.0.0",
-      "O(1) when adding a new entry, O(N) when trimming where N being the number of entries "
-      "evicted.",
-      "key [NOMKSTREAM] [KEEPREF | DELREF | ACKED] [<MAXLEN | MINID> [= | ~] threshold [LIMIT "
-      "count]] <* | id> field value [field value ...]",
-      {"nondeterministic_output"});
+  auto reference_policy = [] {
+    return docs::Optional(
+        docs::OneOf("condition", {docs::Token("keepref", "KEEPREF"),
+                                  docs::Token("delref", "DELREF"), docs::Token("acked", "ACKED")}));
+  };
+  Command* xadd =
+      add("xadd", -5, kCmdWrite | kCmdDenyOom | kCmdFast,
+          {KeySpec{kKeyRW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
+                   "UPDATE instead of INSERT because of the optional trimming feature"}},
+          XaddCommand, "Appends a new message to a stream. Creates the key if it doesn't exist.",
+          "5.0.0",
+          "O(1) when adding a new entry, O(N) when trimming where N being the number of entries "
+          "evicted.",
+          "key [NOMKSTREAM] [KEEPREF | DELREF | ACKED] [<MAXLEN | MINID> [= | ~] threshold [LIMIT "
+          "count]] <* | id> field value [field value ...]",
+          {"nondeterministic_output"});
+  xadd->history = {
+      {"6.2.0", "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
+      {"7.0.0", "Added support for the `<ms>-*` explicit ID form."},
+      {"8.2.0", "Added the `KEEPREF`, `DELREF` and `ACKED` options."}};
+  xadd->arguments = {
+      docs::Key("key", 0),
+      docs::Optional(docs::Token("nomkstream", "NOMKSTREAM")).Since("6.2.0"),
+      reference_policy(),
+      docs::Optional(docs::Block(
+          "trim", {docs::OneOf("strategy", {docs::Token("maxlen", "MAXLEN"),
+                                            docs::Token("minid", "MINID").Since("6.2.0")}),
+                   docs::Optional(docs::OneOf(
+                       "operator", {docs::Token("equal", "="), docs::Token("approximately", "~")})),
+                   docs::String("threshold"),
+                   docs::Optional(docs::Integer("count", "LIMIT")).Since("6.2.0")})),
+      docs::OneOf("id-selector", {docs::Token("auto-id", "*"), docs::String("id")}),
+      docs::Multiple(docs::Block("data", {docs::String("field"), docs::String("value")}))};
   add("xlen", 2, kCmdReadonly | kCmdFast, {KeyAt(1, kKeyRO)}, XlenCommand,
       "Return the number of messages in a stream.", "5.0.0", "O(1)", "key");
   add("xrange", -4, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XrangeCommand,
@@ -634,10 +657,14 @@ void RegisterStreamCommands(CommandTable* table) {
       "released with a single deallocation.",
       "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count] [KEEPREF | DELREF | ACKED]",
       {"nondeterministic_output"});
-  add("xdelex", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, XdelexCommand,
-      "Deletes one or multiple entries from the stream.", "8.2.0",
-      "O(1) for each single item to delete in the stream, regardless of the stream size.",
-      "key [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
+  Command* xdelex =
+      add("xdelex", -5, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, XdelexCommand,
+          "Deletes one or multiple entries from the stream.", "8.2.0",
+          "O(1) for each single item to delete in the stream, regardless of the stream size.",
+          "key [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
+  xdelex->arguments = {
+      docs::Key("key", 0), reference_policy(),
+      docs::Block("ids", {docs::Integer("numids"), docs::Multiple(docs::String("id"))}, "IDS")};
   RegisterStreamReadCommands(table);
   RegisterStreamGroupCommands(table);
   RegisterStreamInfoCommand(table);

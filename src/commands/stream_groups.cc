@@ -523,12 +523,18 @@ void RegisterStreamGroupCommands(CommandTable* table) {
       "Returns the number of messages that were successfully acknowledged by the consumer group "
       "member of a stream.",
       "5.0.0", "O(1) for each message ID processed.", "key group id [id ...]");
-  add("xackdel", -6, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate | kKeyDelete)},
-      XackdelCommand,
-      "Acknowledges and conditionally deletes one or multiple entries for a stream consumer "
-      "group.",
-      "8.2.0", "O(1) for each entry ID processed.",
-      "key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
+  Command* xackdel =
+      add("xackdel", -6, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyUpdate | kKeyDelete)},
+          XackdelCommand,
+          "Acknowledges and deletes one or multiple messages for a stream consumer group.", "8.2.0",
+          "O(1) for each message ID processed.",
+          "key group [KEEPREF | DELREF | ACKED] IDS numids id [id ...]");
+  xackdel->arguments = {
+      docs::Key("key", 0), docs::String("group"),
+      docs::Optional(docs::OneOf(
+          "condition", {docs::Token("keepref", "KEEPREF"), docs::Token("delref", "DELREF"),
+                        docs::Token("acked", "ACKED")})),
+      docs::Block("ids", {docs::Integer("numids"), docs::Multiple(docs::String("id"))}, "IDS")};
   add("xpending", -3, kCmdReadonly, {KeyAt(1, kKeyRO | kKeyAccess)}, XpendingCommand,
       "Returns the information and entries from a stream consumer group's pending entries list.",
       "5.0.0",

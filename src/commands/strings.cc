@@ -718,7 +718,8 @@ void RegisterStringCommands(CommandTable* table) {
   CommandAdder add{table, "string", kAclString};
   add("get", 2, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, GetCommand,
       "Returns the string value of a key.", "1.0.0", "O(1)", "key");
-  add("set", -3, kWrite,
+  Command* set = add(
+      "set", -3, kWrite,
       {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate | kKeyVariableFlags, KeyBegin::Index(1),
                KeyFind::Range(0, 1, 0), "RW and ACCESS due to the optional `GET` argument"}},
       SetCommand,
@@ -727,6 +728,28 @@ void RegisterStringCommands(CommandTable* table) {
       "key value [NX | XX | IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | "
       "IFDNE ifdne-digest] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | "
       "PXAT unix-time-milliseconds | KEEPTTL]");
+  set->history = {{"2.6.12", "Added the `EX`, `PX`, `NX` and `XX` options."},
+                  {"6.0.0", "Added the `KEEPTTL` option."},
+                  {"6.2.0", "Added the `GET`, `EXAT` and `PXAT` option."},
+                  {"7.0.0", "Allowed the `NX` and `GET` options to be used together."},
+                  {"8.4.0", "Added 'IFEQ', 'IFNE', 'IFDEQ', 'IFDNE' options."}};
+  // Redis types the digests of IFDEQ and IFDNE as integers though they are written in hex.
+  set->arguments = {
+      docs::Key("key", 0), docs::String("value"),
+      docs::Optional(
+          docs::OneOf("condition", {docs::Token("nx", "NX"), docs::Token("xx", "XX"),
+                                    docs::String("ifeq-value", "IFEQ").Since("8.4.0"),
+                                    docs::String("ifne-value", "IFNE").Since("8.4.0"),
+                                    docs::Integer("ifdeq-digest", "IFDEQ").Since("8.4.0"),
+                                    docs::Integer("ifdne-digest", "IFDNE").Since("8.4.0")}))
+          .Since("2.6.12"),
+      docs::Optional(docs::Token("get", "GET")).Since("6.2.0"),
+      docs::Optional(docs::OneOf("expiration",
+                                 {docs::Integer("seconds", "EX").Since("2.6.12"),
+                                  docs::Integer("milliseconds", "PX").Since("2.6.12"),
+                                  docs::UnixTime("unix-time-seconds", "EXAT").Since("6.2.0"),
+                                  docs::UnixTime("unix-time-milliseconds", "PXAT").Since("6.2.0"),
+                                  docs::Token("keepttl", "KEEPTTL").Since("6.0.0")}))};
   add("setnx", 3, kWriteFast, {KeyAt(1, kKeyOW | kKeyInsert)}, SetnxCommand,
       "Set the string value of a key only when the key doesn't exist.", "1.0.0", "O(1)",
       "key value");
@@ -743,13 +766,26 @@ void RegisterStringCommands(CommandTable* table) {
   add("getdel", 2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyAccess | kKeyDelete)},
       GetdelCommand, "Returns the string value of a key after deleting the key.", "6.2.0", "O(1)",
       "key");
-  add("digest", 2, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, DigestCommand,
-      "Returns the hash digest of a string value as a hexadecimal string.", "8.4.0",
-      "O(N) where N is the length of the string value.", "key");
-  add("delex", -2, kCmdWrite | kCmdFast, {KeyAt(1, kKeyRW | kKeyDelete)}, DelexCommand,
-      "Conditionally removes the specified key based on value or hash digest comparison.", "8.4.0",
-      "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value.",
-      "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]");
+  Command* digest = add("digest", 2, kReadFast, {KeyAt(1, kKeyRO | kKeyAccess)}, DigestCommand,
+                        "Returns the XXH3 hash of a string value.", "8.4.0",
+                        "O(N) where N is the length of the string value.", "key");
+  digest->arguments = {docs::Key("key", 0)};
+  // DELEX without a condition removes the key blindly, with one it reads the value first: the
+  // flags of a call depend on its arguments, as SET's do.
+  Command* delex =
+      add("delex", -2, kCmdWrite | kCmdFast,
+          {KeySpec{kKeyRW | kKeyDelete | kKeyVariableFlags, KeyBegin::Index(1),
+                   KeyFind::Range(0, 1, 0)}},
+          DelexCommand,
+          "Conditionally removes the specified key based on value or digest comparison.", "8.4.0",
+          "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value.",
+          "key [IFEQ ifeq-value | IFNE ifne-value | IFDEQ ifdeq-digest | IFDNE ifdne-digest]");
+  delex->arguments = {
+      docs::Key("key", 0),
+      docs::Optional(docs::OneOf(
+          "condition",
+          {docs::String("ifeq-value", "IFEQ"), docs::String("ifne-value", "IFNE"),
+           docs::Integer("ifdeq-digest", "IFDEQ"), docs::Integer("ifdne-digest", "IFDNE")}))};
   add("getex", -2, kCmdWrite | kCmdFast,
       {KeySpec{kKeyRW | kKeyAccess | kKeyUpdate, KeyBegin::Index(1), KeyFind::Range(0, 1, 0),
                "RW and UPDATE because it changes the TTL"}},
@@ -773,7 +809,8 @@ void RegisterStringCommands(CommandTable* table) {
       "exist.",
       "1.0.1", "O(N) where N is the number of keys to set.", "key value [key value ...]",
       {"request_policy:multi_shard", "response_policy:agg_min"});
-  add("msetex", -4, kWrite,
+  Command* msetex = add(
+      "msetex", -4, kWrite,
       {KeySpec{kKeyOW | kKeyUpdate, KeyBegin::Index(1), KeyFind::Keynum(0, 1, 2)}}, MsetexCommand,
       "Atomically sets multiple string keys with a shared expiration in a single operation. "
       "Supports flexible argument parsing where condition and expiration flags can appear in "
@@ -782,6 +819,11 @@ void RegisterStringCommands(CommandTable* table) {
       "numkeys key value [key value ...] [NX | XX] [EX seconds | PX milliseconds | "
       "EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]",
       {"request_policy:multi_shard", "response_policy:all_succeeded"});
+  msetex->arguments = {
+      docs::Integer("numkeys"),
+      docs::Multiple(docs::Block("data", {docs::Key("key", 0), docs::String("value")})),
+      docs::Optional(docs::OneOf("condition", {docs::Token("nx", "NX"), docs::Token("xx", "XX")})),
+      docs::Expiration(docs::Token("keepttl", "KEEPTTL"))};
   add("append", 3, kWriteFast, {KeyAt(1, kKeyRW | kKeyInsert)}, AppendCommand,
       "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0",
       "O(1).", "key value");

@@ -148,4 +148,65 @@ std::vector<CommandArgument> ParseCommandSyntax(std::string_view syntax) {
   return SyntaxParser(syntax).Sequence('\0');
 }
 
+namespace docs {
+namespace {
+
+CommandArgument Leaf(std::string_view name, std::string_view type, std::string_view token) {
+  CommandArgument argument;
+  argument.name = name;
+  argument.type = type;
+  argument.token = token;
+  return argument;
+}
+
+}  // namespace
+
+CommandArgument Key(std::string_view name, int key_spec_index) {
+  CommandArgument argument = Leaf(name, "key", {});
+  argument.key_spec_index = key_spec_index;
+  return argument;
+}
+CommandArgument String(std::string_view name, std::string_view token) {
+  return Leaf(name, "string", token);
+}
+CommandArgument Integer(std::string_view name, std::string_view token) {
+  return Leaf(name, "integer", token);
+}
+CommandArgument UnixTime(std::string_view name, std::string_view token) {
+  return Leaf(name, "unix-time", token);
+}
+CommandArgument Pattern(std::string_view name, std::string_view token) {
+  return Leaf(name, "pattern", token);
+}
+CommandArgument Token(std::string_view name, std::string_view token) {
+  return Leaf(name, "pure-token", token);
+}
+CommandArgument OneOf(std::string_view name, std::vector<CommandArgument> choices) {
+  CommandArgument argument = Leaf(name, "oneof", {});
+  argument.children = std::move(choices);
+  return argument;
+}
+CommandArgument Block(std::string_view name, std::vector<CommandArgument> parts,
+                      std::string_view token) {
+  CommandArgument argument = Leaf(name, "block", token);
+  argument.children = std::move(parts);
+  return argument;
+}
+CommandArgument Optional(CommandArgument argument) {
+  argument.optional = true;
+  return argument;
+}
+CommandArgument Multiple(CommandArgument argument) {
+  argument.multiple = true;
+  return argument;
+}
+CommandArgument Expiration(CommandArgument last) {
+  return Optional(
+      OneOf("expiration", {Integer("seconds", "EX"), Integer("milliseconds", "PX"),
+                           UnixTime("unix-time-seconds", "EXAT"),
+                           UnixTime("unix-time-milliseconds", "PXAT"), std::move(last)}));
+}
+
+}  // namespace docs
+
 }  // namespace goblin

@@ -26,10 +26,12 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/latency_histogram.h"
 #include "server/acl_categories.h"
+#include "server/command_syntax.h"
 #include "server/key_specs.h"
 
 namespace goblin {
@@ -115,6 +117,10 @@ struct Command {
   std::string since;
   std::string complexity;
   std::string syntax;  // the arguments after the name, as redis.io writes them
+  // COMMAND DOCS's argument tree when it must be Redis's exactly; empty: derived from syntax.
+  std::vector<CommandArgument> arguments;
+  // COMMAND DOCS's history: (version, what changed), oldest first.
+  std::vector<std::pair<std::string_view, std::string_view>> history;
   std::vector<std::unique_ptr<Command>> subcommands;
   Command* parent = nullptr;
   mutable CommandStats stats;
