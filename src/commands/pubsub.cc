@@ -71,12 +71,8 @@ void SsubscribeCommand(CommandContext& ctx) { Subscribe(ctx, kShards); }
 void SunsubscribeCommand(CommandContext& ctx) { Unsubscribe(ctx, kShards); }
 
 void Publish(CommandContext& ctx, PubSub::Kind kind) {
-  Client& publisher = ctx.client;
-  const size_t receivers =
-      ctx.server.pubsub.Publish(kind, ctx.arg(1), ctx.arg(2), [&](Client& subscriber) {
-        // The publisher's own copy leaves with its reply.
-        if (&subscriber != &publisher) ctx.server.QueueWrite(subscriber);
-      });
+  // The publisher's own copy follows its reply (and the whole EXEC or script around it).
+  const size_t receivers = ctx.server.Publish(kind, ctx.arg(1), ctx.arg(2));
   ctx.reply.Integer(static_cast<int64_t>(receivers));
   // Subscribers of the replicas get the message too: each replica publishes it again.
   ctx.server.effects.ReplicateUnchanged();

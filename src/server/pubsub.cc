@@ -53,9 +53,11 @@ void PubSub::RemoveClient(Client& client) {
   }
 }
 
-void PubSub::AppendMessage(Client& client, Kind kind, std::string_view pattern,
-                           std::string_view channel, std::string_view message) {
-  ReplyBuilder& out = client.reply;
+void PubSub::AppendMessage(const Client& client, OutputBuffer* buffer, Kind kind,
+                           std::string_view pattern, std::string_view channel,
+                           std::string_view message) {
+  ReplyBuilder out(buffer);
+  out.set_protocol(client.reply.protocol());
   switch (kind) {
     case kChannel:
       out.Push(3);

@@ -8,7 +8,8 @@
 //
 // A message goes into the subscriber's output buffer as a push (RESP3 `>`, RESP2 an array) and
 // the subscriber is queued for a write at the end of the event loop round (Server), so a burst
-// of PUBLISHes reaches a subscriber in one write.
+// of PUBLISHes reaches a subscriber in one write. A message to the client whose command runs
+// waits for that command's reply (Server::Publish).
 //
 // Invariants:
 //  1. Client c is in subscribers_[kind][name] exactly when name is in c's set of that kind
@@ -26,6 +27,7 @@
 namespace goblin {
 
 struct Client;
+class OutputBuffer;
 
 class PubSub {
  public:
@@ -38,10 +40,12 @@ class PubSub {
   void RemoveClient(Client& client);
 
   // Delivers message; returns the number of deliveries (a client subscribed to the channel and
-  // to a matching pattern counts twice, as in Redis). deliver(client) is called after each
-  // message is appended, so the caller can schedule the write.
-  template <typename Deliver>
-  size_t Publish(Kind kind, std::string_view channel, std::string_view message, Deliver&& deliver);
+  // to a matching pattern counts twice, as in Redis). Each copy is written to
+  // output_of(client), an OutputBuffer*; deliver(client, buffer) follows, so that the caller
+  // can schedule the write.
+  template <typename OutputOf, typename Deliver>
+  size_t Publish(Kind kind, std::string_view channel, std::string_view message,
+                 OutputOf&& output_of, Deliver&& deliver);
 
   // The names of `kind` client is subscribed to (Client::channels, patterns or shard_channels).
   static std::unordered_set<std::string>& SetOf(Client& client, Kind kind);
@@ -52,22 +56,24 @@ class PubSub {
   size_t Count(Kind kind) const { return subscribers_[kind].size(); }
 
  private:
-  static void AppendMessage(Client& client, Kind kind, std::string_view pattern,
-                            std::string_view channel, std::string_view message);
+  static void AppendMessage(const Client& client, OutputBuffer* out, Kind kind,
+                            std::string_view pattern, std::string_view channel,
+                            std::string_view message);
   static bool Matches(std::string_view pattern, std::string_view channel);
 
   std::unordered_map<std::string, std::vector<Client*>> subscribers_[3];
 };
 
-template <typename Deliver>
+template <typename OutputOf, typename Deliver>
 size_t PubSub::Publish(Kind kind, std::string_view channel, std::string_view message,
-                       Deliver&& deliver) {
+                       OutputOf&& output_of, Deliver&& deliver) {
   size_t receivers = 0;
   const std::string name(channel);
   if (auto it = subscribers_[kind].find(name); it != subscribers_[kind].end()) {
     for (Client* client : it->second) {
-      AppendMessage(*client, kind, {}, channel, message);
-      deliver(*client);
+      OutputBuffer* out = output_of(*client);
+      AppendMessage(*client, out, kind, {}, channel, message);
+      deliver(*client, out);
       ++receivers;
     }
   }
@@ -75,8 +81,9 @@ size_t PubSub::Publish(Kind kind, std::string_view channel, std::string_view mes
     for (const auto& [pattern, clients] : subscribers_[kPattern]) {
       if (!Matches(pattern, channel)) continue;
       for (Client* client : clients) {
-        AppendMessage(*client, kPattern, pattern, channel, message);
-        deliver(*client);
+        OutputBuffer* out = output_of(*client);
+        AppendMessage(*client, out, kPattern, pattern, channel, message);
+        deliver(*client, out);
         ++receivers;
       }
     }

@@ -293,18 +293,23 @@ void Server::NotifyKeyspaceEvent(uint32_t type, std::string_view event, std::str
                                  int db) {
   const uint32_t enabled = config.notify_keyspace_events;
   if ((enabled & type) == 0) return;
-  auto deliver = [this](Client& subscriber) { QueueWrite(subscriber); };
   const std::string db_text = std::to_string(db);
   if (enabled & kNotifyKeyspace) {
     std::string channel = "__keyspace@" + db_text + "__:";
     channel += key;
-    pubsub.Publish(PubSub::kChannel, channel, event, deliver);
+    Publish(PubSub::kChannel, channel, event);
   }
   if (enabled & kNotifyKeyevent) {
     std::string channel = "__keyevent@" + db_text + "__:";
     channel += event;
-    pubsub.Publish(PubSub::kChannel, channel, key, deliver);
+    Publish(PubSub::kChannel, channel, key);
   }
+}
+
+size_t Server::Publish(PubSub::Kind kind, std::string_view channel, std::string_view message) {
+  return pubsub.Publish(
+      kind, channel, message, [this](Client& subscriber) { return tracking.OutputOf(subscriber); },
+      [this](Client& subscriber, const OutputBuffer* out) { tracking.Delivered(subscriber, out); });
 }
 
 bool Server::loading() const { return persistence->loading(); }

@@ -260,6 +260,10 @@ class Server : private KeyspaceEvents {
   // Publishes keyspace event `event` of class `type` (server/keyspace_notify.h) for key in
   // database db on the channels notify-keyspace-events enables; nothing when type is off.
   void NotifyKeyspaceEvent(uint32_t type, std::string_view event, std::string_view key, int db);
+  // PUBLISH / SPUBLISH and keyspace events: delivers message to the subscribers of channel (and
+  // of the patterns it matches); returns how many copies went out. The running client's own
+  // copies follow its reply (Tracking::OutputOf).
+  size_t Publish(PubSub::Kind kind, std::string_view channel, std::string_view message);
 
   Config config;
   ConfigRegistry config_registry{&config};

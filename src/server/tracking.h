@@ -151,6 +151,13 @@ class Tracking final : private KeyChangeListener {
   Frame Enter(Client& client);
   void Leave(const Frame& outer, const std::vector<std::string_view>& argv);
 
+  // Where a push for target goes (an invalidation, a pub/sub message, a keyspace event): its
+  // output, or, when target is the client whose command runs, a buffer held back until Leave
+  // appends it after the reply, as Redis 7.2 orders a client's own pushes. Delivered schedules
+  // the write of a push that went to the output.
+  OutputBuffer* OutputOf(Client& target);
+  void Delivered(Client& target, const OutputBuffer* out);
+
   // Whether a read-only command now may remember keys: the running top-level client tracks,
   // not in BCAST mode.
   bool remembering() const {
@@ -192,9 +199,6 @@ class Tracking final : private KeyChangeListener {
   // Sends tracker an invalidation with payload (an array of keys, or a null), to itself or to
   // its REDIRECT target, as Redis's sendTrackingMessage.
   void Send(Client& tracker, std::string_view payload);
-  // Where bytes for target go: its output, or the push held back for the running command.
-  OutputBuffer* OutputOf(Client& target);
-  void Delivered(Client& target, const OutputBuffer* out);
   void AddPrefix(Client& client, std::string_view prefix);
   void UpdateListening();
   static std::string KeyPayload(std::string_view key);

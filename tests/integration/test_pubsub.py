@@ -144,3 +144,33 @@ def test_output_buffer_limit_config_round_trip(raw):
     finally:
         raw.call("CONFIG", "SET", "client-output-buffer-limit",
                  "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60")
+
+
+# ---- A client's own messages follow its reply (Redis 7.2) ---------------------------------------
+
+def own_push(channel: bytes, message: bytes) -> bytes:
+    return b">3\r\n$7\r\nmessage\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(channel), channel, len(message), message)
+
+
+@pytest.mark.redis72
+def test_messages_a_client_publishes_to_itself_follow_its_reply(raw):
+    # Redis 7.0 wrote them at once: inside the EXEC array, before a script's reply.
+    assert raw.call("HELLO", "3").raw.startswith(b"%")
+    assert raw.call("SUBSCRIBE", "ch").raw == b">3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"
+    raw.call("MULTI")
+    assert raw.call("PUBLISH", "ch", "in-multi").raw == b"+QUEUED\r\n"
+    assert raw.call("EXEC").raw == b"*1\r\n:1\r\n"
+    assert raw.read_reply().raw == own_push(b"ch", b"in-multi")
+    assert raw.call("EVAL", "redis.call('publish', 'ch', 'in-script') return 'done'", "0").raw == \
+        b"$4\r\ndone\r\n"
+    assert raw.read_reply().raw == own_push(b"ch", b"in-script")
+    assert raw.call("PUBLISH", "ch", "plain").raw == b":1\r\n"
+    assert raw.read_reply().raw == own_push(b"ch", b"plain")
+    # A keyspace event of the client's own write follows the write's reply too.
+    raw.call("CONFIG", "SET", "notify-keyspace-events", "KA")
+    raw.call("SUBSCRIBE", "__keyspace@0__:k")
+    assert raw.call("SET", "k", "v").raw == b"+OK\r\n"
+    assert raw.read_reply().raw == own_push(b"__keyspace@0__:k", b"set")
+    assert raw.call("PING").raw == b"+PONG\r\n"
+    assert not raw.has_pending_bytes()
+    raw.call("CONFIG", "SET", "notify-keyspace-events", "")
