@@ -284,7 +284,7 @@ void StatsSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("client_query_buffer_limit_disconnections", st.client_query_buffer_limit_disconnections);
   w.Field("client_output_buffer_limit_disconnections",
           st.client_output_buffer_limit_disconnections);
-  w.Field("reply_buffer_shrinks", "0");
+  w.Field("reply_buffer_shrinks", st.reply_buffer_shrinks);
   w.Field("reply_buffer_expands", "0");
   const acl::AccessControl::Counters& denied = ctx.server.acl.denied();
   w.Field("acl_access_denied_auth", denied.auth);

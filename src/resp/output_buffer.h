@@ -68,8 +68,11 @@ class OutputBuffer {
   // With nothing unsent, gives the kept head block back to the allocator too: an idle client
   // then holds no reply buffer at all (the tick does this once a second, as Redis's client
   // cron shrinks the reply buffer of a client whose replies stayed small).
-  void ReleaseIfEmpty() {
-    if (size_ == 0) FreeAll();
+  // Returns whether a block was given back.
+  bool ReleaseIfEmpty() {
+    if (size_ != 0 || head_ == nullptr) return false;
+    FreeAll();
+    return true;
   }
   // Drops bytes from the end so that size() is count. REQUIRES: count <= size().
   void Truncate(size_t count);

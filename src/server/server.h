@@ -125,6 +125,7 @@ struct ServerStats {
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
   uint64_t evicted_clients = 0;  // closed for maxmemory-clients
+  uint64_t reply_buffer_shrinks = 0;  // idle reply blocks given back by the tick
   uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
   KeyspaceCounters keyspace;
@@ -389,9 +390,10 @@ class Server : private KeyspaceEvents {
   bool skip_checksum_validation = false;
   // DEBUG SET-DISABLE-DENY-SCRIPTS 1: scripts may call the commands flagged noscript.
   bool script_disable_deny_script = false;
-  // DEBUG REPLYBUFFER PEAK-RESET-TIME and RESIZING, remembered for DEBUG's sake only: Redis
-  // resizes each client's fixed reply buffer to its recent peak, and Goblin's replies live in
-  // blocks freed as they are written (resp/output_buffer.h), so there is no buffer to resize.
+  // DEBUG REPLYBUFFER PEAK-RESET-TIME and RESIZING. Redis resizes each client's fixed reply
+  // buffer to its recent peak; Goblin's replies live in blocks freed as they are written
+  // (resp/output_buffer.h), and the tick gives back the one block an idle client keeps unless
+  // RESIZING is 0. The peak reset time is remembered for DEBUG's sake only.
   int64_t reply_buffer_peak_reset_time_ms = 5000;
   bool reply_buffer_resizing = true;
   pid_t pid = 0;

@@ -54,7 +54,7 @@ void Server::Tick() {
     for (auto& [fd, client] : clients_by_fd_) {
       client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
                                         client->parser.bytes_needed());
-      client->output.ReleaseIfEmpty();
+      if (reply_buffer_resizing && client->output.ReleaseIfEmpty()) ++stats.reply_buffer_shrinks;
       CountClientMemory(*client, /*every_client=*/true);  // what changed without a write
     }
     EvictClients();

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import socket
 
+import pytest
+
 from support.resp import encode_command
 from support.server import wait_for
 
@@ -95,3 +97,29 @@ def test_slow_readers_cost_what_they_hold_and_give_back_what_they_read(make_serv
                  timeout=DEADLINE, what="the readers to be closed")
         after = used_memory(srv)
         assert after < baseline + 8 * MB, (baseline, after)
+
+
+@pytest.mark.goblin
+def test_an_idle_client_gives_its_reply_block_back_unless_resizing_is_off(raw):
+    # Redis's client cron shrinks a reply buffer whose peak stayed small (CLIENT LIST's rbs,
+    # INFO's reply_buffer_shrinks); Goblin's tick gives the block an idle client keeps back.
+    my_id = raw.call("CLIENT", "ID").value
+
+    def own_rbs() -> int:
+        fields = parse_client_list(raw.call("CLIENT", "LIST", "ID", str(my_id)).value)
+        return int(next(iter(fields.values()))["rbs"])
+
+    def stat(section: str, name: str) -> int:
+        info = raw.call("INFO", section).value.decode()
+        return int(next(line for line in info.splitlines() if line.startswith(name + ":")).split(":")[1])
+
+    wait_for(lambda: own_rbs() == 0, DEADLINE, what="the idle reply block given back")
+    assert stat("stats", "reply_buffer_shrinks") >= 1
+    assert raw.call("DEBUG", "REPLYBUFFER", "RESIZING", "0").raw == b"+OK\r\n"
+    counted = stat("stats", "reply_buffer_shrinks")
+    # Two seconds of the server's clock hold at least one of the tick's once-a-second passes.
+    start = stat("server", "uptime_in_seconds")
+    wait_for(lambda: stat("server", "uptime_in_seconds") >= start + 2, DEADLINE, what="two seconds")
+    assert own_rbs() == 16384
+    assert stat("stats", "reply_buffer_shrinks") == counted
+    raw.call("DEBUG", "REPLYBUFFER", "RESIZING", "1")

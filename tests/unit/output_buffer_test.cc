@@ -110,6 +110,23 @@ TEST(OutputBufferTest, ADrainedBufferKeepsOneStandardBlockAndNoLargeOne) {
   EXPECT_TRUE(buffer.empty());
 }
 
+TEST(OutputBufferTest, ReleaseIfEmptyGivesTheKeptBlockBackOnlyWhenNothingIsUnsent) {
+  OutputBuffer buffer;
+  EXPECT_FALSE(buffer.ReleaseIfEmpty());  // nothing allocated yet
+  buffer.append("+OK\r\n");
+  EXPECT_FALSE(buffer.ReleaseIfEmpty());  // unsent bytes stay
+  EXPECT_EQ(buffer.ToString(), "+OK\r\n");
+  buffer.Consume(5);
+  EXPECT_EQ(buffer.allocated(), OutputBuffer::kBlockSize);
+  EXPECT_TRUE(buffer.ReleaseIfEmpty());
+  EXPECT_EQ(buffer.allocated(), 0u);
+  EXPECT_EQ(buffer.blocks(), 0u);
+  const uint64_t end = buffer.end_position();
+  buffer.append(":1\r\n");  // a later reply takes a new block; positions go on
+  EXPECT_EQ(buffer.ToString(), ":1\r\n");
+  EXPECT_EQ(buffer.end_position(), end + 4);
+}
+
 TEST(OutputBufferTest, MovesTakeTheBlocks) {
   OutputBuffer buffer;
   buffer.append("hello");
