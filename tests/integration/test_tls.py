@@ -154,6 +154,16 @@ def test_redis_cli_and_redis_benchmark_speak_tls(tls_server, certs):
                          capture_output=True, text=True, timeout=120)
     assert "GET:" in out.stdout and "requests per second" in out.stdout, out.stdout + out.stderr
     assert tls_client(tls_server, certs).get("cli") == b"yes"
+    # redis-cli --rdb takes a snapshot through a full sync over TLS; Redis's own checker reads it.
+    rdb = os.path.join(tls_server.dir, "from-cli.rdb")
+    out = subprocess.run(["redis-cli", "-p", port, *tls_args, "--rdb", rdb], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and "Transfer finished with success" in out.stdout + out.stderr, \
+        out.stdout + out.stderr
+    check = subprocess.run(["redis-check-rdb", rdb], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and "RDB looks OK" in check.stdout, check.stdout + check.stderr
+    keys = tls_client(tls_server, certs).dbsize()
+    assert f"[info] {keys} keys read" in check.stdout, check.stdout
 
 
 def test_mutual_tls_refuses_clients_without_a_certificate_of_the_ca(tls_server, certs):
