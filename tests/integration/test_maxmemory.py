@@ -194,10 +194,11 @@ def test_lookups_that_do_not_touch_leave_the_access_time(make_server):
     for key in sets["quiet"]:
         quiet.get(key)
     quiet.touch(*sets["touch"])
-    idle = {name: max(quiet.object("idletime", key) for key in keys) for name, keys in sets.items()}
-    assert idle["get"] == 0 and idle["touch"] == 0, idle
-    assert min(quiet.object("idletime", key) for key in sets["type"]) >= 2, idle
-    assert min(quiet.object("idletime", key) for key in sets["quiet"]) >= 2, idle
+    # Compared with each other, not with the clock: the touched keys were last used at least
+    # the two seconds of age() after the others, however long these round trips take.
+    idle = {name: [quiet.object("idletime", key) for key in keys] for name, keys in sets.items()}
+    touched = max(idle["get"] + idle["touch"])
+    assert touched < min(idle["type"]) and touched < min(idle["quiet"]), idle
     limit = used_memory(r) - 50 * per_key  # about half the idle keys must go
     r.config_set("maxmemory", limit)
     settle(r, limit)
