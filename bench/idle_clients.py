@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 import time
 
+from many_clients import start
+
 
 def info_memory(port):
     out = subprocess.run(["redis-cli", "-p", str(port), "INFO", "memory"], capture_output=True,
@@ -28,27 +30,11 @@ def info_memory(port):
     return int(fields["used_memory"]), int(fields["used_memory_rss"])
 
 
-def wait_ready(port, deadline):
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(16) == b"+PONG\r\n":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"no server on port {port}")
-
-
 def measure(binary, port, clients, settle):
     work = tempfile.mkdtemp(prefix="idle-clients-")
-    proc = subprocess.Popen([binary, "--port", str(port), "--save", "", "--appendonly", "no",
-                             "--dir", work, "--maxclients", str(clients + 100)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start(binary, port, work)  # maxclients 20,000
     socks = []
     try:
-        wait_ready(port, time.monotonic() + 10)
         used_before, rss_before = info_memory(port)
         for _ in range(clients):
             sock = socket.create_connection(("127.0.0.1", port))
@@ -61,7 +47,7 @@ def measure(binary, port, clients, settle):
     finally:
         for sock in socks:
             sock.close()
-        proc.terminate()
+        proc.kill()
         proc.wait()
         shutil.rmtree(work, ignore_errors=True)
 
