@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -1088,7 +1087,6 @@ TEST_F(SnapshotDamage, SnapshotEveryTruncationFails) {
 }
 
 TEST_F(SnapshotDamage, SnapshotEverySingleBitFlipFails) {
-  const auto start = std::chrono::steady_clock::now();
   std::string damaged = bytes_;
   for (size_t at = 0; at < damaged.size(); ++at) {
     for (int bit = 0; bit < 8; ++bit) {
@@ -1099,9 +1097,6 @@ TEST_F(SnapshotDamage, SnapshotEverySingleBitFlipFails) {
       ASSERT_NE(error.find("offset"), std::string::npos) << error;
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 5.0) << bytes_.size() << " bytes";
 }
 
 TEST_F(SnapshotDamage, SnapshotBytesAfterEndSectionFail) {
