@@ -310,7 +310,7 @@ bool Server::UpdateOomScore() {
 }
 
 void Server::KeyExpired(int db, std::string_view key) {
-  effects.Add(db, {"DEL", key});
+  effects.Add(db, {config.lazyfree.expire ? "UNLINK" : "DEL", key});
   NotifyKeyspaceEvent(kNotifyExpired, "expired", key, db);
 }
 
