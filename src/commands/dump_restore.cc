@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "commands/command_util.h"
-#include "commands/hash_family.h"
 #include "commands/families.h"
+#include "commands/hash_family.h"
 #include "core/string_number.h"
 #include "persist/aof_log.h"
 #include "persist/rdb_reader.h"
@@ -117,7 +117,7 @@ void RestoreCommand(CommandContext& ctx) {
   if (ttl != 0 && ttl <= ctx.now_ms) {
     if (deleted) {
       MarkDirty(ctx);
-      ctx.Propagate({"DEL", key});
+      ctx.Propagate({ctx.server.config.lazyfree.server_del ? "UNLINK" : "DEL", key});
       Notify(ctx, kNotifyGeneric, "del", key);
     }
     // (value's collection, never taken, is freed with it)
@@ -269,8 +269,8 @@ void MigrateCommand(CommandContext& ctx) {
                      ? ctx.server.tls_context()->client()
                      : nullptr;
   for (bool may_retry = true;; may_retry = false) {
-    MigrateConnection* connection = connections.Get(host, port, args.timeout_ms,
-                                                     ctx.now_ms / 1000, ctx.server.Random64(), tls);
+    MigrateConnection* connection =
+        connections.Get(host, port, args.timeout_ms, ctx.now_ms / 1000, ctx.server.Random64(), tls);
     if (connection == nullptr) {
       ctx.reply.Error(kMigrateConnectError);
       return;

@@ -113,6 +113,7 @@ void ScanCommand(CommandContext& ctx) {
   const bool unknown_type = options.has_type && !type_filter;
   const int64_t count = options.count;
   Database& db = ctx.db();
+  ctx.server.effects.LeaveUnwrapped();
   std::vector<std::string> keys;
   // Like Redis, visit about COUNT entries, bounded so a sparse pattern cannot stall the loop.
   size_t visited = 0;
@@ -140,6 +141,7 @@ void ScanCommand(CommandContext& ctx) {
 
 void RandomkeyCommand(CommandContext& ctx) {
   Database& db = ctx.db();
+  ctx.server.effects.LeaveUnwrapped();
   // Expired keys met on the way are deleted; give up after a bounded number of tries, as Redis
   // does when every key is volatile and expired.
   for (int tries = 0; tries < 100 && db.size() > 0; ++tries) {
@@ -171,6 +173,8 @@ bool ParseFlushMode(CommandContext& ctx) {
 void FlushdbCommand(CommandContext& ctx) {
   if (!ParseFlushMode(ctx)) return;
   MarkDirty(ctx, ctx.db().size());
+  // Logged even when the database was empty, as Redis forces it.
+  ctx.server.effects.LogUnchanged();
   ctx.server.tracking.InvalidateAll();
   ctx.db().Clear();
   ctx.reply.Ok();
@@ -409,12 +413,18 @@ void ExpireGeneric(CommandContext& ctx, int64_t base_ms, bool seconds) {
   MarkDirty(ctx);
   if (when <= ctx.now_ms) {
     db.Delete(ctx.arg(1));
-    ctx.Propagate({"DEL", ctx.arg(1)});
+    ctx.Propagate({ctx.server.config.lazyfree.expire ? "UNLINK" : "DEL", ctx.arg(1)});
     Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
   } else {
     db.SetExpire(ctx.arg(1), when);
-    // A relative time replays to another deadline: the log holds the absolute one.
-    if (ctx.propagating()) ctx.Propagate({"PEXPIREAT", ctx.arg(1), std::to_string(when)});
+    // A relative time replays to another deadline: the log holds the absolute one, as
+    // PEXPIREAT with the condition options as they arrived; PEXPIREAT itself is logged as is.
+    if (ctx.propagating() && (seconds || base_ms != 0)) {
+      const std::string when_text = std::to_string(when);
+      std::vector<std::string_view> logged = {"PEXPIREAT", ctx.arg(1), when_text};
+      for (size_t i = 3; i < ctx.argc(); ++i) logged.push_back(ctx.arg(i));
+      ctx.Propagate(logged);
+    }
     Notify(ctx, kNotifyGeneric, "expire", ctx.arg(1));
   }
   ctx.reply.Integer(1);

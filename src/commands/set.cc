@@ -190,7 +190,7 @@ void SpopWithCount(CommandContext& ctx) {
     ctx.db().Delete(ctx.arg(1));
     Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
     MarkDirty(ctx, removed);
-    ctx.Propagate({"DEL", ctx.arg(1)});
+    ctx.Propagate({ctx.server.config.lazyfree.server_del ? "UNLINK" : "DEL", ctx.arg(1)});
     return;
   }
   std::vector<std::string> popped;
@@ -204,11 +204,17 @@ void SpopWithCount(CommandContext& ctx) {
     ctx.reply.Bulk(member);
   }
   AfterRemoval(ctx, ctx.arg(1), *set, popped.size(), "spop");
-  // The effects record which members went, not the random draw.
+  // The effects record which members went, not the random draw: SREMs of up to 1024 members
+  // each, as Redis 7.2 batches them.
   if (ctx.propagating()) {
-    std::vector<std::string_view> srem = {"SREM", ctx.arg(1)};
-    srem.insert(srem.end(), popped.begin(), popped.end());
-    ctx.Propagate(srem);
+    constexpr size_t kSremBatch = 1024;
+    std::vector<std::string_view> srem;
+    for (size_t first = 0; first < popped.size(); first += kSremBatch) {
+      const size_t last = std::min(popped.size(), first + kSremBatch);
+      srem.assign({"SREM", ctx.arg(1)});
+      srem.insert(srem.end(), popped.begin() + first, popped.begin() + last);
+      ctx.Propagate(srem);
+    }
   }
 }
 

@@ -211,6 +211,7 @@ struct AddTrimArgs {
   int64_t maxlen = 0;
   StreamId min_id;
   int64_t limit = 0;
+  size_t threshold_index = 0;  // argv index of MAXLEN's or MINID's value
   bool no_mkstream = false;
   bool id_given = false;
   bool seq_auto = false;
@@ -253,6 +254,7 @@ size_t ParseAddOrTrimArgs(CommandContext& ctx, bool xadd, AddTrimArgs* args) {
         return 0;
       }
       ++i;
+      args->threshold_index = i;
       args->trim = maxlen ? Trim::kMaxLen : Trim::kMinId;
     } else if (EqualsIgnoreCase(option, "limit") && more > 0) {
       if (!ParseInt64(ctx.arg(i + 1), &args->limit)) {
@@ -313,22 +315,24 @@ size_t ApplyTrim(StreamObject& object, const AddTrimArgs& args) {
   return stream.TrimMinId(args.min_id, args.approx, limit, refs);
 }
 
-// The trim as the log records it: exact, at the length (or first id) the stream was left with,
-// so that a replay removes the same entries whatever its nodes look like, with the reference
-// policy (an approximate trim removed the oldest entries, those a policy would have kept
-// excepted: an exact one to the same length removes the same entries).
-void AppendExactTrim(const Stream& stream, const AddTrimArgs& args,
-                     std::vector<std::string>* argv) {
-  if (args.refs != RefPolicy::kKeepRef) argv->emplace_back(RefPolicyWord(args.refs));
+// The command as the log records it: an approximate trim made exact in place, `~` turned into
+// `=` and the value into the length (or first id) the stream was left with, so that a replay
+// removes the same entries whatever its nodes look like (the other arguments, LIMIT and the
+// reference policy among them, stay as they arrived; a replay ignores LIMIT). As Redis's
+// streamRewriteTrimArgument: the first id counts deleted entries still in the first node, and
+// an empty stream's is the largest id.
+std::vector<std::string> ExactTrimArgv(CommandContext& ctx, const Stream& stream,
+                                       const AddTrimArgs& args) {
+  std::vector<std::string> argv(ctx.argv.begin(), ctx.argv.end());
+  if (!args.approx) return argv;
+  argv[args.threshold_index - 1] = "=";
   if (args.trim == Trim::kMaxLen) {
-    argv->insert(argv->end(), {"MAXLEN", "=", std::to_string(stream.size())});
+    argv[args.threshold_index] = std::to_string(stream.size());
   } else {
-    const StreamId last = stream.last_id();
-    const StreamId first = !stream.empty()           ? stream.first_id()
-                           : last == StreamId::Max() ? last
-                                                     : last.Next();
-    argv->insert(argv->end(), {"MINID", "=", first.ToString()});
+    const StreamId first = stream.empty() ? StreamId::Max() : stream.first_id_with_deleted();
+    argv[args.threshold_index] = first.ToString();
   }
+  return argv;
 }
 
 void XaddCommand(CommandContext& ctx) {
@@ -392,11 +396,8 @@ void XaddCommand(CommandContext& ctx) {
   ctx.db().Touch(ctx.arg(1));
   // The log gets the id chosen here and the trim as it turned out.
   if (ctx.propagating() && (args.approx || !args.id_given || args.seq_auto)) {
-    std::vector<std::string> argv = {std::string(ctx.arg(0)), std::string(ctx.arg(1))};
-    if (args.trim != Trim::kNone) AppendExactTrim(*stream, args, &argv);
-    argv.push_back(id_text);
-    argv.insert(argv.end(), ctx.argv.begin() + static_cast<std::ptrdiff_t>(field_index),
-                ctx.argv.end());
+    std::vector<std::string> argv = ExactTrimArgv(ctx, *stream, args);
+    argv[id_index] = id_text;
     PropagateStrings(ctx, argv);
   }
 }
@@ -418,11 +419,7 @@ void XtrimCommand(CommandContext& ctx) {
     ctx.db().Touch(ctx.arg(1));
     MarkDirty(ctx, removed);
     Notify(ctx, kNotifyStream, "xtrim", ctx.arg(1));
-    if (ctx.propagating() && args.approx) {
-      std::vector<std::string> argv = {std::string(ctx.arg(0)), std::string(ctx.arg(1))};
-      AppendExactTrim(*stream, args, &argv);
-      PropagateStrings(ctx, argv);
-    }
+    if (ctx.propagating() && args.approx) PropagateStrings(ctx, ExactTrimArgv(ctx, *stream, args));
   }
   ctx.reply.Integer(static_cast<int64_t>(removed));
 }

@@ -190,6 +190,14 @@ void SetGeneric(CommandContext& ctx, std::string_view key, std::string_view valu
       ctx.Propagate({"SET", key, value, "KEEPTTL"});
     } else if (options.flags & O::kAnyCompare) {
       ctx.Propagate({"SET", key, value});
+    } else if (options.flags & O::kGet) {
+      // GET changes nothing a replay needs: the log holds SET without it (GETSET as SET), as
+      // Redis's does.
+      std::vector<std::string_view> logged = {ctx.argc() == 3 ? "SET" : ctx.arg(0), key, value};
+      for (size_t i = 3; i < ctx.argc(); ++i) {
+        if (!EqualsIgnoreCase(ctx.arg(i), "get")) logged.push_back(ctx.arg(i));
+      }
+      ctx.Propagate(logged);
     }
   }
   if (!(options.flags & O::kGet)) ctx.reply.Raw(ok_reply);
@@ -248,6 +256,7 @@ void GetdelCommand(CommandContext& ctx) {
   ctx.db().Delete(ctx.arg(1));
   MarkDirty(ctx);
   Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
+  ctx.Propagate({ctx.server.config.lazyfree.user_del ? "UNLINK" : "DEL", ctx.arg(1)});
 }
 
 void DigestCommand(CommandContext& ctx) {
@@ -314,7 +323,7 @@ void GetexCommand(CommandContext& ctx) {
   if (deadline && *deadline <= ctx.now_ms) {
     db.Delete(ctx.arg(1));
     MarkDirty(ctx);
-    ctx.Propagate({"DEL", ctx.arg(1)});
+    ctx.Propagate({ctx.server.config.lazyfree.expire ? "UNLINK" : "DEL", ctx.arg(1)});
     Notify(ctx, kNotifyGeneric, "del", ctx.arg(1));
   } else if (deadline) {
     db.SetExpire(ctx.arg(1), deadline);

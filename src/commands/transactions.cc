@@ -30,7 +30,7 @@ void ExecCommand(CommandContext& ctx) {
     ctx.reply.Error("EXECABORT Transaction discarded because of previous errors.");
     return;
   }
-  if (client.watch_dirty) {
+  if (client.watch_dirty || ctx.server.WatchedKeyExpired(client)) {
     ResetTransaction(ctx);
     ctx.reply.NullArray();
     return;

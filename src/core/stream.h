@@ -124,6 +124,9 @@ class Stream {
   // The first and last live entries' ids (REQUIRES: !empty()).
   StreamId first_id() const;
   StreamId last_live_id() const;
+  // The first node's first id, deleted entries included: where Redis's log puts an exact MINID
+  // (streamGetEdgeID without skipping tombstones). REQUIRES: !empty().
+  StreamId first_id_with_deleted() const { return nodes_.front().first; }
 
   // Appends an entry. REQUIRES: id > last_id(), fields non-empty.
   void Append(StreamId id, std::span<const StreamField> fields);

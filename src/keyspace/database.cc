@@ -13,8 +13,8 @@ KeyEntry* Database::Find(std::string_view key, int64_t now_ms, bool touch) {
   KeyEntry* entry = slot.entry();
   const bool live =
       !Expired(entry, now_ms) ||
-      (expiry_rules_ != nullptr && (expiry_rules_->keep || (expiry_rules_->loading != nullptr &&
-                                                           *expiry_rules_->loading)));
+      (expiry_rules_ != nullptr &&
+       (expiry_rules_->keep || (expiry_rules_->loading != nullptr && *expiry_rules_->loading)));
   if (live) {
     if (touch && touching_ != nullptr && *touching_) {
       slot.set_stamp(access_->Accessed(slot.stamp()));
@@ -51,7 +51,15 @@ KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms, bool touch
 void Database::TouchWaiters(std::string_view key) {
   std::string name(key);
   if (auto it = waiters_->watched.find(name); it != waiters_->watched.end()) {
-    for (bool* flag : it->second) *flag = true;
+    // Called once the change is made: a stale key deleted is no change to its watcher.
+    const bool present = table_.Find(name) != nullptr;
+    for (KeyWatch& watch : it->second) {
+      if (watch.stale && !present) {
+        watch.stale = false;
+      } else {
+        *watch.dirty = true;
+      }
+    }
   }
   if (waiters_->blocked.count(name)) MarkReady(std::move(name));
 }
@@ -70,9 +78,15 @@ void Database::MarkReady(std::string name) {
 
 void Database::TouchAllWatched() {
   if (waiters_ == nullptr) return;
-  for (auto& [key, flags] : waiters_->watched) {
+  for (auto& [key, watches] : waiters_->watched) {
     if (table_.Find(key) == nullptr) continue;
-    for (bool* flag : flags) *flag = true;
+    for (KeyWatch& watch : watches) {
+      if (watch.stale) {
+        watch.stale = false;
+      } else {
+        *watch.dirty = true;
+      }
+    }
   }
 }
 
@@ -102,10 +116,10 @@ bool HasElementDeadlines(const KeyEntry* entry) {
 }  // namespace
 
 void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
-  Touch(entry->key());
   if (HasElementDeadlines(entry)) NoteElementDeadlines(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
   table_.Insert(entry, stamp.value_or(NewStamp()));
+  Touch(entry->key());  // once the key is there (TouchWaiters)
   if (waiters_ != nullptr && waiters_->events != nullptr) {
     waiters_->events->KeyAdded(waiters_->index, entry->key());
   }

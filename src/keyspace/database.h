@@ -47,13 +47,22 @@ class KeyChangeListener {
   virtual void KeyChanged(std::string_view key, bool expired) = 0;
 };
 
+// One client's WATCH of a key: the flag a change raises (its transaction fails), and whether the
+// key was already past its deadline, not yet deleted, when watched (Redis's watchedKey.expired).
+// To such a watcher the key was already gone: its deletion is no change, nor is its replacement
+// by another key past its deadline (SWAPDB).
+struct KeyWatch {
+  bool* dirty = nullptr;
+  bool stale = false;
+};
+
 // Who waits on the keys of one database index, in the terms the layers above gave: a WATCH
 // flag to raise, a blocked client's id. It belongs to the index, not to the data: SWAPDB swaps
 // Database objects but not their waiters.
 struct KeyWaiters {
   int index = 0;  // the database index these waiters belong to
-  // WATCH: a change to one of these keys sets each flag (the watcher's transaction fails).
-  std::unordered_map<std::string, std::vector<bool*>> watched;
+  // WATCH: a change to one of these keys raises each watcher's flag (KeyWatch).
+  std::unordered_map<std::string, std::vector<KeyWatch>> watched;
   // Blocking commands (BZPOPMIN, ...): client ids in arrival order, served first come first.
   std::unordered_map<std::string, std::deque<uint64_t>> blocked;
   // Blocked-on keys changed since the server last retried their clients.
@@ -221,7 +230,8 @@ class Database {
     if (!waiters_->watched.empty() || !waiters_->blocked.empty()) TouchWaiters(key);
     if (waiters_->changes != nullptr) waiters_->changes->KeyChanged(key, false);
   }
-  // Marks every watched key that exists here as changed (FLUSHDB, SWAPDB).
+  // Marks every watched key that exists here as changed (FLUSHDB), but for watchers to whom
+  // it was already gone (KeyWatch::stale).
   void TouchAllWatched();
   // Tells the clients blocked on key to look again, without counting a change of the key
   // (XGROUP DESTROY: its XREADGROUP waiters learn the group is gone; WATCH does not see it).

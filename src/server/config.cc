@@ -826,15 +826,16 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Enum("acl-pubsub-default", &c.acl.pubsub_default, {"allchannels", "resetchannels"},
              kMutable, ConfigHook::kAclPubsubDefault);
 
+  table.Bool("lazyfree-lazy-eviction", &c.lazyfree.eviction, kMutable);
+  table.Bool("lazyfree-lazy-expire", &c.lazyfree.expire, kMutable);
+  table.Bool("lazyfree-lazy-server-del", &c.lazyfree.server_del, kMutable);
+  table.Bool("lazyfree-lazy-user-del", &c.lazyfree.user_del, kMutable);
+
   // No effect in Goblin (Config::Inert).
   Config::Inert& inert = c.inert;
   for (auto [name, field, mutability] :
        {std::tuple{"activerehashing", &inert.activerehashing, kMutable},
         {"dynamic-hz", &inert.dynamic_hz, kMutable},
-        {"lazyfree-lazy-eviction", &inert.lazyfree_lazy_eviction, kMutable},
-        {"lazyfree-lazy-expire", &inert.lazyfree_lazy_expire, kMutable},
-        {"lazyfree-lazy-server-del", &inert.lazyfree_lazy_server_del, kMutable},
-        {"lazyfree-lazy-user-del", &inert.lazyfree_lazy_user_del, kMutable},
         {"lazyfree-lazy-user-flush", &inert.lazyfree_lazy_user_flush, kMutable},
         {"io-threads-do-reads", &inert.io_threads_do_reads, kImmutable},
         {"always-show-logo", &inert.always_show_logo, kImmutable},

@@ -249,6 +249,14 @@ struct Config {
     int64_t log_max_len = 128;
     std::string pubsub_default = "resetchannels";
   } acl;
+  // Goblin frees memory at once; these only name the deletions the effects stream logs: UNLINK
+  // where the option is on, DEL where it is off, as Redis names them.
+  struct Lazyfree {
+    bool eviction = false;    // a key the evictor removed
+    bool expire = false;      // an expired key; EXPIRE or GETEX with a deadline in the past
+    bool server_del = false;  // SPOP of the whole set; RESTORE whose past deadline replaced a key
+    bool user_del = false;    // GETDEL
+  } lazyfree;
   // Accepted for compatibility with no effect in Goblin (ConfigRegistry::InertOptionsSet lists
   // those a configuration set, and the server logs them once at startup): Goblin frees memory
   // at once, has no I/O threads, no active defragmentation (GOBLIN.OPTIMIZE compacts), no
@@ -264,10 +272,6 @@ struct Config {
     int64_t active_defrag_max_scan_fields = 1000;
     int64_t active_expire_effort = 1;
     bool dynamic_hz = true;
-    bool lazyfree_lazy_eviction = false;
-    bool lazyfree_lazy_expire = false;
-    bool lazyfree_lazy_server_del = false;
-    bool lazyfree_lazy_user_del = false;
     bool lazyfree_lazy_user_flush = false;
     int64_t io_threads = 1;
     bool io_threads_do_reads = false;

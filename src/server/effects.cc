@@ -34,6 +34,7 @@ void EffectStream::BeginCommand() {
   frame.replacement.clear();
   frame.replaced = false;
   frame.for_replicas_only = false;
+  frame.forced = false;
 }
 
 void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
@@ -45,6 +46,7 @@ void EffectStream::Replace(int db, std::span<const std::string_view> argv) {
 
 void EffectStream::EndCommand(int db, std::span<const std::string_view> argv, bool changed) {
   Frame& frame = frames_[--depth_];
+  changed = changed || frame.forced;
   const uint8_t targets = frame.for_replicas_only ? (targets_ & kToReplicas) : targets_;
   if (active() && targets != 0) {
     if (changed && frame.replaced) {
@@ -67,9 +69,11 @@ void EffectStream::Add(int db, std::span<const std::string_view> argv) {
 }
 
 void EffectStream::Deliver() {
+  const bool unwrapped = unwrapped_;
+  unwrapped_ = false;
   if (pending_.empty()) return;
   if (!consumers_.empty()) {
-    if (pending_.size() > 1) {
+    if (pending_.size() > 1 && !unwrapped) {
       const int first_db = pending_.front().db;
       const int last_db = pending_.back().db;
       pending_.insert(pending_.begin(), Effect{first_db, {"MULTI"}});

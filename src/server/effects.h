@@ -88,6 +88,18 @@ class EffectStream {
   void ReplicateUnchanged() {
     if (replica_consumers_ > 0 && depth_ > 0) frames_[depth_ - 1].for_replicas_only = true;
   }
+  // The command's own effect joins the unit although it changed nothing (FLUSHDB of an empty
+  // database, which Redis propagates all the same).
+  void LogUnchanged() {
+    if (active() && depth_ > 0) frames_[depth_ - 1].forced = true;
+  }
+  // When the running command is the outermost one, its unit is delivered without MULTI/EXEC
+  // however many effects it made: SCAN and RANDOMKEY, whose lazy expiries of keys they happened
+  // upon are unrelated deletions, as Redis 7.2 logs them (CMD_TOUCHES_ARBITRARY_KEYS). Run by
+  // EXEC or a script, the command joins the outer unit as usual.
+  void LeaveUnwrapped() {
+    if (depth_ == 1) unwrapped_ = true;
+  }
   // The command ends. With changed, its effect (the replacement, else argv as it arrived)
   // joins the unit; without, any replacement is dropped (Invariant 2). The outermost command
   // delivers the unit.
@@ -108,6 +120,7 @@ class EffectStream {
     std::vector<Effect> replacement;
     bool replaced = false;
     bool for_replicas_only = false;
+    bool forced = false;
   };
 
   void Deliver();
@@ -118,6 +131,7 @@ class EffectStream {
   size_t depth_ = 0;              // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;   // the running unit's effects
   uint8_t targets_ = kToAll;
+  bool unwrapped_ = false;  // the running unit is delivered without MULTI/EXEC
 };
 
 }  // namespace goblin

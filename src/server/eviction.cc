@@ -137,8 +137,9 @@ Evictor::Step Evictor::EvictOne(EvictionPolicy policy) {
 }
 
 void Evictor::Evict(int index, const std::string& key) {
-  // As Redis: the log and replicas see a DEL, watchers see the key change.
-  server_.effects.Add(index, {"DEL", key});
+  // As Redis: the log and replicas see a DEL (UNLINK with lazyfree-lazy-eviction), watchers see
+  // the key change.
+  server_.effects.Add(index, {server_.config.lazyfree.eviction ? "UNLINK" : "DEL", key});
   server_.db(index).Delete(key);
   server_.NotifyKeyspaceEvent(kNotifyEvicted, "evicted", key, index);
   ++evicted_keys_;

@@ -115,10 +115,25 @@ size_t Server::UsedMemory() {
 void Server::SwapDatabases(int a, int b) {
   size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
   // A watcher of db x now sees db y's data: its transaction fails if its key exists in either.
+  // As Redis's touchAllWatchedKeysInDb, a key past its deadline counts as none: a stale key
+  // replaced by none or by another stale key, or none by a stale key, is no change.
   auto touch = [this](size_t watched, size_t other) {
-    for (auto& [key, flags] : waiters_[watched].watched) {
-      if (!dbs_[watched].Contains(key) && !dbs_[other].Contains(key)) continue;
-      for (bool* flag : flags) *flag = true;
+    for (auto& [key, watches] : waiters_[watched].watched) {
+      const bool here = dbs_[watched].Contains(key);
+      const KeyEntry* incoming = dbs_[other].Peek(key);
+      if (!here && incoming == nullptr) continue;
+      const bool incoming_stale = incoming != nullptr && Database::Expired(incoming, now_ms_);
+      for (KeyWatch& watch : watches) {
+        if (watch.stale && incoming == nullptr) {
+          watch.stale = false;
+        } else if (watch.stale && incoming_stale) {
+          continue;
+        } else if (!watch.stale && !here && incoming_stale) {
+          watch.stale = true;
+        } else {
+          *watch.dirty = true;
+        }
+      }
     }
   };
   touch(x, y);
@@ -139,7 +154,24 @@ void Server::Watch(Client& client, std::string_view key) {
   }
   client.watched.emplace_back(client.db, std::string(key));
   client.watched_key_bytes += key.size();
-  waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(&client.watch_dirty);
+  const KeyEntry* entry = db(client.db).Peek(key);
+  const bool stale = entry != nullptr && Database::Expired(entry, now_ms_);
+  waiters_[static_cast<size_t>(client.db)].watched[std::string(key)].push_back(
+      KeyWatch{&client.watch_dirty, stale});
+}
+
+bool Server::WatchedKeyExpired(const Client& client) const {
+  for (const auto& [index, key] : client.watched) {
+    const auto& keys = waiters_[static_cast<size_t>(index)].watched;
+    auto it = keys.find(key);
+    if (it == keys.end()) continue;
+    for (const KeyWatch& watch : it->second) {
+      if (watch.dirty != &client.watch_dirty || watch.stale) continue;
+      const KeyEntry* entry = dbs_[static_cast<size_t>(index)].Peek(key);
+      if (entry != nullptr && Database::Expired(entry, now_ms_)) return true;
+    }
+  }
+  return false;
 }
 
 void Server::UnwatchAll(Client& client) {
@@ -147,7 +179,8 @@ void Server::UnwatchAll(Client& client) {
     auto& keys = waiters_[static_cast<size_t>(db)].watched;
     auto it = keys.find(key);
     if (it == keys.end()) continue;
-    std::erase(it->second, &client.watch_dirty);
+    std::erase_if(it->second,
+                  [&](const KeyWatch& watch) { return watch.dirty == &client.watch_dirty; });
     if (it->second.empty()) keys.erase(it);
   }
   client.watched.clear();
@@ -277,7 +310,7 @@ bool Server::UpdateOomScore() {
 }
 
 void Server::KeyExpired(int db, std::string_view key) {
-  effects.Add(db, {"DEL", key});
+  effects.Add(db, {config.lazyfree.expire ? "UNLINK" : "DEL", key});
   NotifyKeyspaceEvent(kNotifyExpired, "expired", key, db);
 }
 

@@ -191,6 +191,9 @@ class Server : private KeyspaceEvents {
   // WATCH bookkeeping.
   void Watch(Client& client, std::string_view key);
   void UnwatchAll(Client& client);
+  // True when a key the client watched while it was live is now past its deadline, deleted or
+  // not: EXEC fails then, as Redis's isWatchedKeyExpired makes it.
+  bool WatchedKeyExpired(const Client& client) const;
 
   // Client bookkeeping.
   Client* FindClient(uint64_t id);

@@ -77,7 +77,7 @@ def test_debians_redis_conf_starts_goblin(make_server):
                 assert config_value(conn, name).decode() == expected, name
     # The options it sets that change nothing in Goblin are named once in the log.
     inert = re.findall(r"Accepted for compatibility, with no effect in Goblin: (.*)", srv.logs())
-    assert len(inert) == 1 and "lazyfree-lazy-eviction" in inert[0], srv.logs()
+    assert len(inert) == 1 and "lazyfree-lazy-user-flush" in inert[0], srv.logs()
 
 
 def test_a_test_harness_config_starts_goblin(make_server):
