@@ -70,7 +70,12 @@ void Server::BlockForReplicas(Client& client, int64_t deadline_ms, uint64_t offs
   replication->AddWaiter(client);
 }
 
+void Server::CountUnblockedCall(const Client& client) {
+  if (client.blocked && client.last_command != nullptr) ++client.last_command->stats.calls;
+}
+
 void Server::ReleaseWait(Client& client, int64_t acknowledged) {
+  CountUnblockedCall(client);
   UnblockClient(client);
   client.reply.Integer(acknowledged);
   ResumeClient(client);
@@ -87,6 +92,7 @@ void Server::BlockForAof(Client& client, int64_t deadline_ms, uint64_t offset, i
 }
 
 void Server::ReleaseWaitAof(Client& client, int64_t local, int64_t replicas) {
+  CountUnblockedCall(client);
   UnblockClient(client);
   client.reply.Array(2);
   client.reply.Integer(local);
@@ -95,12 +101,14 @@ void Server::ReleaseWaitAof(Client& client, int64_t local, int64_t replicas) {
 }
 
 void Server::ReleaseWaitAofWithError(Client& client, std::string_view error) {
+  CountUnblockedCall(client);
   UnblockClient(client);
   client.reply.Error(error);
   ResumeClient(client);
 }
 
 void Server::ReplyBlockTimeout(Client& client) {
+  CountUnblockedCall(client);
   if (client.block.waits_for_fsync) {
     const uint64_t offset = client.block.replica_offset;
     const int64_t local = persistence->FsyncedOffset() >= static_cast<int64_t>(offset) ? 1 : 0;
@@ -209,6 +217,7 @@ void Server::HandleBlockRetries() {
 void Server::UnblockAllClients(std::string_view error) {
   for (Client* client : ClientsById()) {
     if (!client->blocked) continue;
+    CountUnblockedCall(*client);
     UnblockClient(*client);
     client->reply.Error(error);
     // As Redis: the client learns why and is closed, whatever it meant to do next.
@@ -223,6 +232,7 @@ void Server::BlockForShutdown(Client& client) {
 }
 
 void Server::ReleaseShutdownWait(Client& client, std::string_view error) {
+  CountUnblockedCall(client);
   UnblockClient(client);
   client.reply.Error(error);
   ResumeClient(client);
@@ -232,6 +242,7 @@ bool Server::UnblockById(uint64_t id, bool with_error) {
   Client* client = FindClient(id);
   if (client == nullptr || !client->blocked || client->block.waits_for_shutdown) return false;
   if (with_error) {
+    CountUnblockedCall(*client);
     UnblockClient(*client);
     client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   } else {

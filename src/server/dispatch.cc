@@ -344,6 +344,9 @@ void Server::Call(Client& client, const Command& command,
     if (hard > 0) client.reply.set_limit(hard);
   }
   command.handler(ctx);
+  // A call that blocked (or, run again, found nothing and blocked again) is counted once, when
+  // it is served or unblocked otherwise (CountUnblockedCall), as Redis counts it.
+  const bool blocked_now = client.retrying_block ? client.block_requested : client.blocked;
   const bool over_limit = limited && client.reply.over_limit();
   client.reply.set_limit(outer_limit);
   SetRunningCommand(outer);
@@ -375,6 +378,9 @@ void Server::Call(Client& client, const Command& command,
       PropagatedCommandFailed(client, error);
     }
   }
+  ++client.commands_processed;
+  ++stats.total_commands_processed;
+  if (blocked_now) return;
   ++command.stats.calls;
   command.stats.usec += static_cast<uint64_t>(duration);
   if (config.latency_tracking) {
@@ -382,8 +388,6 @@ void Server::Call(Client& client, const Command& command,
     if (histogram == nullptr) histogram = std::make_unique<LatencyHistogram>();
     histogram->Record(CycleClock::ToNanos(elapsed));
   }
-  ++client.commands_processed;
-  ++stats.total_commands_processed;
   if (!(command.flags & kCmdSkipSlowlog)) RecordSlowlog(client, command, argv, duration);
   if (config.latency_monitor_threshold > 0 && duration / 1000 >= config.latency_monitor_threshold) {
     RecordLatency(command.flags & kCmdFast ? "fast-command" : "command", duration / 1000);

@@ -479,6 +479,9 @@ class Server : private KeyspaceEvents {
   void ResumeClient(Client& client);
   void HandleReadyKeys();
   void HandleBlockTimeouts();
+  // INFO commandstats' count of a blocked client's command, when it is answered without being
+  // run again (a timeout, CLIENT UNBLOCK, WAIT released, an error to every blocked client).
+  void CountUnblockedCall(const Client& client);
   // Wakes the keys of the clients whose retry_at_ms has come (BlockClient), and serves them.
   void HandleBlockRetries();
   // Replaces client's retry time (0: none).

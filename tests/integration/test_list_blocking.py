@@ -584,3 +584,36 @@ def test_served_blocking_commands_replay_from_the_aof(make_server):
     for name in (b"BLPOP", b"BRPOP", b"BLMOVE", b"BRPOPLPUSH", b"BLMPOP"):
         assert name not in logged.upper(), f"{name.decode()} is in the append-only file"
     r.close()
+
+
+def test_a_blocked_command_counts_once_in_commandstats(start_either):
+    # Once when served, once when it times out, once when CLIENT UNBLOCK ends it: never for the
+    # call that blocked and again for the run that answered.
+    srv = start_either()
+    control = srv.raw()
+    waiter = srv.raw()
+    waiter_id = waiter.call("CLIENT", "ID").value
+
+    def calls(command: str) -> int:
+        text = control.call("INFO", "commandstats").value.decode()
+        line = next((l for l in text.splitlines() if l.startswith(f"cmdstat_{command}:")), None)
+        return 0 if line is None else int(line.split("calls=")[1].split(",")[0])
+
+    def blocked() -> bool:
+        return b"blocked_clients:1\r\n" in control.call("INFO", "clients").value
+
+    waiter.send_command("BLPOP", "q", "0")
+    wait_for(blocked, 10, what="the waiter blocked")
+    control.call("RPUSH", "q", "a")
+    assert waiter.read_reply().raw == b"*2\r\n$1\r\nq\r\n$1\r\na\r\n"
+    assert calls("blpop") == 1
+    waiter.send_command("BLPOP", "q", "0.01")
+    assert waiter.read_reply().raw == b"*-1\r\n"
+    assert calls("blpop") == 2
+    waiter.send_command("BRPOP", "q", "0")
+    wait_for(blocked, 10, what="the waiter blocked")
+    assert control.call("CLIENT", "UNBLOCK", str(waiter_id)).raw == b":1\r\n"
+    assert waiter.read_reply().raw == b"*-1\r\n"
+    assert calls("brpop") == 1
+    waiter.close()
+    control.close()
