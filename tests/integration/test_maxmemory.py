@@ -203,5 +203,7 @@ def test_lookups_that_do_not_touch_leave_the_access_time(make_server):
     r.config_set("maxmemory", limit)
     settle(r, limit)
     kept = {name: quiet.exists(*keys) for name, keys in sets.items()}
-    assert kept["get"] == 50 and kept["touch"] == 50, kept
-    assert kept["type"] < 50 and kept["quiet"] < 50, kept
+    # Sampled LRU, as Redis's: a sample may hold only recently used keys, so one of those can
+    # go; the idle ones go by the dozen.
+    assert kept["get"] >= 45 and kept["touch"] >= 45, kept
+    assert kept["type"] < 40 and kept["quiet"] < 40, kept
