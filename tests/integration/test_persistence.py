@@ -1007,3 +1007,28 @@ def test_goblin_loads_a_redis_append_only_directory_with_a_resp_base(make_server
         return {k: normal(v) for k, v in d.state.items()}
     assert_same_state(Dump(strip(state), state.started, state.ended),
                       Dump(strip(after), after.started, after.ended), "Redis AOF directory into Goblin")
+
+
+@pytest.mark.parametrize("preamble", ["yes", "no"])
+def test_empty_streams_and_idle_consumers_survive_an_aof_rewrite(start_either, preamble):
+    # Redis's rewrite keeps a stream with no entries left, its groups and consumers with no
+    # pending entries (XSETID, XGROUP CREATE, XGROUP CREATECONSUMER in a command-form base).
+    srv = start_either(**{"appendonly": "yes", "appendfsync": "always", "aof-use-rdb-preamble": preamble})
+    with srv.raw() as conn:
+        run(conn, [("XGROUP", "CREATE", "empty", "readers", "$", "MKSTREAM"),
+                   ("XGROUP", "CREATECONSUMER", "empty", "readers", "alice"),
+                   ("XADD", "drained", "5-1", "f", "v"), ("XDEL", "drained", "5-1"),
+                   ("XGROUP", "CREATE", "drained", "workers", "0"),
+                   ("XGROUP", "CREATECONSUMER", "drained", "workers", "bob")])
+        assert conn.call("BGREWRITEAOF").raw == REWRITE_STARTED
+        wait_aof_rewrite_done(conn)
+    restart(srv)
+    with srv.raw() as conn:
+        assert conn.call("EXISTS", "empty", "drained").raw == b":2\r\n"
+        stream = conn.call("XINFO", "STREAM", "drained").py()
+        fields = dict(zip(stream[::2], stream[1::2]))
+        assert (fields[b"length"], fields[b"last-generated-id"], fields[b"groups"]) == (0, b"5-1", 1)
+        for key, group, consumer in (("empty", "readers", b"alice"), ("drained", "workers", b"bob")):
+            consumers = conn.call("XINFO", "CONSUMERS", key, group).py()
+            assert [dict(zip(c[::2], c[1::2]))[b"name"] for c in consumers] == [consumer]
+            assert [dict(zip(c[::2], c[1::2]))[b"pending"] for c in consumers] == [0]
