@@ -515,9 +515,9 @@ void Move(CommandContext& ctx, PackedList& source, End from, End to) {
   ctx.db().Touch(destination_key);
   Notify(ctx, kNotifyList, PushEvent(to), destination_key);
   // The source is deleted only now: when it is the destination it is not empty any more.
-  // (Objects live apart from the key table: creating the destination moved no list.)
+  // (Objects live apart from the key table: creating the destination moved no list.) Its one
+  // change is the move's one, as Redis counts LMOVE.
   AfterRemoval(ctx, source_key, source, 1, PopEvent(from));
-  MarkDirty(ctx);
   ctx.reply.Bulk(value);
 }
 

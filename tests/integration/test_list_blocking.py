@@ -617,3 +617,35 @@ def test_a_blocked_command_counts_once_in_commandstats(start_either):
     assert calls("brpop") == 1
     waiter.close()
     control.close()
+
+
+def changes(conn) -> int:
+    text = conn.call("INFO", "persistence").value.decode()
+    return int(text.split("rdb_changes_since_last_save:")[1].split()[0])
+
+
+def test_a_move_between_lists_is_one_change(start_either):
+    srv = start_either()
+    conn = srv.raw()
+    conn.call("RPUSH", "src", "a", "b")
+    before = changes(conn)
+    conn.call("LMOVE", "src", "dst", "LEFT", "RIGHT")
+    conn.call("RPOPLPUSH", "src", "dst")  # and the source goes
+    assert changes(conn) - before == 2
+    conn.close()
+
+
+@pytest.mark.redis72
+def test_a_served_blmove_is_one_change_after_the_push(server, r):
+    # Redis 7.2 runs the woken command again and counts it; 7.0 counted only the push.
+    control = server.raw()
+    waiter = server.raw()
+    waiter.send_command("BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
+    wait_for(lambda: b"blocked_clients:1\r\n" in control.call("INFO", "clients").value, 10,
+             what="the waiter blocked")
+    before = changes(control)
+    control.call("RPUSH", "src", "x")
+    assert waiter.read_reply().raw == b"$1\r\nx\r\n"
+    assert changes(control) - before == 2
+    waiter.close()
+    control.close()
