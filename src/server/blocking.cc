@@ -161,6 +161,10 @@ void Server::HandleReadyKeys() {
       for (const std::string& key : ready) {
         auto it = waiters.blocked.find(key);
         if (it == waiters.blocked.end()) continue;
+        // Keys expire against the time now, not the round's start, as Redis updates its cached
+        // time before serving each ready key: a deadline that passed while the command that
+        // filled the key ran (a transaction with DEBUG SLEEP) leaves the waiters blocked.
+        SetClock(std::max(now_ms_, NowMs()));
         const std::deque<uint64_t> queue = it->second;  // serving changes the real queue
         for (uint64_t id : queue) {
           Client* client = FindClient(id);

@@ -649,3 +649,23 @@ def test_a_served_blmove_is_one_change_after_the_push(server, r):
     assert changes(control) - before == 2
     waiter.close()
     control.close()
+
+
+def test_a_key_whose_deadline_passed_in_the_filling_transaction_serves_nobody(start_either):
+    # The waiters are served after EXEC, against the time then: the key has expired.
+    srv = start_either(**{"enable-debug-command": "yes"})
+    control = srv.raw()
+    waiter = srv.raw()
+    waiter.send_command("BLPOP", "k", "0")
+    wait_for(lambda: b"blocked_clients:1\r\n" in control.call("INFO", "clients").value, 10,
+             what="the waiter blocked")
+    control.call("MULTI")
+    for command in (("RPUSH", "k", "x"), ("PEXPIRE", "k", "100"), ("DEBUG", "SLEEP", "0.2")):
+        assert control.call(*command).raw == b"+QUEUED\r\n"
+    assert control.call("EXEC").raw == b"*3\r\n:1\r\n:1\r\n+OK\r\n"
+    assert b"blocked_clients:1\r\n" in control.call("INFO", "clients").value
+    assert control.call("EXISTS", "k").raw == b":0\r\n"
+    control.call("RPUSH", "k", "y")
+    assert waiter.read_reply().raw == b"*2\r\n$1\r\nk\r\n$1\r\ny\r\n"
+    waiter.close()
+    control.close()
