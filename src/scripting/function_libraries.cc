@@ -177,13 +177,18 @@ void FunctionLibraries::Flush() {
 std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(
     std::string_view code, std::string_view replacing,
     const std::map<std::string, ScriptFunction*>& taken, std::string* error) {
+  std::string engine;
   std::string name;
   size_t body_offset = 0;
-  if (!ParseLibraryShebang(code, &name, &body_offset, error)) return nullptr;
+  if (!ParseLibraryShebang(code, &engine, &name, &body_offset, error)) return nullptr;
   if (!ValidScriptName(name)) {
     *error =
         "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
         "least one character long";
+    return nullptr;
+  }
+  if (!EqualsIgnoreCase(engine, "lua")) {
+    *error = "ERR Engine '" + engine + "' not found";
     return nullptr;
   }
   if (libraries_.count(name) != 0 && name != replacing) {
@@ -264,11 +269,12 @@ void FunctionLibraries::Remove(std::string_view name) {
 
 bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* name,
                              std::string* error) {
+  std::string engine;
   std::string parsed_name;
   size_t offset = 0;
   std::string ignored;
   std::string_view replacing;
-  if (replace && ParseLibraryShebang(code, &parsed_name, &offset, &ignored)) {
+  if (replace && ParseLibraryShebang(code, &engine, &parsed_name, &offset, &ignored)) {
     replacing = parsed_name;
   }
   std::unique_ptr<FunctionLibrary> library = Build(code, replacing, functions_, error);
@@ -349,11 +355,12 @@ bool FunctionLibraries::Restore(std::string_view payload, RestorePolicy policy,
     return false;
   };
   for (const std::string& code : codes) {
+    std::string engine;
     std::string name;
     size_t offset = 0;
     std::string parse_error;
     std::string_view replacing;
-    if (ParseLibraryShebang(code, &name, &offset, &parse_error) &&
+    if (ParseLibraryShebang(code, &engine, &name, &offset, &parse_error) &&
         (policy == RestorePolicy::kFlush ||
          (policy == RestorePolicy::kReplace && libraries_.count(name) != 0))) {
       replacing = name;

