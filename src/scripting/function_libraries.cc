@@ -1,5 +1,6 @@
 #include "scripting/function_libraries.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/ascii.h"
@@ -60,7 +61,9 @@ int ReadNamedArguments(lua_State* lua, ScriptFunction* function) {
         return RegisterError(
             lua, "function_name argument given to redis.register_function must be a string");
       }
-      function->name = lua_tostring(lua, -1);
+      size_t length = 0;
+      const char* name = lua_tolstring(lua, -1, &length);
+      function->name.assign(name, length);
       have_name = true;
     } else if (EqualsIgnoreCase(key, "description")) {
       if (!lua_isstring(lua, -1)) {
@@ -130,7 +133,9 @@ int RegisterFunction(lua_State* lua) {
     if (lua_type(lua, 2) != LUA_TFUNCTION) {
       return RegisterError(lua, "second argument to redis.register_function must be a function");
     }
-    function->name = lua_tostring(lua, 1);
+    size_t length = 0;
+    const char* name = lua_tolstring(lua, 1, &length);
+    function->name.assign(name, length);
   } else {
     return RegisterError(lua, "wrong number of arguments to redis.register_function");
   }
@@ -153,6 +158,12 @@ int RegisterFunction(lua_State* lua) {
 
 }  // namespace
 
+bool FunctionNameLess::operator()(const std::string& a, const std::string& b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return AsciiToLower(x) < AsciiToLower(y);
+  });
+}
+
 FunctionLibraries::FunctionLibraries() { Flush(); }
 
 FunctionLibraries::~FunctionLibraries() = default;
@@ -174,9 +185,10 @@ void FunctionLibraries::Flush() {
   load_env_ref_ = luaL_ref(lua, LUA_REGISTRYINDEX);
 }
 
-std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(
-    std::string_view code, std::string_view replacing,
-    const std::map<std::string, ScriptFunction*>& taken, std::string* error) {
+std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(std::string_view code,
+                                                          std::string_view replacing,
+                                                          const FunctionsByName& taken,
+                                                          std::string* error) {
   std::string engine;
   std::string name;
   size_t body_offset = 0;
@@ -343,10 +355,10 @@ bool FunctionLibraries::Restore(std::string_view payload, RestorePolicy policy,
     codes.push_back(std::move(code));
   }
   // Build everything first: a failure leaves the current libraries as they are.
-  std::map<std::string, ScriptFunction*> taken;
+  FunctionsByName taken;
   if (policy != RestorePolicy::kFlush) taken = functions_;
   std::vector<std::unique_ptr<FunctionLibrary>> built;
-  std::map<std::string, ScriptFunction*> incoming;
+  FunctionsByName incoming;
   auto fail = [&](const std::string& message) {
     for (const auto& library : built) {
       for (const auto& function : library->functions) vm_->Release(function->handle);

@@ -35,6 +35,30 @@ def fresh(r):
     r.config_set("maxmemory", 0)
 
 
+# ---- names ---------------------------------------------------------------------------------------
+
+def test_function_names_are_one_namespace_without_case(fresh):
+    r = fresh
+    assert load(r, library("test", "return 'hello1'")) == b"test"
+    assert r.execute_command("FCALL", "TEST", 0) == b"hello1"
+    # A failed REPLACE keeps the old library, still found in any case.
+    assert error_of(load, r, library("test", "error"), True).startswith("Error compiling function")
+    assert r.execute_command("FCALL", "Test", 0) == b"hello1"
+    # Another library may not take the name in another case...
+    assert error_of(load, r, library("other", function="TEST")) == "Function TEST already exists"
+    # ...while library names keep their case.
+    assert load(r, library("TEST", function="f2")) == b"TEST"
+    assert error_of(r.execute_command, "FUNCTION", "DELETE", "Test") == "Library not found"
+    assert r.execute_command("FUNCTION", "DELETE", "TEST") == b"OK"
+
+
+def test_a_function_name_holding_a_zero_byte_is_refused(fresh):
+    for name in ("'test\\0test'", "'test\\0'", "''"):
+        text = error_of(load, fresh, f"#!lua name=lib2\nredis.register_function({name}, function() return 1 end)")
+        assert text.startswith("Error registering functions: ERR ") and text.endswith(NAME_RULE)
+    assert fresh.execute_command("FUNCTION", "LIST") == []
+
+
 # ---- shebang lines -------------------------------------------------------------------------------
 
 def test_library_metadata_is_split_as_redis_splits_arguments(fresh):
