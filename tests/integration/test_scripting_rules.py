@@ -84,3 +84,15 @@ def test_eval_shebang_is_split_as_redis_splits_arguments(r):
     assert error_of(r.eval, "#!lua flags=no-writes,,allow-oom\nreturn 1", 0) == "Unexpected flag in script shebang: "
     assert error_of(r.eval, "#!lua name=x\nreturn 1", 0) == "Unknown lua shebang option: name=x"
     assert r.eval("#!lua flags=\nreturn 1", 0) == 1
+
+
+# ---- FUNCTION subcommands ------------------------------------------------------------------------
+
+def test_function_flush_with_an_extra_argument_is_a_wrong_call(fresh):
+    assert error_of(fresh.execute_command, "FUNCTION", "flush", "sync", "extra") == \
+        "unknown subcommand or wrong number of arguments for 'flush'. Try FUNCTION HELP."
+    assert error_of(fresh.execute_command, "FUNCTION", "FLUSH", "bad") == \
+        "FUNCTION FLUSH only supports SYNC|ASYNC option"
+    # SCRIPT FLUSH words both as a bad mode.
+    assert error_of(fresh.execute_command, "SCRIPT", "FLUSH", "sync", "extra") == \
+        "SCRIPT FLUSH only support SYNC|ASYNC option"
