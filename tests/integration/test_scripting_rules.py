@@ -96,3 +96,27 @@ def test_function_flush_with_an_extra_argument_is_a_wrong_call(fresh):
     # SCRIPT FLUSH words both as a bad mode.
     assert error_of(fresh.execute_command, "SCRIPT", "FLUSH", "sync", "extra") == \
         "SCRIPT FLUSH only support SYNC|ASYNC option"
+
+
+def test_debug_reload_noflush_keeps_the_libraries_and_merge_replaces_them(fresh):
+    r = fresh
+    load(r, library("test", "return 'saved'"))
+    r.execute_command("DEBUG", "RELOAD")
+    assert r.execute_command("FCALL", "test", 0) == b"saved"
+    # Without MERGE a library of the file that is loaded already fails the load.
+    assert error_of(r.execute_command, "DEBUG", "RELOAD", "NOFLUSH").startswith(
+        "Error trying to load the RDB dump")
+    assert r.execute_command("FCALL", "test", 0) == b"saved"
+    assert r.execute_command("DEBUG", "RELOAD", "NOFLUSH", "MERGE") == b"OK"
+    assert [lib[1] for lib in r.execute_command("FUNCTION", "LIST")] == [b"test"]
+    # NOSAVE NOFLUSH MERGE adds the saved file to what is loaded now.
+    r.execute_command("FUNCTION", "DELETE", "test")
+    r.set("x", 1)
+    load(r, library("test1", "return 'one'"))
+    r.execute_command("DEBUG", "RELOAD")
+    load(r, library("test2", "return 'two'"))
+    assert r.execute_command("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE") == b"OK"
+    assert r.execute_command("FCALL", "test1", 0) == b"one"
+    assert r.execute_command("FCALL", "test2", 0) == b"two"
+    assert r.get("x") == b"1"
+    assert r.execute_command("FUNCTION", "STATS")[3] == [b"LUA", [b"libraries_count", 2, b"functions_count", 2]]
