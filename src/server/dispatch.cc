@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "core/ascii.h"
+#include "scripting/script_flags.h"
 #include "server/crash_report.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
@@ -146,6 +147,16 @@ Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Com
       scripts->MayWrite(command.name, argv)) {
     flags.any |= kCmdMayReplicate;
     flags.lacking &= ~kCmdMayReplicate;
+  }
+  // A script that declares its flags is stale-safe only when it says allow-stale (Redis's
+  // scriptFlagsToCmdFlags); one without a shebang keeps the command's flag and is checked as
+  // it starts.
+  if ((command.flags & kCmdNoscript) && (command.flags & kCmdStale)) {
+    const uint32_t script_flags = scripts->DeclaredFlags(command.name, argv);
+    if (!(script_flags & kScriptCompatMode) && !(script_flags & kScriptAllowStale)) {
+      flags.any &= ~kCmdStale;
+      flags.lacking |= kCmdStale;
+    }
   }
   if (client.in_multi && command.name == "exec") {
     flags.any |= client.queued_flags;

@@ -120,3 +120,34 @@ def test_debug_reload_noflush_keeps_the_libraries_and_merge_replaces_them(fresh)
     assert r.execute_command("FCALL", "test2", 0) == b"two"
     assert r.get("x") == b"1"
     assert r.execute_command("FUNCTION", "STATS")[3] == [b"LUA", [b"libraries_count", 2, b"functions_count", 2]]
+
+
+# ---- a stale replica -----------------------------------------------------------------------------
+
+def test_only_allow_stale_scripts_run_on_a_stale_replica(make_server):
+    srv = make_server(options={"replica-serve-stale-data": "no"})
+    r = srv.client()
+    load(r, """#!lua name=test
+redis.register_function{function_name='f1', callback=function() return 'hello' end, flags={'no-writes'}}
+redis.register_function{function_name='f2', callback=function() return 'hello' end, flags={'allow-stale', 'no-writes'}}
+redis.register_function{function_name='f3', callback=function() return redis.call('get', 'x') end, flags={'allow-stale', 'no-writes'}}
+redis.register_function{function_name='f4', callback=function() return redis.call('info', 'server') end, flags={'allow-stale', 'no-writes'}}""")
+    sha = r.script_load("#!lua flags=allow-stale,no-writes\nreturn redis.call('echo','foobar')")
+    r.execute_command("REPLICAOF", "127.0.0.1", "1")     # nothing listens there: the link stays down
+    masterdown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+    assert error_of(r.execute_command, "FCALL", "f1", 0) == masterdown
+    assert r.execute_command("FCALL", "f2", 0) == b"hello"
+    assert error_of(r.execute_command, "FCALL", "f3", 1, "x") == \
+        "Can not execute the command on a stale replica script: f3, on @user_function:4."
+    assert b"redis_version" in r.execute_command("FCALL", "f4", 0)
+    assert error_of(r.eval, "return redis.call('get','x')", 1, "x") == masterdown
+    assert error_of(r.eval, "#!lua flags=no-writes\nreturn 1", 0) == masterdown
+    assert r.eval("#!lua flags=allow-stale,no-writes\nreturn 1", 0) == 1
+    assert "Can not execute the command on a stale replica" in \
+        error_of(r.eval, "#!lua flags=allow-stale,no-writes\nreturn redis.call('get','x')", 1, "x")
+    assert r.eval("#!lua flags=allow-stale,no-writes\nreturn redis.call('echo','foobar')", 0) == b"foobar"
+    assert r.evalsha(sha, 0) == b"foobar"
+    assert error_of(r.eval, "#!lua flags=allow-stale\nreturn 1", 0) == "You can't write against a read only replica."
+    r.execute_command("REPLICAOF", "NO", "ONE")
+    assert r.execute_command("FCALL", "f1", 0) == b"hello"
+    assert r.eval("return redis.call('get','x')", 1, "x") is None
