@@ -151,3 +151,30 @@ redis.register_function{function_name='f4', callback=function() return redis.cal
     r.execute_command("REPLICAOF", "NO", "ONE")
     assert r.execute_command("FCALL", "f1", 0) == b"hello"
     assert r.eval("return redis.call('get','x')", 1, "x") is None
+
+
+# ---- the sandbox ---------------------------------------------------------------------------------
+
+GETMETATABLE = ("local mt = getmetatable(_G) "
+                "return {tostring(getmetatable(redis)), tostring(getmetatable(cjson)), tostring(getmetatable(bit)), "
+                "type(mt), type(mt.__index), tostring(getmetatable(mt))}")
+EXPECTED_METATABLES = [b"nil", b"nil", b"nil", b"table", b"function", b"nil"]
+
+
+def test_getmetatable_shows_the_read_only_tables_as_redis_does(fresh):
+    r = fresh
+    assert r.eval(GETMETATABLE, 0) == EXPECTED_METATABLES
+    load(r, library("meta", GETMETATABLE))
+    assert r.execute_command("FCALL", "meta", 0) == EXPECTED_METATABLES
+    for attack in ("local g = getmetatable(_G) g.__index = {}",
+                   "rawset(getmetatable(_G), '__index', {})",
+                   "setmetatable(getmetatable(_G), {})"):
+        assert "Attempt to modify a readonly table" in error_of(r.eval, attack, 0)
+    # Its __index is the error for a global that does not exist, whatever is asked.
+    assert "Script attempted to access nonexistent global variable 'redis'" in \
+        error_of(r.eval, "return getmetatable(_G).__index(_G, 'redis')", 0)
+    # Tables of the script's own keep Lua's rules.
+    assert r.eval("return getmetatable(setmetatable({}, {__metatable = 'mine'}))", 0) == b"mine"
+    # Loading a library reaches no getmetatable at all.
+    assert "Script attempted to access nonexistent global variable 'getmetatable'" in \
+        error_of(load, r, "#!lua name=test1\nmt = getmetatable(_G)")
