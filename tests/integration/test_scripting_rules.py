@@ -178,3 +178,10 @@ def test_getmetatable_shows_the_read_only_tables_as_redis_does(fresh):
     # Loading a library reaches no getmetatable at all.
     assert "Script attempted to access nonexistent global variable 'getmetatable'" in \
         error_of(load, r, "#!lua name=test1\nmt = getmetatable(_G)")
+
+
+def test_replicate_commands_exists_for_eval_only(fresh):
+    assert fresh.eval("return redis.replicate_commands()", 0) == 1
+    load(fresh, library("repl", "return redis.replicate_commands()"))
+    assert "attempt to call field 'replicate_commands' (a nil value)" in \
+        error_of(fresh.execute_command, "FCALL", "repl", 0)
