@@ -189,6 +189,10 @@ void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::s
   const Command* command = nullptr;
   argv_.assign(argv.begin(), argv.end());
   if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
+    // A refused call is counted as a refused command is, whether the script raises the error
+    // (redis.call) or keeps it (redis.pcall); the script's own error reply is not counted again.
+    server_.CountError(refusal);
+    if (command != nullptr) ++command->stats.rejected_calls;
     OutputBuffer error;
     ReplyBuilder(&error).Error(refusal);
     *reply = error.ToString();

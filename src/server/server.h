@@ -258,7 +258,7 @@ class Server : private KeyspaceEvents {
   // reply.
   std::string ApplyConfigChanges(const std::vector<ConfigChange>& changes);
 
-  // Records an error reply for INFO errorstats (the prefix is the first word).
+  // Records an error reply for INFO errorstats (the prefix is the first word, or ERR).
   void CountError(std::string_view error_text);
 
   // Publishes keyspace event `event` of class `type` (server/keyspace_notify.h) for key in

@@ -185,3 +185,53 @@ def test_replicate_commands_exists_for_eval_only(fresh):
     load(fresh, library("repl", "return redis.replicate_commands()"))
     assert "attempt to call field 'replicate_commands' (a nil value)" in \
         error_of(fresh.execute_command, "FCALL", "repl", 0)
+
+
+# ---- stats of refused calls ----------------------------------------------------------------------
+
+def command_stats(r, name):
+    stats = r.info("commandstats").get(f"cmdstat_{name}")
+    return None if stats is None else (stats["calls"], stats["rejected_calls"], stats["failed_calls"])
+
+
+def error_stats(r):
+    # redis-py leaves "count=N" as text.
+    return {key[len("errorstat_"):]: int(str(value).split("=")[1]) if not isinstance(value, dict) else value["count"]
+            for key, value in r.info("errorstats").items()}
+
+
+def test_a_refused_call_is_counted_once_as_a_rejected_command(fresh):
+    r = fresh
+    oom = "OOM command not allowed when used memory > 'maxmemory'."
+    r.config_set("maxmemory", 1)
+    for script, raises in (("return redis.call('set','x','y')", True),
+                           ("local t = redis.pcall('set','x','y') return t['err']", False),
+                           ("return redis.pcall('set','x','y')", True)):
+        r.config_resetstat()
+        if raises:
+            assert error_of(r.eval, script, 1, "x").startswith(oom)
+        else:
+            assert r.eval(script, 1, "x") == oom.encode()
+        assert error_stats(r) == {"OOM": 1}
+        assert r.info("stats")["total_error_replies"] == 1
+        assert command_stats(r, "set") == (0, 1, 0)
+        assert command_stats(r, "eval") == (1, 0, 1 if raises else 0)
+    r.config_set("maxmemory", 0)
+    r.config_resetstat()
+    assert r.eval_ro("local t = redis.pcall('set','x','y') return t['err']", 1, "x") == \
+        b"ERR Write commands are not allowed from read-only scripts."
+    assert error_stats(r) == {"ERR": 1}
+    assert command_stats(r, "set") == (0, 1, 0) and command_stats(r, "eval_ro") == (1, 0, 0)
+    r.config_resetstat()
+    assert error_of(r.eval, "return redis.call('get','a','b')", 0).startswith(
+        "Wrong number of args calling Redis command from script")
+    assert error_stats(r) == {"ERR": 1}
+    assert command_stats(r, "get") == (0, 1, 0) and command_stats(r, "eval") == (1, 0, 1)
+
+
+def test_an_error_reply_without_a_code_counts_as_err(r):
+    r.config_resetstat()
+    assert error_of(r.eval, "return {err='bad'}", 0) == "bad"
+    assert error_of(r.eval, "return redis.error_reply('MY_ERR_CODE custom msg')", 0) == "MY_ERR_CODE custom msg"
+    assert error_of(r.eval, "return {err='" + "X" * 40 + " long'}", 0) == "X" * 40 + " long"
+    assert error_stats(r) == {"ERR": 2, "MY_ERR_CODE": 1}
