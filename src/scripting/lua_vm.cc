@@ -655,9 +655,11 @@ bool PushBulkBody(std::string_view data, size_t* pos, int64_t length, std::strin
 
 bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, int64_t count,
                    int depth) {
+  // Maps and sets grow from empty tables, as Redis builds them: a presized table would lay
+  // out the same keys in another order, and a script walking it with pairs sees that order.
   if (type == '%') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    lua_newtable(lua);
     for (int64_t i = 0; i < count; ++i) {
       if (!PushElement(lua, data, pos, depth + 1)) return false;
       if (!PushElement(lua, data, pos, depth + 1)) return false;
@@ -668,7 +670,7 @@ bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type
   }
   if (type == '~') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    lua_newtable(lua);
     for (int64_t i = 0; i < count; ++i) {
       if (!PushElement(lua, data, pos, depth + 1)) return false;
       lua_pushboolean(lua, 1);

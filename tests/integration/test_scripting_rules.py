@@ -235,3 +235,17 @@ def test_an_error_reply_without_a_code_counts_as_err(r):
     assert error_of(r.eval, "return redis.error_reply('MY_ERR_CODE custom msg')", 0) == "MY_ERR_CODE custom msg"
     assert error_of(r.eval, "return {err='" + "X" * 40 + " long'}", 0) == "X" * 40 + " long"
     assert error_stats(r) == {"ERR": 2, "MY_ERR_CODE": 1}
+
+
+# ---- RESP3 replies inside Lua --------------------------------------------------------------------
+
+def test_maps_and_sets_reach_lua_in_redis_table_order(r):
+    r.execute_command("DEBUG", "SET-DISABLE-DENY-SCRIPTS", 1)
+    try:
+        walk = ("redis.setresp(3) local out = {} "
+                "for k, v in pairs(redis.call('debug', 'protocol', ARGV[1])[ARGV[2]]) do "
+                "out[#out + 1] = tostring(k) .. '=' .. tostring(v) end return out")
+        assert r.eval(walk, 0, "map", "map") == [b"1=true", b"2=false", b"0=false"]
+        assert r.eval(walk, 0, "set", "set") == [b"1=true", b"2=true", b"0=true"]
+    finally:
+        r.execute_command("DEBUG", "SET-DISABLE-DENY-SCRIPTS", 0)
