@@ -249,3 +249,17 @@ def test_maps_and_sets_reach_lua_in_redis_table_order(r):
         assert r.eval(walk, 0, "set", "set") == [b"1=true", b"2=true", b"0=true"]
     finally:
         r.execute_command("DEBUG", "SET-DISABLE-DENY-SCRIPTS", 0)
+
+
+# ---- DEBUG OBJECT --------------------------------------------------------------------------------
+
+def test_debug_object_finds_a_key_past_its_deadline_that_nothing_expired(r):
+    r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 0)
+    try:
+        r.set("key", "value", px=1)
+        r.execute_command("DEBUG", "SLEEP", "0.01")    # the server's own clock passes the deadline
+        assert r.execute_command("DEBUG", "OBJECT", "key").startswith(b"Value at:")
+        assert r.eval("return redis.call('EXISTS', 'key')", 1, "key") == 0
+        assert error_of(r.execute_command, "DEBUG", "OBJECT", "key") == "no such key"
+    finally:
+        r.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", 1)
