@@ -128,11 +128,11 @@ uint32_t ScriptRunner::DeclaredFlags(std::string_view command,
   return flags;
 }
 
-bool ScriptRunner::MayWrite(std::string_view command,
-                            std::span<const std::string_view> argv) const {
-  if (command != "eval" && command != "evalsha" && command != "fcall") return false;
-  const uint32_t flags = DeclaredFlags(command, argv);
-  return (flags & kScriptCompatMode) || !(flags & kScriptNoWrites);
+bool ScriptRunner::RunsScript(std::string_view command) {
+  for (std::string_view name : {"eval", "evalsha", "fcall", "eval_ro", "evalsha_ro", "fcall_ro"}) {
+    if (command == name) return true;
+  }
+  return false;
 }
 
 bool ScriptRunner::ServingStale() const {

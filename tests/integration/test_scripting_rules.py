@@ -153,6 +153,33 @@ redis.register_function{function_name='f4', callback=function() return redis.cal
     assert r.eval("return redis.call('get','x')", 1, "x") is None
 
 
+def test_declared_flags_admit_a_script_as_a_command_with_those_flags(make_server):
+    srv = make_server()
+    r = srv.client()
+    # A script that may write is refused before it runs under maxmemory, as a rejected EVAL.
+    r.config_set("maxmemory", 1)
+    r.config_resetstat()
+    assert error_of(r.eval, "#!lua\nreturn 1", 0) == "OOM command not allowed when used memory > 'maxmemory'."
+    assert r.eval("#!lua flags=no-writes\nreturn 1", 0) == 1
+    assert command_stats(r, "eval") == (1, 1, 0)
+    r.config_set("maxmemory", 0)
+    # Queued while a master, run once a read-only replica: EXEC of a script that may write is
+    # refused whole; a script without a shebang fails inside EXEC at its first write.
+    declared, compat, reader = srv.client(), srv.client(), srv.client()
+    for client, script, keys in ((declared, "#!lua\nreturn 1", []),
+                                 (compat, "redis.call('set', KEYS[1], 1) return 1", ["x"]),
+                                 (reader, "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", ["x"])):
+        client.execute_command("MULTI")
+        assert client.execute_command("EVAL", script, len(keys), *keys) == b"QUEUED"
+    r.execute_command("REPLICAOF", "127.0.0.1", "1")
+    assert error_of(declared.execute_command, "EXEC") == \
+        "Transaction discarded because of: READONLY You can't write against a read only replica."
+    (failure,) = compat.execute_command("EXEC")
+    assert str(failure).startswith("You can't write against a read only replica. script: ")
+    assert reader.execute_command("EXEC") == [None]
+    r.execute_command("REPLICAOF", "NO", "ONE")
+
+
 # ---- the sandbox ---------------------------------------------------------------------------------
 
 GETMETATABLE = ("local mt = getmetatable(_G) "
