@@ -140,8 +140,9 @@ int RegisterFunction(lua_State* lua) {
     return RegisterError(lua, "wrong number of arguments to redis.register_function");
   }
   if (!ValidScriptName(function->name)) {
+    // Redis words a bad function name with its library-name rule (functionLibCreateFunction).
     return RegisterError(lua,
-                         "Function names can only contain letters, numbers, or underscores(_) and "
+                         "Library names can only contain letters, numbers, or underscores(_) and "
                          "must be at least one character long");
   }
   for (const auto& existing : g_load->library->functions) {

@@ -52,10 +52,11 @@ def test_function_names_are_one_namespace_without_case(fresh):
     assert r.execute_command("FUNCTION", "DELETE", "TEST") == b"OK"
 
 
-def test_a_function_name_holding_a_zero_byte_is_refused(fresh):
-    for name in ("'test\\0test'", "'test\\0'", "''"):
-        text = error_of(load, fresh, f"#!lua name=lib2\nredis.register_function({name}, function() return 1 end)")
-        assert text.startswith("Error registering functions: ERR ") and text.endswith(NAME_RULE)
+def test_a_bad_function_name_is_worded_with_the_library_name_rule(fresh):
+    # Redis's functionLibCreateFunction words it so; a name is read whole, past a zero byte.
+    for name in ("'bad name'", "'test\\0test'", "'test\\0'", "''"):
+        assert error_of(load, fresh, f"#!lua name=lib2\nredis.register_function({name}, function() return 1 end)") \
+            == "Error registering functions: ERR Library " + NAME_RULE
     assert fresh.execute_command("FUNCTION", "LIST") == []
 
 
