@@ -211,6 +211,11 @@ void FunctionDeleteCommand(CommandContext& ctx) {
 }
 
 void FunctionFlushCommand(CommandContext& ctx) {
+  // Unlike SCRIPT FLUSH, an extra argument is a wrong subcommand call, not a bad mode.
+  if (ctx.argc() > 3) {
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "FUNCTION"));
+    return;
+  }
   if (!ParseFlushMode(ctx, "ERR FUNCTION FLUSH only supports SYNC|ASYNC option")) return;
   ctx.server.scripts->functions.Flush();
   MarkDirty(ctx);

@@ -958,8 +958,9 @@ void DebugCommand(CommandContext& ctx) {
       ctx.reply.Simple(entry != nullptr ? DigestValue(entry).Hex() : ValueDigest().Hex());
     }
   } else if (EqualsIgnoreCase(sub, "object") && ctx.argc() == 3) {
-    const uint32_t stamp = ctx.db().AccessStamp(ctx.arg(2));  // read before Find touches it
-    KeyEntry* entry = ctx.db().Find(ctx.arg(2), ctx.now_ms);
+    // The key as stored, expired or not and without touching it, as Redis reads its dict.
+    const uint32_t stamp = ctx.db().AccessStamp(ctx.arg(2));
+    KeyEntry* entry = ctx.db().Peek(ctx.arg(2));
     if (entry == nullptr) {
       ctx.reply.Error(errors::kNoSuchKey);
       return;

@@ -1,5 +1,6 @@
 #include "scripting/function_libraries.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/ascii.h"
@@ -60,7 +61,9 @@ int ReadNamedArguments(lua_State* lua, ScriptFunction* function) {
         return RegisterError(
             lua, "function_name argument given to redis.register_function must be a string");
       }
-      function->name = lua_tostring(lua, -1);
+      size_t length = 0;
+      const char* name = lua_tolstring(lua, -1, &length);
+      function->name.assign(name, length);
       have_name = true;
     } else if (EqualsIgnoreCase(key, "description")) {
       if (!lua_isstring(lua, -1)) {
@@ -130,13 +133,16 @@ int RegisterFunction(lua_State* lua) {
     if (lua_type(lua, 2) != LUA_TFUNCTION) {
       return RegisterError(lua, "second argument to redis.register_function must be a function");
     }
-    function->name = lua_tostring(lua, 1);
+    size_t length = 0;
+    const char* name = lua_tolstring(lua, 1, &length);
+    function->name.assign(name, length);
   } else {
     return RegisterError(lua, "wrong number of arguments to redis.register_function");
   }
   if (!ValidScriptName(function->name)) {
+    // Redis words a bad function name with its library-name rule (functionLibCreateFunction).
     return RegisterError(lua,
-                         "Function names can only contain letters, numbers, or underscores(_) and "
+                         "Library names can only contain letters, numbers, or underscores(_) and "
                          "must be at least one character long");
   }
   for (const auto& existing : g_load->library->functions) {
@@ -152,6 +158,12 @@ int RegisterFunction(lua_State* lua) {
 }
 
 }  // namespace
+
+bool FunctionNameLess::operator()(const std::string& a, const std::string& b) const {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return AsciiToLower(x) < AsciiToLower(y);
+  });
+}
 
 FunctionLibraries::FunctionLibraries() { Flush(); }
 
@@ -174,16 +186,22 @@ void FunctionLibraries::Flush() {
   load_env_ref_ = luaL_ref(lua, LUA_REGISTRYINDEX);
 }
 
-std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(
-    std::string_view code, std::string_view replacing,
-    const std::map<std::string, ScriptFunction*>& taken, std::string* error) {
+std::unique_ptr<FunctionLibrary> FunctionLibraries::Build(std::string_view code,
+                                                          std::string_view replacing,
+                                                          const FunctionsByName& taken,
+                                                          std::string* error) {
+  std::string engine;
   std::string name;
   size_t body_offset = 0;
-  if (!ParseLibraryShebang(code, &name, &body_offset, error)) return nullptr;
+  if (!ParseLibraryShebang(code, &engine, &name, &body_offset, error)) return nullptr;
   if (!ValidScriptName(name)) {
     *error =
         "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
         "least one character long";
+    return nullptr;
+  }
+  if (!EqualsIgnoreCase(engine, "lua")) {
+    *error = "ERR Engine '" + engine + "' not found";
     return nullptr;
   }
   if (libraries_.count(name) != 0 && name != replacing) {
@@ -264,11 +282,12 @@ void FunctionLibraries::Remove(std::string_view name) {
 
 bool FunctionLibraries::Load(std::string_view code, bool replace, std::string* name,
                              std::string* error) {
+  std::string engine;
   std::string parsed_name;
   size_t offset = 0;
   std::string ignored;
   std::string_view replacing;
-  if (replace && ParseLibraryShebang(code, &parsed_name, &offset, &ignored)) {
+  if (replace && ParseLibraryShebang(code, &engine, &parsed_name, &offset, &ignored)) {
     replacing = parsed_name;
   }
   std::unique_ptr<FunctionLibrary> library = Build(code, replacing, functions_, error);
@@ -337,10 +356,10 @@ bool FunctionLibraries::Restore(std::string_view payload, RestorePolicy policy,
     codes.push_back(std::move(code));
   }
   // Build everything first: a failure leaves the current libraries as they are.
-  std::map<std::string, ScriptFunction*> taken;
+  FunctionsByName taken;
   if (policy != RestorePolicy::kFlush) taken = functions_;
   std::vector<std::unique_ptr<FunctionLibrary>> built;
-  std::map<std::string, ScriptFunction*> incoming;
+  FunctionsByName incoming;
   auto fail = [&](const std::string& message) {
     for (const auto& library : built) {
       for (const auto& function : library->functions) vm_->Release(function->handle);
@@ -349,11 +368,12 @@ bool FunctionLibraries::Restore(std::string_view payload, RestorePolicy policy,
     return false;
   };
   for (const std::string& code : codes) {
+    std::string engine;
     std::string name;
     size_t offset = 0;
     std::string parse_error;
     std::string_view replacing;
-    if (ParseLibraryShebang(code, &name, &offset, &parse_error) &&
+    if (ParseLibraryShebang(code, &engine, &name, &offset, &parse_error) &&
         (policy == RestorePolicy::kFlush ||
          (policy == RestorePolicy::kReplace && libraries_.count(name) != 0))) {
       replacing = name;

@@ -36,6 +36,13 @@ struct FunctionLibrary {
   std::vector<std::unique_ptr<ScriptFunction>> functions;  // in registration order
 };
 
+// Function names are one namespace across libraries, compared without case as Redis does
+// (FCALL TEST finds test); library names keep their case.
+struct FunctionNameLess {
+  bool operator()(const std::string& a, const std::string& b) const;
+};
+using FunctionsByName = std::map<std::string, ScriptFunction*, FunctionNameLess>;
+
 class FunctionLibraries {
  public:
   FunctionLibraries();
@@ -76,14 +83,13 @@ class FunctionLibraries {
   // Compiles and runs code into a new library without adding it; checks names against the
   // libraries that stay (all but the one named replacing).
   std::unique_ptr<FunctionLibrary> Build(std::string_view code, std::string_view replacing,
-                                         const std::map<std::string, ScriptFunction*>& taken,
-                                         std::string* error);
+                                         const FunctionsByName& taken, std::string* error);
   void Add(std::unique_ptr<FunctionLibrary> library);
   void Remove(std::string_view name);
 
   std::unique_ptr<LuaVm> vm_;
   std::map<std::string, std::unique_ptr<FunctionLibrary>, std::less<>> libraries_;
-  std::map<std::string, ScriptFunction*> functions_;
+  FunctionsByName functions_;
   int load_env_ref_ = 0;  // the environment library code runs in while it loads
 };
 

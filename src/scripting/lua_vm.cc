@@ -226,6 +226,28 @@ int SetMetatableFunction(lua_State* lua) {
   return 1;
 }
 
+// getmetatable answers for the read-only tables as Redis's patched Lua does, where they are
+// plain tables with a read-only flag: nil for the library tables, and for the globals the
+// read-only table Redis protects them with (kept in the registry by InstallGlobalsProxy).
+int GetMetatableFunction(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  if (IsProxy(lua, 1)) {
+    lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.globals");
+    if (lua_rawequal(lua, 1, -1)) {
+      lua_getfield(lua, LUA_REGISTRYINDEX, "goblin.globals.metatable");
+    } else {
+      lua_pushnil(lua);
+    }
+    return 1;
+  }
+  if (!lua_getmetatable(lua, 1)) {
+    lua_pushnil(lua);
+    return 1;
+  }
+  luaL_getmetafield(lua, 1, "__metatable");
+  return 1;
+}
+
 int RawGetFunction(lua_State* lua) {
   luaL_checktype(lua, 1, LUA_TTABLE);
   luaL_checkany(lua, 2);
@@ -361,6 +383,8 @@ void LuaVm::OpenLibraries() {
   lua_setglobal(lua_, "rawset");
   lua_pushcfunction(lua_, SetMetatableFunction);
   lua_setglobal(lua_, "setmetatable");
+  lua_pushcfunction(lua_, GetMetatableFunction);
+  lua_setglobal(lua_, "getmetatable");
   lua_newtable(lua_);  // goblin.proxies, weak: a dropped proxy does not keep its table
   lua_newtable(lua_);
   lua_pushliteral(lua_, "k");
@@ -432,6 +456,16 @@ void LuaVm::InstallGlobalsProxy() {
   lua_pushvalue(lua_, -1);
   lua_setfield(lua_, LUA_GLOBALSINDEX, "_G");  // the backing table's _G names the proxy
   lua_replace(lua_, LUA_GLOBALSINDEX);
+  lua_pushvalue(lua_, LUA_GLOBALSINDEX);
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "goblin.globals");
+
+  // What getmetatable(_G) answers, read-only: Redis's globals metatable, whose __index raises
+  // the nonexistent-global error.
+  lua_newtable(lua_);
+  lua_pushcfunction(lua_, NonexistentGlobal);
+  lua_setfield(lua_, -2, "__index");
+  ProtectTableOnTop();
+  lua_setfield(lua_, LUA_REGISTRYINDEX, "goblin.globals.metatable");
 }
 
 void LuaVm::ProtectStringMetatable() {
@@ -621,9 +655,11 @@ bool PushBulkBody(std::string_view data, size_t* pos, int64_t length, std::strin
 
 bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type, int64_t count,
                    int depth) {
+  // Maps and sets grow from empty tables, as Redis builds them: a presized table would lay
+  // out the same keys in another order, and a script walking it with pairs sees that order.
   if (type == '%') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    lua_newtable(lua);
     for (int64_t i = 0; i < count; ++i) {
       if (!PushElement(lua, data, pos, depth + 1)) return false;
       if (!PushElement(lua, data, pos, depth + 1)) return false;
@@ -634,7 +670,7 @@ bool PushAggregate(lua_State* lua, std::string_view data, size_t* pos, char type
   }
   if (type == '~') {
     lua_createtable(lua, 0, 1);
-    lua_createtable(lua, 0, static_cast<int>(std::min<int64_t>(count, 1 << 20)));
+    lua_newtable(lua);
     for (int64_t i = 0; i < count; ++i) {
       if (!PushElement(lua, data, pos, depth + 1)) return false;
       lua_pushboolean(lua, 1);

@@ -9,7 +9,9 @@
 //     error ("Attempt to modify a readonly table"). The library tables are proxies the same
 //     way, and so is the metatable all strings share. The backing table can be switched
 //     (FUNCTION LOAD runs library code against a table whose `redis` holds only
-//     register_function and the logging API).
+//     register_function and the logging API). getmetatable answers for the proxies as Redis's
+//     read-only flag would: nil for a library table, and for the globals a read-only table
+//     whose __index raises the nonexistent-global error.
 //  3. Chunks are source text: the interpreter (deps/lua) never loads bytecode, and each EVAL
 //     body is compiled alone and kept in the registry, never in the globals.
 //  4. math.random and math.randomseed use rand48 and are reseeded with 0 before every call,

@@ -234,8 +234,9 @@ void InstallRedisLibrary(LuaVm* vm) {
   SetVmFunction(lua, vm, "sha1hex", Sha1HexFunction);
   SetVmFunction(lua, vm, "setresp", SetResp);
   SetVmFunction(lua, vm, "set_repl", SetRepl);
-  SetVmFunction(lua, vm, "replicate_commands", ReplicateCommands);
+  // EVAL's own: functions always replicate their effects and have no debugger.
   if (vm->purpose() == LuaVm::Purpose::kEval) {
+    SetVmFunction(lua, vm, "replicate_commands", ReplicateCommands);
     SetVmFunction(lua, vm, "breakpoint", Breakpoint);
     SetVmFunction(lua, vm, "debug", Debug);
   }

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/ascii.h"
+#include "resp/request_parser.h"
 
 namespace goblin {
 namespace {
@@ -20,17 +21,27 @@ constexpr FlagName kFlagNames[] = {
     {kScriptAllowCrossSlot, "allow-cross-slot-keys"},
 };
 
-// Splits the shebang line (without "#!") into its space-separated words.
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> words;
+// Splits the shebang line into its words as Redis does (sdssplitargs: blanks separate them,
+// quotes group and escape), so `name="lib"` names the library lib. False on unbalanced quotes.
+bool Words(std::string_view line, std::vector<std::string>* words) {
+  return SplitInlineArgs(line, words) && !words->empty();
+}
+
+// The comma-separated flags of `flags=`: none when the list is empty, and an empty name
+// wherever two commas meet or one ends the list (an unknown flag, as on Redis).
+std::vector<std::string_view> FlagList(std::string_view list) {
+  std::vector<std::string_view> names;
+  if (list.empty()) return names;
   size_t start = 0;
-  while (start < line.size()) {
-    size_t end = line.find(' ', start);
-    if (end == std::string_view::npos) end = line.size();
-    if (end > start) words.push_back(line.substr(start, end - start));
+  while (true) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) {
+      names.push_back(list.substr(start));
+      return names;
+    }
+    names.push_back(list.substr(start, end - start));
     start = end + 1;
   }
-  return words;
 }
 
 }  // namespace
@@ -62,73 +73,66 @@ bool ParseEvalShebang(std::string_view script, uint32_t* flags, size_t* body_off
     *error = "ERR Invalid script shebang";
     return false;
   }
-  std::vector<std::string_view> words = Words(script.substr(0, newline));
-  if (words.empty() || words[0] != "#!lua") {
-    *error = "ERR Unexpected engine in script shebang: " +
-             std::string(words.empty() ? std::string_view() : words[0]);
+  std::vector<std::string> words;
+  if (!Words(script.substr(0, newline), &words)) {
+    *error = "ERR Invalid engine in script shebang";
+    return false;
+  }
+  if (words[0] != "#!lua") {
+    *error = "ERR Unexpected engine in script shebang: " + words[0];
     return false;
   }
   *flags = 0;
   for (size_t i = 1; i < words.size(); ++i) {
-    if (!words[i].starts_with("flags=")) {
-      *error = "ERR Unknown lua shebang option: " + std::string(words[i]);
+    std::string_view word = words[i];
+    if (!word.starts_with("flags=")) {
+      *error = "ERR Unknown lua shebang option: " + words[i];
       return false;
     }
-    std::string_view list = words[i].substr(6);
-    size_t start = 0;
-    while (start < list.size()) {
-      size_t end = list.find(',', start);
-      if (end == std::string_view::npos) end = list.size();
-      std::string_view name = list.substr(start, end - start);
+    for (std::string_view name : FlagList(word.substr(6))) {
       uint32_t flag = ScriptFlagByName(name);
       if (flag == 0) {
         *error = "ERR Unexpected flag in script shebang: " + std::string(name);
         return false;
       }
       *flags |= flag;
-      start = end + 1;
     }
   }
   *body_offset = newline;
   return true;
 }
 
-bool ParseLibraryShebang(std::string_view code, std::string* name, size_t* body_offset,
-                         std::string* error) {
+bool ParseLibraryShebang(std::string_view code, std::string* engine, std::string* name,
+                         size_t* body_offset, std::string* error) {
   if (!code.starts_with("#!")) {
     *error = "ERR Missing library metadata";
     return false;
   }
   size_t newline = code.find('\n');
-  if (newline == std::string_view::npos) {
+  std::vector<std::string> words;
+  if (newline == std::string_view::npos || !Words(code.substr(0, newline), &words)) {
     *error = "ERR Invalid library metadata";
     return false;
   }
-  std::string_view line = code.substr(0, newline);
-  // As Redis splits it: the first word is the engine after "#!", so "#! name=x" names the
+  // As Redis reads it: the engine is the first word after "#!", so "#! name=x" names the
   // library of engine "".
-  std::vector<std::string_view> words = Words(line);
-  words[0].remove_prefix(2);
+  *engine = words[0].size() < 2 ? std::string() : words[0].substr(2);
   name->clear();
   bool named = false;
   for (size_t i = 1; i < words.size(); ++i) {
-    if (!words[i].starts_with("name=")) {
-      *error = "ERR Invalid metadata value given: " + std::string(words[i]);
+    if (!EqualsIgnoreCase(std::string_view(words[i]).substr(0, 5), "name=")) {
+      *error = "ERR Invalid metadata value given: " + words[i];
       return false;
     }
     if (named) {
       *error = "ERR Invalid metadata value, name argument was given multiple times";
       return false;
     }
-    *name = std::string(words[i].substr(5));
+    *name = words[i].substr(5);
     named = true;
   }
   if (!named) {
     *error = "ERR Library name was not given";
-    return false;
-  }
-  if (!EqualsIgnoreCase(words[0], "lua")) {
-    *error = "ERR Engine '" + std::string(words[0]) + "' not found";
     return false;
   }
   *body_offset = newline;

@@ -35,9 +35,10 @@ uint32_t ScriptFlagByName(std::string_view name);
 bool ParseEvalShebang(std::string_view script, uint32_t* flags, size_t* body_offset,
                       std::string* error);
 
-// Reads the metadata line of a function library: its engine must be lua, name= is required.
-bool ParseLibraryShebang(std::string_view code, std::string* name, size_t* body_offset,
-                         std::string* error);
+// Reads the metadata line of a function library: *engine is the word after "#!" (the caller
+// checks it after the name, in Redis's order), name= is required.
+bool ParseLibraryShebang(std::string_view code, std::string* engine, std::string* name,
+                         size_t* body_offset, std::string* error);
 
 // Library and function names: letters, digits and underscores, at least one.
 bool ValidScriptName(std::string_view name);

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "core/ascii.h"
+#include "scripting/script_flags.h"
 #include "server/crash_report.h"
 #include "server/cycle_clock.h"
 #include "server/errors.h"
@@ -140,12 +141,25 @@ const Command* Server::LookUpCommand(const std::vector<std::string_view>& argv,
 Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Command& command,
                                                  const std::vector<std::string_view>& argv) const {
   AdmissionFlags flags{command.flags, ~command.flags};
-  // Redis's EVAL, EVALSHA and FCALL carry may-replicate (hidden from COMMAND) unless the
-  // script declares no-writes.
-  if (!(command.flags & kCmdReadonly) && (command.flags & kCmdNoscript) &&
-      scripts->MayWrite(command.name, argv)) {
-    flags.any |= kCmdMayReplicate;
-    flags.lacking &= ~kCmdMayReplicate;
+  if ((command.flags & kCmdNoscript) && ScriptRunner::RunsScript(command.name)) {
+    // EVAL, EVALSHA, FCALL and their _RO forms: a script that declares its flags is admitted by
+    // them, as Redis's scriptFlagsToCmdFlags reads them (a write without no-writes, deny-oom
+    // without allow-oom or no-writes, stale only with allow-stale). One without a shebang, or
+    // not known yet, keeps the command's flags and may-replicate (hidden from COMMAND) unless it
+    // is a _RO form; its checks come as it runs.
+    const uint32_t script_flags = scripts->DeclaredFlags(command.name, argv);
+    if (!(script_flags & kScriptCompatMode)) {
+      constexpr uint32_t kDeclared = kCmdWrite | kCmdDenyOom | kCmdStale | kCmdMayReplicate;
+      uint32_t declared = 0;
+      if (!(script_flags & kScriptNoWrites)) declared |= kCmdWrite;
+      if (!(script_flags & (kScriptNoWrites | kScriptAllowOom))) declared |= kCmdDenyOom;
+      if (script_flags & kScriptAllowStale) declared |= kCmdStale;
+      flags.any = (flags.any & ~kDeclared) | declared;
+      flags.lacking = (flags.lacking & ~kDeclared) | (kDeclared & ~declared);
+    } else if (!(command.flags & kCmdReadonly)) {
+      flags.any |= kCmdMayReplicate;
+      flags.lacking &= ~kCmdMayReplicate;
+    }
   }
   if (client.in_multi && command.name == "exec") {
     flags.any |= client.queued_flags;

@@ -268,7 +268,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     libraries = stats.libraries;
   }
   if (!ok || !LoadFunctionLibraries(libraries, path, error)) {
-    server_.FlushAll();
+    if (!keep_on_load_) server_.FlushAll();
     return false;
   }
   return true;
@@ -306,13 +306,13 @@ std::vector<std::string_view> Persistence::FunctionLibraries() const {
 bool Persistence::LoadFunctionLibraries(const std::vector<std::string>& libraries,
                                         const std::string& path, std::string* error) {
   goblin::FunctionLibraries& functions = server_.scripts->functions;
-  functions.Flush();
+  if (!keep_on_load_) functions.Flush();
   for (const std::string& code : libraries) {
     std::string name;
     std::string load_error;
-    if (!functions.Load(code, false, &name, &load_error)) {
+    if (!functions.Load(code, merge_on_load_, &name, &load_error)) {
       *error = path + ": a function library does not load: " + load_error;
-      functions.Flush();
+      if (!keep_on_load_) functions.Flush();
       return false;
     }
   }
@@ -512,8 +512,10 @@ std::string Persistence::DebugReload(bool save, bool flush, bool merge) {
   serve_while_loading_ = false;
   // Without MERGE a key of the file already present fails the load (Redis panics there).
   merge_on_load_ = merge;
+  keep_on_load_ = !flush;
   const bool ok = LoadSnapshot(SnapshotPath(), &missing, &error);
   merge_on_load_ = false;
+  keep_on_load_ = false;
   serve_while_loading_ = true;
   if (!ok) {
     FinishLoading();

@@ -91,8 +91,9 @@ class Persistence : public EffectConsumer {
   bool WriteFilteredRdb(const std::string& path, bool functions, std::string* error) const;
   bool child_running() const { return child_kind_ != ChildKind::kNone; }
   bool replication_child_running() const { return child_kind_ == ChildKind::kReplication; }
-  // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save (unless !save), empty the keyspace (unless
-  // !flush), load the snapshot file back, its keys replacing those present when merge.
+  // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save (unless !save), empty the keyspace and the
+  // function libraries (unless !flush), load the snapshot file back, its keys and libraries
+  // replacing those present when merge.
   // Returns "" or the error reply text.
   std::string DebugReload(bool save, bool flush, bool merge);
   // DEBUG LOADAOF: the log's pending writes reach the file, the keyspace is emptied and the
@@ -162,7 +163,8 @@ class Persistence : public EffectConsumer {
   std::vector<const class Database*> Databases() const;
   // The function libraries' code, saved with the keyspace.
   std::vector<std::string_view> FunctionLibraries() const;
-  // Replaces the function libraries with those a snapshot held.
+  // Replaces the function libraries with those a snapshot held (adds them to those present
+  // while a DEBUG RELOAD NOFLUSH loads).
   bool LoadFunctionLibraries(const std::vector<std::string>& libraries, const std::string& path,
                              std::string* error);
   // Loads a Goblin snapshot or an RDB file (told apart by its first bytes). log_base: the file
@@ -170,6 +172,9 @@ class Persistence : public EffectConsumer {
   bool LoadSnapshot(const std::string& path, bool* missing, std::string* error,
                     bool log_base = false);
   bool merge_on_load_ = false;  // DEBUG RELOAD MERGE, while it loads
+  // DEBUG RELOAD NOFLUSH, while it loads: the libraries present stay (a library of the file
+  // with the same name fails the load unless MERGE), and a failed load empties nothing.
+  bool keep_on_load_ = false;
   void LogRdbLoaded(const RdbLoadStats& stats, bool log_base) const;
   bool LoadLog(bool* missing, std::string* error);
   bool ReplayLogFile(const std::string& path, bool last, std::string* error);

@@ -40,6 +40,12 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   if (config.maxmemory > 0 && caller.is_connection()) {
     out_of_memory = server_.evictor.Perform() == Evictor::Result::kFail;
   }
+  if (compat && caller.is_connection() && ServingStale()) {
+    // EVAL lets any script through on a stale replica, for those that declare allow-stale; one
+    // without a shebang is refused here as a command would be.
+    ctx.reply.Error(errors::kMasterDown);
+    return;
+  }
   if (!compat) {
     // A script that declared its flags is checked before it runs, as a command would be.
     if (out_of_memory && writes && !(script.flags & kScriptAllowOom)) {
@@ -104,25 +110,34 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
   server_.effects.set_targets(kToAll);
 }
 
-bool ScriptRunner::MayWrite(std::string_view command,
-                            std::span<const std::string_view> argv) const {
-  if (command != "eval" && command != "evalsha" && command != "fcall") return false;
-  if (argv.size() < 2) return true;
+uint32_t ScriptRunner::DeclaredFlags(std::string_view command,
+                                     std::span<const std::string_view> argv) const {
+  if (argv.size() < 2) return kScriptCompatMode;
   uint32_t flags = kScriptCompatMode;
-  if (command == "eval") {
+  if (command == "eval" || command == "eval_ro") {
     size_t body_offset;
     std::string error;
-    if (!ParseEvalShebang(argv[1], &flags, &body_offset, &error)) return true;
-  } else if (command == "evalsha") {
+    if (!ParseEvalShebang(argv[1], &flags, &body_offset, &error)) return kScriptCompatMode;
+  } else if (command == "evalsha" || command == "evalsha_ro") {
     const EvalScript* script = eval.Find(argv[1]);
-    if (script == nullptr) return true;
-    flags = script->flags;
-  } else if (command == "fcall") {
+    if (script != nullptr) flags = script->flags;
+  } else if (command == "fcall" || command == "fcall_ro") {
     const ScriptFunction* function = functions.FindFunction(argv[1]);
-    if (function == nullptr) return true;
-    flags = function->flags;
+    if (function != nullptr) flags = function->flags;
   }
-  return (flags & kScriptCompatMode) || !(flags & kScriptNoWrites);
+  return flags;
+}
+
+bool ScriptRunner::RunsScript(std::string_view command) {
+  for (std::string_view name : {"eval", "evalsha", "fcall", "eval_ro", "evalsha_ro", "fcall_ro"}) {
+    if (command == name) return true;
+  }
+  return false;
+}
+
+bool ScriptRunner::ServingStale() const {
+  return server_.master_link->is_replica() && !server_.config.replica_serve_stale_data &&
+         !server_.master_link->connected();
 }
 
 std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const Command** found) {
@@ -137,6 +152,11 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
   }
   if ((command->flags & kCmdNoscript) && !server_.script_disable_deny_script) {
     return "ERR This Redis command is not allowed from script";
+  }
+  // Only a script flagged allow-stale gets this far on a stale replica; it may still run only
+  // the commands a stale replica serves.
+  if (!(command->flags & kCmdStale) && caller_->is_connection() && ServingStale()) {
+    return "ERR Can not execute the command on a stale replica";
   }
   if (client_.user != nullptr && !client_.user->unrestricted()) {
     std::string refusal = server_.AclRefusal(client_, *command, argv_, acl::LogContext::kLua);
@@ -169,6 +189,10 @@ void ScriptRunner::Call(std::span<const std::string_view> argv, int resp, std::s
   const Command* command = nullptr;
   argv_.assign(argv.begin(), argv.end());
   if (std::string refusal = Refusal(argv, &command); !refusal.empty()) {
+    // A refused call is counted as a refused command is, whether the script raises the error
+    // (redis.call) or keeps it (redis.pcall); the script's own error reply is not counted again.
+    server_.CountError(refusal);
+    if (command != nullptr) ++command->stats.rejected_calls;
     OutputBuffer error;
     ReplyBuilder(&error).Error(refusal);
     *reply = error.ToString();

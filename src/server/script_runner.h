@@ -49,10 +49,12 @@ class ScriptRunner : private ScriptHost {
   // appends its reply.
   void Run(CommandContext& ctx, const Script& script);
 
-  // Whether the call argv of EVAL, EVALSHA or FCALL (`command`) may write, as Redis's
-  // getCommandFlags reads it before the call: a script without a shebang, an unknown script or
-  // function, or one that does not declare no-writes may. CLIENT PAUSE WRITE holds those.
-  bool MayWrite(std::string_view command, std::span<const std::string_view> argv) const;
+  // The flags of the script the call argv of EVAL, EVALSHA or FCALL (or their _RO forms) names,
+  // read before the call as Redis's getCommandFlags reads them: kScriptCompatMode for a script
+  // without a shebang, an unknown one or a bad shebang.
+  uint32_t DeclaredFlags(std::string_view command, std::span<const std::string_view> argv) const;
+  // EVAL, EVALSHA, FCALL or one of their _RO forms.
+  static bool RunsScript(std::string_view command);
 
   bool running() const { return caller_ != nullptr; }
   // The client whose EVAL or FCALL is running, or null.
@@ -87,6 +89,8 @@ class ScriptRunner : private ScriptHost {
   // The script-specific refusal of a command redis.call was given ("" when it may run);
   // *command is its row.
   std::string Refusal(std::span<const std::string_view> argv, const Command** command);
+  // A replica whose link is down, with replica-serve-stale-data no.
+  bool ServingStale() const;
 
   Server& server_;
   Client client_;

@@ -215,8 +215,11 @@ std::vector<Client*> Server::ClientsById() {
 
 void Server::CountError(std::string_view error_text) {
   ++stats.total_error_replies;
-  size_t space = error_text.find(' ');
-  std::string prefix(error_text.substr(0, space));
+  // The code is the first word when a space ends it within Redis's 32 bytes of "-CODE ", else
+  // ERR (a script's {err = 'oops'} counts as ERR).
+  const size_t space = error_text.substr(0, 31).find(' ');
+  std::string prefix(space == std::string_view::npos ? std::string_view("ERR")
+                                                     : error_text.substr(0, space));
   // Keep errorstats bounded as Redis does (128 distinct prefixes).
   if (stats.error_counts.size() < 128 || stats.error_counts.count(prefix)) {
     ++stats.error_counts[prefix];

@@ -258,7 +258,7 @@ class Server : private KeyspaceEvents {
   // reply.
   std::string ApplyConfigChanges(const std::vector<ConfigChange>& changes);
 
-  // Records an error reply for INFO errorstats (the prefix is the first word).
+  // Records an error reply for INFO errorstats (the prefix is the first word, or ERR).
   void CountError(std::string_view error_text);
 
   // Publishes keyspace event `event` of class `type` (server/keyspace_notify.h) for key in
@@ -493,8 +493,8 @@ class Server : private KeyspaceEvents {
     uint32_t any;
     uint32_t lacking;
   };
-  // The command's flags, with what a script adds (ScriptRunner::MayWrite: may replicate) and,
-  // for EXEC, what the queued commands add.
+  // The command's flags, with what a script's declared flags make of them (or may-replicate for
+  // one without a shebang) and, for EXEC, what the queued commands add.
   AdmissionFlags FlagsForAdmission(const Client& client, const Command& command,
                                    const std::vector<std::string_view>& argv) const;
   // Why client may not run the call argv of command now, in Redis's order (dispatch.cc); ""

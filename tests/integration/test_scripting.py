@@ -381,14 +381,6 @@ def test_time_stands_still_inside_a_script(r):
     assert first == second
 
 
-@pytest.mark.redis72
-def test_a_bad_function_name_is_reported_as_a_function_name(r):
-    with pytest.raises(redis.exceptions.ResponseError) as info:
-        r.execute_command("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('bad name', function() end)")
-    assert str(info.value) == ("Error registering functions: ERR Function names can only contain letters, "
-                               "numbers, or underscores(_) and must be at least one character long")
-
-
 @pytest.mark.goblin
 def test_script_debug_answers_as_a_server_without_the_debugger(raw):
     assert raw.call("SCRIPT", "DEBUG", "NO").raw == b"+OK\r\n"

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "core/crc64.h"
+#include "fake_script_host.h"
 #include "persist/rdb_string.h"
 #include "resp/reply_builder.h"
 #include "scripting/eval_scripts.h"
 #include "scripting/function_libraries.h"
 #include "scripting/script_flags.h"
-#include "fake_script_host.h"
 
 namespace goblin {
 namespace {
@@ -92,7 +92,12 @@ TEST_F(LuaVmTest, GlobalsAreReadOnlyAndUnknownNamesAreErrors) {
   }
   EXPECT_EQ(Run("local n = 0 for k in pairs(string) do n = n + 1 end return n > 10"), ":1\r\n");
   EXPECT_EQ(Run("return rawget(string, 'rep') ~= nil"), ":1\r\n");
-  EXPECT_EQ(Run("return getmetatable(_G)"), "$-1\r\n");  // the metatable is hidden
+  // getmetatable answers as Redis's read-only flag would: a read-only table for the globals,
+  // nil for a library table.
+  EXPECT_EQ(Run("return {type(getmetatable(_G)), tostring(getmetatable(redis))}"),
+            "*2\r\n$5\r\ntable\r\n$3\r\nnil\r\n");
+  EXPECT_NE(Run("getmetatable(_G).__index = {}").find("Attempt to modify a readonly table"),
+            std::string::npos);
   // A script's writes to its own locals and tables are its own; the next script starts clean.
   EXPECT_EQ(Run("local t = {} t.x = 1 return t.x"), ":1\r\n");
 }
@@ -276,11 +281,25 @@ TEST(ScriptFlagsTest, EvalShebangs) {
   EXPECT_EQ(error, "ERR Unexpected flag in script shebang: nope");
   EXPECT_FALSE(ParseEvalShebang("#!lua", &flags, &offset, &error));
   EXPECT_EQ(error, "ERR Invalid script shebang");
+  // Split as sdssplitargs splits: quotes group, and a line that does not split is refused.
+  ASSERT_TRUE(ParseEvalShebang("#!lua flags=\"no-writes\"\nreturn 1", &flags, &offset, &error));
+  EXPECT_EQ(flags, kScriptNoWrites);
+  EXPECT_FALSE(ParseEvalShebang("#!lua \"flags=no-writes\nx", &flags, &offset, &error));
+  EXPECT_EQ(error, "ERR Invalid engine in script shebang");
+  EXPECT_FALSE(ParseEvalShebang("#!lua flags=no-writes,\nx", &flags, &offset, &error));
+  EXPECT_EQ(error, "ERR Unexpected flag in script shebang: ");
+  std::string engine;
   std::string name;
-  EXPECT_TRUE(ParseLibraryShebang("#!lua name=mylib\n", &name, &offset, &error));
+  EXPECT_TRUE(ParseLibraryShebang("#!lua name=mylib\n", &engine, &name, &offset, &error));
+  EXPECT_EQ(engine, "lua");
   EXPECT_EQ(name, "mylib");
-  EXPECT_FALSE(ParseLibraryShebang("#!lua\n", &name, &offset, &error));
+  EXPECT_TRUE(ParseLibraryShebang("#!LUA NAME='my lib'\n", &engine, &name, &offset, &error));
+  EXPECT_EQ(engine, "LUA");
+  EXPECT_EQ(name, "my lib");
+  EXPECT_FALSE(ParseLibraryShebang("#!lua\n", &engine, &name, &offset, &error));
   EXPECT_EQ(error, "ERR Library name was not given");
+  EXPECT_FALSE(ParseLibraryShebang("#!lua name=\"x\n", &engine, &name, &offset, &error));
+  EXPECT_EQ(error, "ERR Invalid library metadata");
   EXPECT_TRUE(ValidScriptName("a_9"));
   EXPECT_FALSE(ValidScriptName("a-9"));
   EXPECT_FALSE(ValidScriptName(""));
