@@ -253,9 +253,10 @@ class RdbFileReader {
       dbs_[db_]->Prefetch(pending.key);
       if (++ring_size_ == kAhead && !StoreOldest()) return false;
     }
-    SleepPerKey(options_.key_load_delay_us);
-    if (options_.progress && (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes ||
-                              options_.key_load_delay_us != 0)) {
+    const int64_t delay = options_.key_load_delay_us ? *options_.key_load_delay_us : 0;
+    SleepPerKey(delay);
+    if (options_.progress &&
+        (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes || delay != 0)) {
       if (!Flush()) return false;
       if (!options_.progress(pos_, keys_seen_)) {
         return Fail(pos_, "loading interrupted by a shutdown");

@@ -55,8 +55,9 @@ struct RdbLoadOptions {
   int64_t now_ms = 0;
   // Skip keys whose deadline is before now_ms (false for an append-only file's base).
   bool skip_expired = true;
-  // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h).
-  int64_t key_load_delay_us = 0;
+  // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h), read before each key
+  // so that a CONFIG SET during the load takes effect at once, as in Redis. Null: none.
+  const int64_t* key_load_delay_us = nullptr;
   // DEBUG SET-SKIP-CHECKSUM-VALIDATION 1: the file's CRC-64 is not compared with its bytes.
   bool verify_checksum = true;
   // DEBUG RELOAD MERGE: a key already in the database is replaced by the file's (else the

@@ -224,7 +224,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     options.now_ms = server_.NowMs();
     // Redis loads an append-only file's base whole: its deadlines pass through the log.
     options.skip_expired = !log_base;
-    options.key_load_delay_us = server_.config.key_load_delay;
+    options.key_load_delay_us = &server_.config.key_load_delay;
     options.verify_checksum = !server_.skip_checksum_validation;
     options.replace_existing = merge_on_load_;
     options.progress = progress;
@@ -254,7 +254,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   } else {
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     loader.set_replace_existing(merge_on_load_);
-    ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
+    ok = loader.Load(dbs, server_.NowMs(), progress, &server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
     loaded_replication_ = ok ? stats.replication : SavedReplication();
     if (ok) {
