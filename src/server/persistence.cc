@@ -496,6 +496,13 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
   return "";
 }
 
+void Persistence::StopSnapshotChild() {
+  if (child_kind_ != ChildKind::kSnapshot && child_kind_ != ChildKind::kReplication) return;
+  LogNotice("Killing the background saving child " + std::to_string(child_pid_) +
+            ": its keyspace was flushed");
+  KillChild();
+}
+
 bool Persistence::StartReplicationSnapshot(const SyncSnapshotTarget& target, std::string* error) {
   sync_target_ = target;
   return StartChild(ChildKind::kReplication, target.path, error);

@@ -75,6 +75,9 @@ class Persistence : public EffectConsumer {
   std::string Save();
   // BGSAVE [SCHEDULE]: "" when started (or scheduled), else the error reply text.
   std::string BackgroundSave(bool schedule, bool* scheduled);
+  // FLUSHALL: a snapshot child (BGSAVE's or a full sync's) is writing a keyspace that is gone;
+  // as Redis, it is stopped (a BGSAVE's status stays ok; replicas waiting for it sync again).
+  void StopSnapshotChild();
   // A full sync's snapshot (server/replication.h): a child writes the keyspace to target,
   // whatever snapshot-format says; Replication::SnapshotDone hears when it ends. False with
   // *error when it could not start. REQUIRES: !child_running().
