@@ -401,6 +401,7 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
   Client replay(0, -1, ClientKind::kAofReplay);
   replay.authenticated = true;
   replaying_ = true;
+  server_.effects.Suspend();
   const uint64_t base_bytes = loading_loaded_bytes_;
   uint64_t commands = 0;
   std::vector<std::string_view> argv;
@@ -421,6 +422,7 @@ bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string*
         }
         return true;
       });
+  server_.effects.Resume();
   replaying_ = false;
   replayed_commands_ += commands;
   loading_loaded_bytes_ = base_bytes + data.size();
