@@ -750,18 +750,21 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
     manifest_.Load(dir, server_.config.appendfilename, &ignored);
   }
   if (manifest_.empty()) manifest_ = AofManifest(server_.config.appendfilename);
-  // Writes go on at the end of the newest incremental file (its torn tail, if any, was cut
-  // while loading), or into a new one.
+  // As Redis's aofOpenIfNeededOnServerStart: a log that names a base or an incr file is kept
+  // as it is (no base is written for it, even when it has none); writes go on at the end of
+  // the newest incr file (its torn tail, if any, was cut while loading), or into a new one.
+  const bool keep_log = keyspace_from_log && (manifest_.base() || !manifest_.incrs().empty());
   auto writer = std::make_unique<AofWriter>();
   std::string incr;
-  if (keyspace_from_log && !manifest_.incrs().empty() && manifest_.base()) {
+  const bool reopen = keyspace_from_log && !manifest_.incrs().empty();
+  if (reopen) {
     incr = manifest_.incrs().back().name;
   } else {
     incr = manifest_.NextIncrName();
     manifest_.AddIncr(incr);
   }
   if (!writer->Open(JoinPath(dir, incr), error)) return false;
-  if (!keyspace_from_log || !manifest_.base()) {
+  if (!keep_log) {
     // A fresh log starts from a base holding the keyspace as loaded (empty on a first start:
     // with appendonly yes Redis ignores the snapshot), written here in the foreground.
     const std::string base = manifest_.NextBaseName();
@@ -774,7 +777,10 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
       *error = "cannot record the AOF base in the manifest";
       return false;
     }
+    LogNotice("Creating AOF base file " + base + " on server start");
   }
+  LogNotice(std::string(reopen ? "Opening" : "Creating") + " AOF incr file " + incr +
+            " on server start");
   const std::vector<std::string> replaced = manifest_.TakeHistory();
   if (!manifest_.Persist(dir, error)) return false;
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());
