@@ -59,7 +59,7 @@ struct Loaded {
   explicit Loaded(std::string_view file) {
     goblin::SnapshotLoader loader("fuzz.gsnap", file, goblin::EncodingLimits{});
     std::string error;
-    ok = loader.Load(databases.Pointers(), kNowMs, {}, 0, &error);
+    ok = loader.Load(databases.Pointers(), kNowMs, {}, nullptr, &error);
     FUZZ_CHECK(ok == error.empty());
     if (ok) libraries = loader.stats().libraries;
   }

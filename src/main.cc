@@ -104,8 +104,8 @@ int CheckSnapshot(int argc, char** argv) {
   std::vector<SnapshotSection> sections;
   bool missing = false;
   std::string error;
-  const bool ok = LoadSnapshotFile(path, dbs, EncodingLimits{}, /*now_ms=*/0, nullptr, 0, &stats,
-                                   &sections, &missing, &error);
+  const bool ok = LoadSnapshotFile(path, dbs, EncodingLimits{}, /*now_ms=*/0, nullptr, nullptr,
+                                   &stats, &sections, &missing, &error);
   if (list_sections) {
     for (const SnapshotSection& section : sections) {
       std::printf("section %llu %llu %s\n", static_cast<unsigned long long>(section.offset),
@@ -178,8 +178,8 @@ int ExportRdb(int argc, char** argv) {
     loaded_libraries = std::move(stats.libraries);
   } else {
     SnapshotLoadStats stats;
-    ok = LoadSnapshotFile(input, dbs, EncodingLimitsOf(config), /*now_ms=*/0, nullptr, 0, &stats,
-                          nullptr, &missing, &error);
+    ok = LoadSnapshotFile(input, dbs, EncodingLimitsOf(config), /*now_ms=*/0, nullptr, nullptr,
+                          &stats, nullptr, &missing, &error);
     loaded_libraries = std::move(stats.libraries);
   }
   if (!ok) {

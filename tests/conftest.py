@@ -93,15 +93,16 @@ def raw(server, r):
 
 @pytest.fixture
 def make_server(server_binary):
-    """Factory for servers with custom settings; all of them are stopped at teardown."""
+    """Factory for servers with custom settings; all of them are stopped at teardown. With
+    start=False the server is made but not started (its dir can be prepared first)."""
     made = []
 
-    def make(**kwargs):
+    def make(start: bool = True, **kwargs):
         kwargs.setdefault("name", "goblin-custom")
         binary = kwargs.pop("binary", server_binary)
         srv = ServerProcess(binary, **kwargs)
         made.append(srv)
-        return srv.start()
+        return srv.start() if start else srv
 
     yield make
     errors = []

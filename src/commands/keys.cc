@@ -186,8 +186,10 @@ void FlushallCommand(CommandContext& ctx) {
     MarkDirty(ctx, ctx.server.db(static_cast<int>(i)).size());
   }
   ctx.server.FlushAll();
-  // As Redis: with save rules, the emptied keyspace is saved at once, so a restart does not
-  // bring the old snapshot back; and FLUSHALL always reaches the append-only file.
+  // As Redis: a snapshot being written of the old keyspace is stopped, and with save rules the
+  // emptied keyspace is saved at once, so a restart does not bring the old data back; and
+  // FLUSHALL always reaches the append-only file.
+  ctx.server.persistence->StopSnapshotChild();
   if (!ctx.server.config.save.empty()) ctx.server.persistence->Save();
   MarkDirty(ctx);
   ctx.reply.Ok();

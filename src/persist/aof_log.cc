@@ -611,6 +611,7 @@ AofReplayResult ReplayAof(std::string_view data, const AofExecuteFn& execute) {
     result.status = AofReplayResult::Status::kTruncated;
     result.error_offset = data.size();
     if (in_multi) {
+      result.in_transaction = true;
       result.valid_bytes = multi_offset;
       result.error =
           "Unexpected end of file inside the MULTI at offset " + std::to_string(multi_offset);

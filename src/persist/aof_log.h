@@ -171,8 +171,9 @@ struct AofReplayResult {
   enum class Status { kOk, kTruncated, kCorrupt };
   Status status = Status::kOk;
   uint64_t valid_bytes = 0;
-  uint64_t commands = 0;      // calls to execute that returned true
-  uint64_t error_offset = 0;  // kCorrupt: the bad byte or the failed command; kTruncated: end
+  uint64_t commands = 0;        // calls to execute that returned true
+  uint64_t error_offset = 0;    // kCorrupt: the bad byte or the failed command; kTruncated: end
+  bool in_transaction = false;  // kTruncated: the data ends after a MULTI without its EXEC
   std::string error;
 };
 

@@ -68,9 +68,11 @@ std::string Printable(std::string_view text) {
 
 AofManifest::AofManifest(std::string filename) : filename_(std::move(filename)) {}
 
-bool AofManifest::Parse(std::string_view text, AofManifest* out, std::string* error) {
+bool AofManifest::Parse(std::string_view text, AofManifest* out, std::string* error,
+                        AofManifestRefusal* refusal) {
   if (text.empty()) {
     *error = "Found an empty AOF manifest";
+    if (refusal != nullptr) *refusal = AofManifestRefusal{*error, 0, false, ""};
     return false;
   }
   AofManifest result(out->filename_);
@@ -86,15 +88,26 @@ bool AofManifest::Parse(std::string_view text, AofManifest* out, std::string* er
     if (!raw.empty() && raw[0] == '#') continue;
 
     auto fail = [&](std::string_view headline, std::string_view why) {
+      std::string reason(headline);
+      if (!why.empty()) reason += " (" + std::string(why) + ")";
       *error = std::string(headline) + " at line " + std::to_string(line_number);
       if (!why.empty()) *error += " (" + std::string(why) + ")";
       *error += ": " + Printable(raw);
+      if (refusal != nullptr) {
+        // Redis shows the line only once it has read it whole.
+        const bool whole = terminated && raw.size() <= kMaxLineLength;
+        *refusal = AofManifestRefusal{std::move(reason), line_number, whole,
+                                      whole ? std::string(TrimBlanks(raw)) : std::string()};
+      }
       return false;
     };
     constexpr std::string_view kInvalid = "Invalid AOF manifest file format";
+    // Redis reads a line into a buffer of 1024 bytes: a longer line, or a last line without
+    // its newline, leaves the buffer without one.
+    constexpr std::string_view kTooLong = "The AOF manifest file contains too long line";
 
-    if (!terminated) return fail(kInvalid, "the last line has no newline; truncated?");
-    if (raw.size() > kMaxLineLength) return fail(kInvalid, "line longer than 1023 bytes");
+    if (!terminated) return fail(kTooLong, "the last line has no newline; truncated?");
+    if (raw.size() > kMaxLineLength) return fail(kTooLong, "longer than 1023 bytes");
     if (raw.find('\0') != std::string_view::npos) return fail(kInvalid, "NUL byte in line");
     std::string_view line = TrimBlanks(raw);
     if (line.empty()) return fail(kInvalid, "empty line");
@@ -178,8 +191,8 @@ std::string AofManifest::Serialize() const {
   return out;
 }
 
-bool AofManifest::Load(const std::string& aof_dir, const std::string& filename,
-                       std::string* error) {
+bool AofManifest::Load(const std::string& aof_dir, const std::string& filename, std::string* error,
+                       AofManifestRefusal* refusal) {
   *this = AofManifest(filename);
   error->clear();
   const std::string path = JoinPath(aof_dir, manifest_name());
@@ -192,7 +205,7 @@ bool AofManifest::Load(const std::string& aof_dir, const std::string& filename,
   std::string text;
   if (!ReadWholeFile(path, &text, error)) return false;
   std::string parse_error;
-  if (!Parse(text, this, &parse_error)) {
+  if (!Parse(text, this, &parse_error, refusal)) {
     *error = path + ": " + parse_error;
     return false;
   }

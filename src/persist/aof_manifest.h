@@ -55,6 +55,15 @@
 
 namespace goblin {
 
+// Why Parse refused a manifest, in the pieces Redis logs them: its reason (Redis's text first,
+// e.g. "Invalid AOF manifest file format (empty line)"), and the line it was reading, if any.
+struct AofManifestRefusal {
+  std::string reason;
+  size_t line_number = 0;   // 1-based; 0 when no line was read (an empty manifest)
+  bool line_shown = false;  // false when the line was not read whole (too long, or torn)
+  std::string line;         // blanks trimmed, as read
+};
+
 struct AofFile {
   static constexpr char kBase = 'b';
   static constexpr char kHistory = 'h';
@@ -77,16 +86,20 @@ class AofManifest {
 
   // Replaces out's files and counters with the manifest in text; out->filename() is kept. On
   // error returns false, leaves *out unchanged, and *error names the line and the reason, e.g.
-  // "Invalid AOF manifest file format at line 2: expected key/value pairs, got 5 fields".
-  static bool Parse(std::string_view text, AofManifest* out, std::string* error);
+  // "Invalid AOF manifest file format at line 2: expected key/value pairs, got 5 fields";
+  // *refusal, when given, gets the same in pieces.
+  static bool Parse(std::string_view text, AofManifest* out, std::string* error,
+                    AofManifestRefusal* refusal = nullptr);
 
   // The manifest text: base, then history, then incrs; Parse(Serialize()) gives *this back.
   std::string Serialize() const;
 
   // Reads "<aof_dir>/<filename>.manifest" and sets filename. Returns false with an empty
   // *error when there is no manifest (a fresh start), false with *error set when it cannot be
-  // read or parsed. On any false *this is an empty manifest for filename.
-  bool Load(const std::string& aof_dir, const std::string& filename, std::string* error);
+  // read or parsed (and *refusal, when given, what Parse said). On any false *this is an empty
+  // manifest for filename.
+  bool Load(const std::string& aof_dir, const std::string& filename, std::string* error,
+            AofManifestRefusal* refusal = nullptr);
 
   // Writes the manifest durably (WriteFileAtomically) as "<aof_dir>/<filename>.manifest".
   bool Persist(const std::string& aof_dir, std::string* error) const;

@@ -85,7 +85,8 @@ class RdbFileReader {
   // checksum disagrees with the bytes before it: said beside an error, as a hint that the file
   // was damaged rather than written wrong.
   bool ChecksumContradicts() const {
-    if (stats_->version < kFirstVersionWithChecksum || data_.size() < kMagicBytes + 9) {
+    if (stats_->version < kFirstVersionWithChecksum || data_.size() < kMagicBytes + 9 ||
+        options_.commands_may_follow) {
       return false;
     }
     const size_t crc_at = data_.size() - 8;
@@ -253,9 +254,10 @@ class RdbFileReader {
       dbs_[db_]->Prefetch(pending.key);
       if (++ring_size_ == kAhead && !StoreOldest()) return false;
     }
-    SleepPerKey(options_.key_load_delay_us);
-    if (options_.progress && (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes ||
-                              options_.key_load_delay_us != 0)) {
+    const int64_t delay = options_.key_load_delay_us ? *options_.key_load_delay_us : 0;
+    SleepPerKey(delay);
+    if (options_.progress &&
+        (keys_seen_ % 1024 == 0 || pos_ - at >= kBigRecordBytes || delay != 0)) {
       if (!Flush()) return false;
       if (!options_.progress(pos_, keys_seen_)) {
         return Fail(pos_, "loading interrupted by a shutdown");
@@ -315,7 +317,10 @@ class RdbFileReader {
         stats_->checksum_verified = true;
       }
     }
-    if (pos_ != data_.size()) return Fail(pos_, "bytes after the end of the RDB file");
+    if (pos_ != data_.size() && !options_.commands_may_follow) {
+      return Fail(pos_, "bytes after the end of the RDB file");
+    }
+    stats_->bytes = pos_;
     if (options_.progress && !options_.progress(pos_, keys_seen_)) {
       return Fail(pos_, "loading interrupted by a shutdown");
     }

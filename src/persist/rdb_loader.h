@@ -55,10 +55,14 @@ struct RdbLoadOptions {
   int64_t now_ms = 0;
   // Skip keys whose deadline is before now_ms (false for an append-only file's base).
   bool skip_expired = true;
-  // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h).
-  int64_t key_load_delay_us = 0;
+  // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h), read before each key
+  // so that a CONFIG SET during the load takes effect at once, as in Redis. Null: none.
+  const int64_t* key_load_delay_us = nullptr;
   // DEBUG SET-SKIP-CHECKSUM-VALIDATION 1: the file's CRC-64 is not compared with its bytes.
   bool verify_checksum = true;
+  // An old-style append-only file: commands may follow the RDB part (its "preamble"), which
+  // then ends at stats->bytes rather than at the end of data.
+  bool commands_may_follow = false;
   // DEBUG RELOAD MERGE: a key already in the database is replaced by the file's (else the
   // load fails on it).
   bool replace_existing = false;
@@ -74,7 +78,7 @@ struct RdbLoadStats {
   uint64_t keys_read = 0;     // keys stored
   uint64_t keys_expired = 0;  // skipped because their deadline had passed
   uint64_t keys_empty = 0;    // skipped because their collection was empty
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;         // the RDB part's length (all of data, unless commands_may_follow)
   bool checksum_verified = false;  // false: none in the file (version < 5, or written as 0)
   std::vector<std::pair<std::string, std::string>> aux;  // kOpAux fields, in file order
   std::vector<std::string> libraries;                    // function libraries' code, in file order

@@ -36,7 +36,7 @@ class Loading {
  public:
   Loading(const std::string& file_name, std::string_view data, const EncodingLimits& limits,
           const std::vector<Database*>& dbs, int64_t now_ms,
-          const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
+          const SnapshotLoader::Progress& progress, const int64_t* key_load_delay_us,
           SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections)
       : file_name_(file_name),
         data_(data),
@@ -262,8 +262,9 @@ class Loading {
     while (!reader.done()) {
       if (!ReadKey(reader)) return false;
       ++keys_seen_;
-      SleepPerKey(key_load_delay_us_);
-      if (progress_ && (keys_seen_ % 1024 == 0 || key_load_delay_us_ != 0)) {
+      const int64_t delay = key_load_delay_us_ ? *key_load_delay_us_ : 0;
+      SleepPerKey(delay);
+      if (progress_ && (keys_seen_ % 1024 == 0 || delay != 0)) {
         if (!progress_(reader.offset(), keys_seen_)) return Fail(reader.offset(), kInterrupted);
       }
     }
@@ -347,7 +348,7 @@ class Loading {
   const std::vector<Database*>& dbs_;
   int64_t now_ms_;
   const SnapshotLoader::Progress& progress_;
-  int64_t key_load_delay_us_;
+  const int64_t* key_load_delay_us_;
   SnapshotLoadStats* stats_;
   std::vector<SnapshotSection>* sections_;
 
@@ -394,7 +395,8 @@ const char* SectionKindName(uint8_t kind) {
 }  // namespace snapshot
 
 bool SnapshotLoader::Load(const std::vector<Database*>& dbs, int64_t now_ms,
-                          const Progress& progress, int64_t key_load_delay_us, std::string* error) {
+                          const Progress& progress, const int64_t* key_load_delay_us,
+                          std::string* error) {
   stats_ = SnapshotLoadStats();
   sections_.clear();
   Loading loading(file_name_, data_, limits_, dbs, now_ms, progress, key_load_delay_us, &stats_,
@@ -405,7 +407,7 @@ bool SnapshotLoader::Load(const std::vector<Database*>& dbs, int64_t now_ms,
 
 bool LoadSnapshotFile(const std::string& path, const std::vector<Database*>& dbs,
                       const EncodingLimits& limits, int64_t now_ms,
-                      const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
+                      const SnapshotLoader::Progress& progress, const int64_t* key_load_delay_us,
                       SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections,
                       bool* missing, std::string* error) {
   MappedFile file;

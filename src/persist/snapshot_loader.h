@@ -51,9 +51,10 @@ class SnapshotLoader {
 
   // Adds every key to dbs[index] (dbs.size() is the configured database count; the databases
   // should be empty). Keys whose deadline is at or before now_ms are skipped, as Redis skips
-  // them. key_load_delay_us > 0 sleeps that long per key (Redis's key-load-delay, for tests).
+  // them. *key_load_delay_us, read before each key, is Redis's key-load-delay (SleepPerKey,
+  // file_util.h; for tests); null for none.
   bool Load(const std::vector<Database*>& dbs, int64_t now_ms, const Progress& progress,
-            int64_t key_load_delay_us, std::string* error);
+            const int64_t* key_load_delay_us, std::string* error);
 
   // DEBUG RELOAD MERGE: a key already in a database is replaced by the file's, where it would
   // otherwise fail the load.
@@ -76,7 +77,7 @@ class SnapshotLoader {
 // *missing (and returns false with no error) so startup can tell "no snapshot" from "bad".
 bool LoadSnapshotFile(const std::string& path, const std::vector<Database*>& dbs,
                       const EncodingLimits& limits, int64_t now_ms,
-                      const SnapshotLoader::Progress& progress, int64_t key_load_delay_us,
+                      const SnapshotLoader::Progress& progress, const int64_t* key_load_delay_us,
                       SnapshotLoadStats* stats, std::vector<SnapshotSection>* sections,
                       bool* missing, std::string* error);
 

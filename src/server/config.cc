@@ -869,6 +869,10 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Memory("active-defrag-ignore-bytes", &inert.active_defrag_ignore_bytes, 1, kMaxLong,
                kMutable);
   table.Inert();
+  table.Int("loading-process-events-interval-bytes", &inert.loading_process_events_interval_bytes,
+            1024, kMaxInt, kMutable);
+  table.Inert();
+  table.Hidden();
   for (auto [name, field, mutability] :
        {std::tuple{"server_cpulist", &inert.server_cpulist, kImmutable},
         {"bio_cpulist", &inert.bio_cpulist, kImmutable},

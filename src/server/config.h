@@ -288,6 +288,8 @@ struct Config {
     bool rdb_save_incremental_fsync = true;
     bool aof_disable_auto_gc = false;
     int64_t socket_mark_id = 0;
+    // Redis serves clients every this many bytes of a load; Goblin every 2 ms of it.
+    int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
     std::string ignore_warnings;
     std::string locale_collate;
   } inert;

@@ -67,7 +67,12 @@ class EffectStream {
   void AddConsumer(EffectConsumer* consumer);
   // consumer stops listening; with none left nothing is gathered.
   void RemoveConsumer(EffectConsumer* consumer);
-  bool active() const { return !consumers_.empty(); }
+  bool active() const { return !consumers_.empty() && suspended_ == 0; }
+  // Between Suspend and Resume (they nest) nothing is gathered: the append-only file replayed
+  // inside DEBUG LOADAOF, whose commands must not be logged or replicated again (Redis
+  // propagates nothing while it loads).
+  void Suspend() { ++suspended_; }
+  void Resume() { --suspended_; }
 
   // A command starts; a command started inside another (EXEC's queue) joins its unit.
   void BeginCommand();
@@ -131,6 +136,7 @@ class EffectStream {
   size_t depth_ = 0;              // frames_ in use (frames_ keeps its buffers between units)
   std::vector<Effect> pending_;   // the running unit's effects
   uint8_t targets_ = kToAll;
+  int suspended_ = 0;
   bool unwrapped_ = false;  // the running unit is delivered without MULTI/EXEC
 };
 

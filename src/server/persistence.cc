@@ -20,6 +20,7 @@
 #include "persist/file_util.h"
 #include "persist/rdb_loader.h"
 #include "persist/rdb_writer.h"
+#include "persist/snapshot_format.h"
 #include "persist/snapshot_loader.h"
 #include "persist/snapshot_writer.h"
 #include "server/client.h"
@@ -178,7 +179,9 @@ bool Persistence::LoadAtStartup() {
     return true;
   }
   if (!ok && !missing) {
-    LogWarning("Fatal error loading the " + std::string(what) + ": " + error);
+    // The log's loader has said why already; its last line is the one Redis ends with.
+    LogWarning(loaded_from_log ? error
+                               : "Fatal error loading the " + std::string(what) + ": " + error);
     return false;
   }
   if (!missing) {
@@ -200,7 +203,7 @@ bool Persistence::LoadAtStartup() {
 }
 
 bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::string* error,
-                               bool log_base) {
+                               bool log_base, uint64_t* rdb_end) {
   loading_ = true;
   loading_start_ms_ = server_.NowMs();
   last_progress_log_us_ = SteadyMicros();
@@ -224,9 +227,10 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     options.now_ms = server_.NowMs();
     // Redis loads an append-only file's base whole: its deadlines pass through the log.
     options.skip_expired = !log_base;
-    options.key_load_delay_us = server_.config.key_load_delay;
+    options.key_load_delay_us = &server_.config.key_load_delay;
     options.verify_checksum = !server_.skip_checksum_validation;
     options.replace_existing = merge_on_load_;
+    options.commands_may_follow = rdb_end != nullptr;
     options.progress = progress;
     const AccessClock& clock = server_.access_clock;
     options.key_access = [&](size_t db, std::string_view key, const RdbKeyAccess& access) {
@@ -240,6 +244,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     RdbLoadStats stats;
     ok = LoadRdb(path, file.data(), dbs, options, &stats, error);
     if (ok) LogRdbLoaded(stats, log_base);
+    if (rdb_end != nullptr) *rdb_end = stats.bytes;
     loaded_replication_ = {};
     int64_t offset = -1, db = -1;
     if (ok && !stats.Aux("repl-id").empty() && ParseInt64(stats.Aux("repl-offset"), &offset) &&
@@ -254,8 +259,9 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
   } else {
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     loader.set_replace_existing(merge_on_load_);
-    ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
+    ok = loader.Load(dbs, server_.NowMs(), progress, &server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
+    if (rdb_end != nullptr) *rdb_end = file.data().size();
     loaded_replication_ = ok ? stats.replication : SavedReplication();
     if (ok) {
       LogNotice("Loading Goblin snapshot written by " + stats.creator);
@@ -348,104 +354,230 @@ void Persistence::FinishLoading() {
 bool Persistence::LoadLog(bool* missing, std::string* error) {
   const std::string dir = LogDirectory();
   manifest_ = AofManifest(server_.config.appendfilename);
-  if (!manifest_.Load(dir, server_.config.appendfilename, error)) {
-    if (!error->empty()) {
+  AofManifestRefusal refusal;
+  if (!manifest_.Load(dir, server_.config.appendfilename, error, &refusal) && !error->empty()) {
+    if (!refusal.reason.empty()) {
+      // Redis's lines, which its tests look for.
+      LogWarning("*** FATAL AOF MANIFEST FILE ERROR ***");
+      if (refusal.line_shown) {
+        LogWarning("Reading the manifest file, at line " + std::to_string(refusal.line_number));
+        LogWarning(">>> '" + refusal.line + "'");
+      }
+      LogWarning(*error);
+      *error = refusal.reason;
+    }
+    return false;
+  }
+  if (!MoveSingleFileLogIn(error)) return false;
+  if (!manifest_.base() && manifest_.incrs().empty()) {
+    *missing = true;  // nothing to load: StartLog creates the files
+    return false;
+  }
+  // Every file the manifest names must be there before any is read (Redis sizes them all
+  // first): a log with a file missing is not the data set, whichever file it is.
+  std::vector<std::pair<std::string, uint64_t>> files;  // name, size
+  if (manifest_.base()) files.emplace_back(manifest_.base()->name, 0);
+  for (const AofFile& incr : manifest_.incrs()) files.emplace_back(incr.name, 0);
+  uint64_t total = 0;
+  for (auto& [name, size] : files) {
+    struct stat st {};
+    if (::stat(JoinPath(dir, name).c_str(), &st) != 0) {
+      *error = "Unable to obtain the AOF file " + name + " length. stat: " + std::strerror(errno);
       return false;
     }
-    *missing = true;  // a fresh start: StartLog creates the files
-    return false;
+    size = static_cast<uint64_t>(st.st_size);
+    total += size;
   }
   loading_ = true;
   loading_start_ms_ = server_.NowMs();
-  loading_total_bytes_ = 0;
-  if (manifest_.base()) loading_total_bytes_ += FileSize(JoinPath(dir, manifest_.base()->name));
-  for (const AofFile& incr : manifest_.incrs()) {
-    loading_total_bytes_ += FileSize(JoinPath(dir, incr.name));
-  }
+  loading_total_bytes_ = total;
+  loading_loaded_bytes_ = 0;
   uint64_t loaded_keys = 0, expired_keys = 0;
-  const std::string& base_name = manifest_.base() ? manifest_.base()->name : std::string();
-  if (base_name.ends_with(".aof")) {
-    // A RESP base, as Redis writes with aof-use-rdb-preamble no: replayed like an incr file
-    // (this is how a Redis append-only directory moves to Goblin).
-    if (!ReplayLogFile(JoinPath(dir, base_name), false, error)) return false;
-  } else if (manifest_.base()) {
-    bool base_missing = false;
-    const std::string base = JoinPath(dir, manifest_.base()->name);
-    if (!LoadSnapshot(base, &base_missing, error, /*log_base=*/true)) {
-      if (base_missing) *error = base + ": the manifest names it but it does not exist";
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& [name, size] = files[i];
+    // An empty file holds nothing to load (not even a snapshot's header), as in Redis.
+    if (size == 0) continue;
+    const bool base = i == 0 && manifest_.base();
+    const bool last = i + 1 == files.size();
+    const int64_t start_us = SteadyMicros();
+    const uint64_t before = loading_loaded_bytes_;
+    if (base) {
+      if (!LoadLogBase(name, last, error)) return false;
+      loaded_keys = last_load_keys_loaded_;
+      expired_keys = last_load_keys_expired_;
+      loading_ = true;
+      loading_total_bytes_ = total;
+    } else if (!ReplayLogFile(name, 0, last, error)) {
       return false;
     }
-    loaded_keys = last_load_keys_loaded_;
-    expired_keys = last_load_keys_expired_;
-    loading_ = true;
-  }
-  const std::vector<AofFile>& incrs = manifest_.incrs();
-  for (size_t i = 0; i < incrs.size(); ++i) {
-    if (!ReplayLogFile(JoinPath(dir, incrs[i].name), i + 1 == incrs.size(), error)) return false;
+    loading_loaded_bytes_ = before + size;
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.3f",
+                  static_cast<double>(SteadyMicros() - start_us) / 1e6);
+    LogNotice(std::string("DB loaded from ") + (base ? "base" : "incr") + " file " + name + ": " +
+              seconds + " seconds");
   }
   last_load_keys_loaded_ = loaded_keys;
   last_load_keys_expired_ = expired_keys;
   return true;
 }
 
-bool Persistence::ReplayLogFile(const std::string& path, bool last, std::string* error) {
-  std::string data;
-  if (!ReadWholeFile(path, &data, error)) {
-    if (errno == ENOENT || FileSize(path) == 0) {
-      // Redis tolerates a missing or empty last incr file (it may not have been written yet).
-      if (last) return true;
-    }
-    *error = path + ": " + *error;
+bool Persistence::MoveSingleFileLogIn(std::string* error) {
+  const std::string& name = server_.config.appendfilename;
+  const std::string old_path = JoinPath(server_.config.dir, name);
+  const std::string dir = LogDirectory();
+  const std::string new_path = JoinPath(dir, name);
+  struct stat st {};
+  if (::stat(old_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
+  // As Redis 7: when the directory is missing, or names no base and no incr file, or names
+  // only a base called like the old file that is not in it yet (an upgrade that stopped
+  // between writing the manifest and moving the file).
+  const bool dir_exists = ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  const bool no_log = !manifest_.base() && manifest_.incrs().empty();
+  const bool interrupted = manifest_.base() && manifest_.incrs().empty() &&
+                           manifest_.base()->name == name && ::stat(new_path.c_str(), &st) != 0;
+  if (dir_exists && !no_log && !interrupted) return true;
+  if (!CreateDirectoryIfMissing(dir, error)) {
+    *error = "Can't open or create append-only dir " + server_.config.appenddirname + ": " + *error;
     return false;
   }
+  // The manifest first: a crash before the move leaves the "interrupted" layout above.
+  AofManifest upgraded(name);
+  upgraded.FinishRewrite(name, "");
+  if (!upgraded.Persist(dir, error)) return false;
+  if (::rename(old_path.c_str(), new_path.c_str()) != 0) {
+    *error = "Error trying to move the old AOF file " + name + " into dir " +
+             server_.config.appenddirname + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!FsyncDirectory(dir, error) || !FsyncDirectory(server_.config.dir, error)) return false;
+  manifest_ = std::move(upgraded);
+  LogNotice("Successfully migrated an old-style AOF file (" + name + ") into the AOF directory (" +
+            server_.config.appenddirname + ").");
+  return true;
+}
+
+bool Persistence::LoadLogBase(const std::string& name, bool last, std::string* error) {
+  const std::string path = JoinPath(LogDirectory(), name);
+  std::string head;
+  {
+    MappedFile file;
+    bool absent = false;
+    if (!file.Open(path, &absent, error)) {
+      *error = "Fatal error: can't open the append log file " + name + " for reading: " + *error;
+      return false;
+    }
+    head = std::string(file.data().substr(0, snapshot::kMagic.size()));
+  }
+  if (!IsRdbFile(head) && head != snapshot::kMagic) {
+    // Commands, as Redis writes with aof-use-rdb-preamble no: replayed like an incr file (this
+    // is how a Redis append-only directory, or a pre-7.0 log, moves to Goblin).
+    return ReplayLogFile(name, 0, last, error);
+  }
+  // A pre-7.0 log (named as the log itself) may go on with commands after its RDB part.
+  const bool old_style = IsRdbFile(head) && name == server_.config.appendfilename;
+  if (IsRdbFile(head)) {
+    LogNotice(old_style ? "Reading RDB preamble from AOF file..."
+                        : "Reading RDB base file on AOF loading...");
+  }
+  bool absent = false;
+  uint64_t rdb_end = 0;
+  if (!LoadSnapshot(path, &absent, error, /*log_base=*/true, old_style ? &rdb_end : nullptr)) {
+    LogWarning(*error);
+    *error = (old_style ? "Error reading the RDB preamble of the AOF file "
+                        : "Error reading the RDB base file ") +
+             name + ", AOF loading aborted";
+    return false;
+  }
+  if (!old_style) return true;
+  LogNotice("Reading the remaining AOF tail...");
+  loading_ = true;
+  return ReplayLogFile(name, rdb_end, last, error);
+}
+
+bool Persistence::ReplayLogFile(const std::string& name, uint64_t offset, bool last,
+                                std::string* error) {
+  const std::string path = JoinPath(LogDirectory(), name);
+  std::string file;
+  if (!ReadWholeFile(path, &file, error)) {
+    *error = "Fatal error: can't open the append log file " + name + " for reading: " + *error;
+    return false;
+  }
+  const std::string_view data =
+      std::string_view(file).substr(std::min<size_t>(offset, file.size()));
   Client replay(0, -1, ClientKind::kAofReplay);
   replay.authenticated = true;
   replaying_ = true;
+  server_.effects.Suspend();
   const uint64_t base_bytes = loading_loaded_bytes_;
   uint64_t commands = 0;
+  bool unknown_command = false;
   std::vector<std::string_view> argv;
   const AofReplayResult result =
       ReplayAof(data, [&](std::span<const std::string_view> command, std::string* what) {
         if (server_.commands.Find(command[0]) == nullptr) {
-          *what = "unknown command '" + std::string(command[0]) + "'";
+          *what = "Unknown command '" + std::string(command[0]) +
+                  "' reading the append only file " + name;
+          unknown_command = true;
           return false;
         }
         argv.assign(command.begin(), command.end());
         server_.Dispatch(replay, argv);
         replay.output.clear();
-        if (++commands % 1024 == 0) {
-          if (!ServeWhileLoading(base_bytes, loading_total_bytes_, loading_keys_)) {
+        if (server_.config.key_load_delay != 0) SleepPerKey(server_.config.key_load_delay);
+        if (++commands % 1024 == 0 || server_.config.key_load_delay != 0) {
+          if (!ServeWhileLoading(base_bytes + offset, loading_total_bytes_, loading_keys_)) {
             *what = "loading interrupted by a shutdown";
             return false;
           }
         }
         return true;
       });
+  server_.effects.Resume();
   replaying_ = false;
   replayed_commands_ += commands;
-  loading_loaded_bytes_ = base_bytes + data.size();
+  loading_loaded_bytes_ = base_bytes + file.size();
+  const uint64_t valid_bytes = offset + result.valid_bytes;
   switch (result.status) {
     case AofReplayResult::Status::kOk:
       return true;
     case AofReplayResult::Status::kTruncated:
-      if (last && server_.config.aof_load_truncated) {
-        LogWarning("!!! Warning: short read while loading the AOF file " + path + "!!! (offset " +
-                   std::to_string(result.valid_bytes) +
-                   "). AOF loaded anyway because aof-load-truncated is enabled; the torn " +
-                   "command was dropped and the file truncated to its complete prefix");
-        if (truncate(path.c_str(), static_cast<off_t>(result.valid_bytes)) != 0) {
-          *error = path + ": cannot truncate the torn tail: " + std::strerror(errno);
+      // Redis's lines, in its order.
+      if (result.in_transaction) {
+        LogWarning("Revert incomplete MULTI/EXEC transaction in AOF file " + name);
+      }
+      if (server_.config.aof_load_truncated) {
+        LogWarning("!!! Warning: short read while loading the AOF file " + name + "!!!");
+        if (!last) {
+          // Redis would cut it, then refuse it anyway; the file is left as it is.
+          *error = "Fatal error: the truncated file is not the last file";
           return false;
         }
-        return true;
+        LogWarning("!!! Truncating the AOF " + name + " at offset " + std::to_string(valid_bytes) +
+                   " !!!");
+        if (truncate(path.c_str(), static_cast<off_t>(valid_bytes)) != 0) {
+          LogWarning("Error truncating the AOF file " + name + ": " + std::strerror(errno));
+        } else {
+          LogWarning("AOF " + name + " loaded anyway because aof-load-truncated is enabled");
+          return true;
+        }
       }
-      *error = path + ": offset " + std::to_string(result.valid_bytes) +
-               ": unexpected end of file" +
-               (last ? " (set aof-load-truncated yes to load the complete prefix)"
-                     : " in a file that is not the last one");
+      LogWarning(name + ": offset " + std::to_string(valid_bytes) + ": " + result.error);
+      *error = "Unexpected end of file reading the append only file " + name +
+               ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix "
+               "<filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' "
+               "configuration option to yes and restart the server.";
       return false;
     case AofReplayResult::Status::kCorrupt:
-      *error = path + ": offset " + std::to_string(result.error_offset) + ": " + result.error;
+      if (unknown_command || result.error == "loading interrupted by a shutdown") {
+        *error = result.error;
+        return false;
+      }
+      LogWarning(name + ": offset " + std::to_string(offset + result.error_offset) + ": " +
+                 result.error);
+      *error = "Bad file format reading the append only file " + name +
+               ": make a backup of your AOF file, then use ./redis-check-aof --fix "
+               "<filename.manifest>";
       return false;
   }
   return false;
@@ -494,6 +626,13 @@ std::string Persistence::BackgroundSave(bool schedule, bool* scheduled) {
     return "ERR " + error;
   }
   return "";
+}
+
+void Persistence::StopSnapshotChild() {
+  if (child_kind_ != ChildKind::kSnapshot && child_kind_ != ChildKind::kReplication) return;
+  LogNotice("Killing the background saving child " + std::to_string(child_pid_) +
+            ": its keyspace was flushed");
+  KillChild();
 }
 
 bool Persistence::StartReplicationSnapshot(const SyncSnapshotTarget& target, std::string* error) {
@@ -743,18 +882,21 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
     manifest_.Load(dir, server_.config.appendfilename, &ignored);
   }
   if (manifest_.empty()) manifest_ = AofManifest(server_.config.appendfilename);
-  // Writes go on at the end of the newest incremental file (its torn tail, if any, was cut
-  // while loading), or into a new one.
+  // As Redis's aofOpenIfNeededOnServerStart: a log that names a base or an incr file is kept
+  // as it is (no base is written for it, even when it has none); writes go on at the end of
+  // the newest incr file (its torn tail, if any, was cut while loading), or into a new one.
+  const bool keep_log = keyspace_from_log && (manifest_.base() || !manifest_.incrs().empty());
   auto writer = std::make_unique<AofWriter>();
   std::string incr;
-  if (keyspace_from_log && !manifest_.incrs().empty() && manifest_.base()) {
+  const bool reopen = keyspace_from_log && !manifest_.incrs().empty();
+  if (reopen) {
     incr = manifest_.incrs().back().name;
   } else {
     incr = manifest_.NextIncrName();
     manifest_.AddIncr(incr);
   }
   if (!writer->Open(JoinPath(dir, incr), error)) return false;
-  if (!keyspace_from_log || !manifest_.base()) {
+  if (!keep_log) {
     // A fresh log starts from a base holding the keyspace as loaded (empty on a first start:
     // with appendonly yes Redis ignores the snapshot), written here in the foreground.
     const std::string base = manifest_.NextBaseName();
@@ -767,7 +909,10 @@ bool Persistence::StartLog(bool keyspace_from_log, std::string* error) {
       *error = "cannot record the AOF base in the manifest";
       return false;
     }
+    LogNotice("Creating AOF base file " + base + " on server start");
   }
+  LogNotice(std::string(reopen ? "Opening" : "Creating") + " AOF incr file " + incr +
+            " on server start");
   const std::vector<std::string> replaced = manifest_.TakeHistory();
   if (!manifest_.Persist(dir, error)) return false;
   for (const std::string& old : replaced) unlink(JoinPath(dir, old).c_str());

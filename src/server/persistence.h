@@ -75,6 +75,9 @@ class Persistence : public EffectConsumer {
   std::string Save();
   // BGSAVE [SCHEDULE]: "" when started (or scheduled), else the error reply text.
   std::string BackgroundSave(bool schedule, bool* scheduled);
+  // FLUSHALL: a snapshot child (BGSAVE's or a full sync's) is writing a keyspace that is gone;
+  // as Redis, it is stopped (a BGSAVE's status stays ok; replicas waiting for it sync again).
+  void StopSnapshotChild();
   // A full sync's snapshot (server/replication.h): a child writes the keyspace to target,
   // whatever snapshot-format says; Replication::SnapshotDone hears when it ends. False with
   // *error when it could not start. REQUIRES: !child_running().
@@ -168,16 +171,28 @@ class Persistence : public EffectConsumer {
   bool LoadFunctionLibraries(const std::vector<std::string>& libraries, const std::string& path,
                              std::string* error);
   // Loads a Goblin snapshot or an RDB file (told apart by its first bytes). log_base: the file
-  // is an append-only file's base.
+  // is an append-only file's base. rdb_end, when given, lets commands follow an RDB file (an
+  // old-style append-only file's preamble) and gets the offset where the RDB part ended.
   bool LoadSnapshot(const std::string& path, bool* missing, std::string* error,
-                    bool log_base = false);
+                    bool log_base = false, uint64_t* rdb_end = nullptr);
   bool merge_on_load_ = false;  // DEBUG RELOAD MERGE, while it loads
   // DEBUG RELOAD NOFLUSH, while it loads: the libraries present stay (a library of the file
   // with the same name fails the load unless MERGE), and a failed load empties nothing.
   bool keep_on_load_ = false;
   void LogRdbLoaded(const RdbLoadStats& stats, bool log_base) const;
+  // Loads the files the manifest names, as Redis's loadAppendOnlyFiles does: every file must
+  // exist before any is read; *missing when there is no log to load. A failure is logged
+  // as it happens; *error is its last line.
   bool LoadLog(bool* missing, std::string* error);
-  bool ReplayLogFile(const std::string& path, bool last, std::string* error);
+  // Redis 7's upgrade of a pre-7.0 log, <dir>/<appendfilename>, into the AOF directory as the
+  // base of a new manifest (see the definition for when).
+  bool MoveSingleFileLogIn(std::string* error);
+  // A base: an RDB file (and the commands after it, in an old-style file), a Goblin snapshot,
+  // or commands.
+  bool LoadLogBase(const std::string& name, bool last, std::string* error);
+  // Replays the commands of the file from offset on. last: the file is the log's last, whose
+  // torn tail aof-load-truncated may cut.
+  bool ReplayLogFile(const std::string& name, uint64_t offset, bool last, std::string* error);
   // Serves clients (-LOADING) now and then; false when a shutdown asks the load to stop.
   bool ServeWhileLoading(uint64_t bytes_done, uint64_t total_bytes, uint64_t keys);
   void FinishLoading();

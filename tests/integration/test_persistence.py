@@ -570,6 +570,104 @@ def test_bgsave_while_one_runs_is_refused(make_server):
         assert conn.call("DBSIZE").value == 20000
 
 
+def child_pids(srv: ServerProcess) -> list[int]:
+    """The server's child processes (a save's or a rewrite's), from /proc."""
+    path = f"/proc/{srv.proc.pid}/task/{srv.proc.pid}/children"
+    return [int(pid) for pid in open(path).read().split()]
+
+
+def kill_the_child(srv: ServerProcess):
+    (pid,) = wait_for(lambda: child_pids(srv), timeout=30, what="the server's child")
+    os.kill(pid, 9)
+
+
+SLOW_KEYS = 200                 # with rdb-key-save-delay 1000000: a save that never ends by itself
+MISCONF = ("MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+           "disk. Commands that may modify the data set are disabled, because this instance is configured "
+           "to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). "
+           "Please check the Redis logs for details about the RDB error.")
+
+
+def test_a_slow_bgsave_refuses_others_then_fails_when_its_child_is_killed(start_either):
+    srv = start_either(**{"save": "3600 1000000"})
+    with srv.raw() as conn:
+        assert conn.call("DEBUG", "POPULATE", SLOW_KEYS).raw == ok
+        # A second a key: the child runs until it is killed.
+        assert conn.call("CONFIG", "SET", "rdb-key-save-delay", 1_000_000).raw == ok
+        assert conn.call("BGSAVE").raw == BGSAVE_STARTED
+        assert conn.call("CONFIG", "SET", "rdb-key-save-delay", 0).raw == ok
+        for cmd in (("BGSAVE",), ("BGSAVE", "SCHEDULE"), ("SAVE",)):
+            assert conn.call(*cmd).raw == BGSAVE_RUNNING, cmd
+        assert conn.call("BGREWRITEAOF").raw == b"+Background append only file rewriting scheduled\r\n"
+        f = persistence_info(conn)
+        assert (f["rdb_bgsave_in_progress"], f["aof_rewrite_scheduled"], f["aof_rewrite_in_progress"]) == (
+            "1", "1", "0")
+        assert int(f["rdb_current_bgsave_time_sec"]) >= 0
+        kill_the_child(srv)
+        wait_for(lambda: persistence_info(conn)["rdb_bgsave_in_progress"] == "0", timeout=30,
+                 what="the killed save reaped")
+        assert persistence_info(conn)["rdb_last_bgsave_status"] == "err"
+        # The rewrite that waited runs now.
+        wait_aof_rewrite_done(conn)
+        assert int(persistence_info(conn)["aof_rewrites"]) == 1
+        # Save rules and a failed save: writes are refused until a save succeeds.
+        assert conn.call("SET", "k", "v").error_text == MISCONF
+        assert conn.call("GET", "key:1").value == b"value:1"
+        assert conn.call("BGSAVE").raw == BGSAVE_STARTED
+        wait_bgsave_done(conn)
+        assert conn.call("SET", "k", "v").raw == ok
+    assert os.path.exists(snapshot_path(srv))
+
+
+@pytest.mark.parametrize("rules", ["", "3600 1000000"])
+def test_flushall_stops_a_running_bgsave(start_either, rules):
+    # The snapshot being written is of the data set FLUSHALL empties: Redis kills its child, so that
+    # it never replaces dump.rdb with the old keys; with save rules the empty data set is saved.
+    srv = start_either(save=rules)
+    with srv.raw() as conn:
+        assert conn.call("DEBUG", "POPULATE", SLOW_KEYS).raw == ok
+        assert conn.call("CONFIG", "SET", "rdb-key-save-delay", 1_000_000).raw == ok
+        assert conn.call("BGSAVE").raw == BGSAVE_STARTED
+        assert conn.call("CONFIG", "SET", "rdb-key-save-delay", 0).raw == ok
+        wait_for(lambda: child_pids(srv), timeout=30, what="the saving child")
+        assert conn.call("FLUSHALL").raw == ok
+        wait_for(lambda: persistence_info(conn)["rdb_bgsave_in_progress"] == "0" and not child_pids(srv),
+                 timeout=30, what="the save stopped")
+        assert persistence_info(conn)["rdb_last_bgsave_status"] == "ok"
+        # No temporary file is left behind.
+        wait_for(lambda: not [n for n in os.listdir(srv.dir) if "tmp" in n or n.startswith("temp-")],
+                 timeout=30, what="the temporary file removed")
+        assert os.path.exists(snapshot_path(srv)) == bool(rules)
+    restart(srv)
+    with srv.raw() as conn:
+        assert conn.call("DBSIZE").value == 0
+
+
+def test_key_load_delay_serves_loading_until_it_is_lifted(start_either):
+    srv = start_either(rdbcompression="no")   # about a kilobyte a key in the file, too
+    with srv.raw() as conn:
+        assert conn.call("DEBUG", "POPULATE", 1000, "key", 1024).raw == ok
+        assert conn.call("SAVE").raw == ok
+    size = os.path.getsize(snapshot_path(srv))
+    # A tenth of a second a key, clients served after every key (about a kilobyte each): the load
+    # lasts until CONFIG SET lifts the delay, which takes effect at the next key.
+    srv.options.update({"key-load-delay": "100000", "loading-process-events-interval-bytes": "1024"})
+    srv.restart()
+    with srv.raw() as conn:
+        def loading_reply():
+            reply = conn.call("GET", "key:1")
+            return reply.raw if reply.is_error else None
+        assert wait_for(loading_reply, timeout=30, what="a -LOADING reply") == (
+            b"-LOADING Redis is loading the dataset in memory\r\n")
+        f = persistence_info(conn)
+        assert f["loading"] == "1" and int(f["loading_total_bytes"]) == size
+        assert 0 <= int(f["loading_loaded_bytes"]) < size
+        assert conn.call("CONFIG", "SET", "key-load-delay", 0).raw == ok
+        wait_for(lambda: persistence_info(conn)["loading"] == "0", timeout=60, what="the load to end")
+        assert conn.call("DBSIZE").value == 1000
+        assert conn.call("GET", "key:1").value.startswith(b"value:1")
+
+
 def test_save_rule_saves_by_itself(make_server):
     srv = make_server(options={"save": "1 1"})
     path = snapshot_path(srv)

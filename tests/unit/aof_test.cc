@@ -159,9 +159,9 @@ TEST(AofManifestTest, RejectsEveryMalformedManifest) {
       {"", "Found an empty AOF manifest"},
       {"\n", "Invalid AOF manifest file format at line 1 (empty line)"},
       {" \t \r\n", "Invalid AOF manifest file format at line 1 (empty line)"},
-      {"file a seq 1 type b", "at line 1 (the last line has no newline"},
+      {"file a seq 1 type b", "too long line at line 1 (the last line has no newline"},
       {"file a seq 1 type b\nfile b seq 1 type i",
-       "Invalid AOF manifest file format at line 2 (the last line has no newline"},
+       "The AOF manifest file contains too long line at line 2 (the last line has no newline"},
       {"file a seq 1 type\n", "at line 1 (expected key/value pairs file, seq and type; got 5"},
       {"file a seq 1\n", "at line 1 (expected key/value pairs file, seq and type; got 4"},
       {"file a seq 1 type b x\n", "got 7 fields"},
@@ -190,7 +190,8 @@ TEST(AofManifestTest, RejectsEveryMalformedManifest) {
       {"file \"a\"b seq 1 type b\n", "at line 1 (unbalanced quotes)"},
       {"file 'a seq 1 type b\n", "at line 1 (unbalanced quotes)"},
       {"file a\0b seq 1 type b\n"s, "at line 1 (NUL byte in line)"},
-      {"file " + long_name + " seq 1 type i\n", "at line 1 (line longer than 1023 bytes)"},
+      {"file " + long_name + " seq 1 type i\n",
+       "contains too long line at line 1 (longer than 1023 bytes)"},
       // Short as read, too long as written back (each byte quoted as \xff): found by the
       // aof_manifest fuzz target, whose corpus keeps the input.
       {"file \"" + std::string(300, '\xff') + "\" seq 1 type i\n",
@@ -210,6 +211,29 @@ TEST(AofManifestTest, RejectsEveryMalformedManifest) {
     EXPECT_EQ(manifest.Serialize(), "file untouched seq 1 type i\n");
     EXPECT_EQ(manifest.filename(), "keep.aof");
   }
+}
+
+TEST(AofManifestTest, RefusalNamesTheLineAsRedisShowsIt) {
+  AofManifest manifest;
+  std::string error;
+  AofManifestRefusal refusal;
+  EXPECT_FALSE(AofManifest::Parse("file a seq 1 type b\n  filx b seq 2 type i \r\n", &manifest,
+                                  &error, &refusal));
+  EXPECT_EQ(refusal.reason, "Invalid AOF manifest file format (missing key \"file\")");
+  EXPECT_EQ(refusal.line_number, 2u);
+  EXPECT_TRUE(refusal.line_shown);
+  EXPECT_EQ(refusal.line, "filx b seq 2 type i");
+
+  // Redis never holds a line it could not read whole: it shows none.
+  EXPECT_FALSE(AofManifest::Parse("file a seq 1 type b\n" + std::string(2000, 'x') + "\n",
+                                  &manifest, &error, &refusal));
+  EXPECT_EQ(refusal.line_number, 2u);
+  EXPECT_FALSE(refusal.line_shown);
+  EXPECT_EQ(refusal.reason.rfind("The AOF manifest file contains too long line", 0), 0u);
+  EXPECT_FALSE(AofManifest::Parse("", &manifest, &error, &refusal));
+  EXPECT_EQ(refusal.reason, "Found an empty AOF manifest");
+  EXPECT_EQ(refusal.line_number, 0u);
+  EXPECT_FALSE(refusal.line_shown);
 }
 
 TEST(AofManifestTest, ALineOf1023BytesIsAccepted) {

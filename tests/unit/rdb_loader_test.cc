@@ -102,6 +102,22 @@ TEST(RdbLoader, AuxDatabasesAndExpiries) {
   EXPECT_EQ(dbs[0].size(), 2u);
 }
 
+TEST(RdbLoader, CommandsMayFollowAnOldStyleAofPreamble) {
+  const std::string rdb = File(Op(rdb::kTypeString) + Str("k") + Str("v"));
+  const std::string tail = "*1\r\n$4\r\nPING\r\n";
+  Databases dbs;
+  EXPECT_FALSE(Load(rdb + tail, dbs).ok);  // a plain RDB file ends at its checksum
+
+  RdbLoadOptions options;
+  options.commands_may_follow = true;
+  Databases preamble;
+  const Loaded loaded = Load(rdb + tail, preamble, options);
+  ASSERT_TRUE(loaded.ok) << loaded.error;
+  EXPECT_EQ(loaded.stats.bytes, rdb.size());
+  EXPECT_TRUE(loaded.stats.checksum_verified);
+  EXPECT_EQ(StringAt(preamble[0], "k"), "v");
+}
+
 TEST(RdbLoader, ExpiredKeysAreSkippedUnlessTheFileIsAnAofBase) {
   const std::string body = Op(rdb::kOpExpireTimeMs) + Le(1000, 8) + Op(rdb::kTypeString) +
                            Str("old") + Str("x") + Op(rdb::kOpExpireTimeMs) + Le(3000, 8) +

@@ -618,7 +618,7 @@ LoadResult Load(const std::string& name, std::string_view data, std::vector<Data
                 const EncodingLimits& limits = EncodingLimits{}) {
   SnapshotLoader loader(name, data, limits);
   LoadResult result;
-  result.ok = loader.Load(Pointers(*dbs), kNowMs, nullptr, 0, &result.error);
+  result.ok = loader.Load(Pointers(*dbs), kNowMs, nullptr, nullptr, &result.error);
   result.stats = loader.stats();
   result.sections = loader.sections();
   return result;
@@ -713,8 +713,9 @@ TEST(SnapshotRoundTrip, SnapshotRandomKeyspacesMatchModel) {
       result = Load(file.path(), bytes, &loaded);
     } else {
       bool missing = true;
-      result.ok = LoadSnapshotFile(file.path(), Pointers(loaded), EncodingLimits{}, kNowMs, nullptr,
-                                   0, &result.stats, &result.sections, &missing, &result.error);
+      result.ok =
+          LoadSnapshotFile(file.path(), Pointers(loaded), EncodingLimits{}, kNowMs, nullptr,
+                           nullptr, &result.stats, &result.sections, &missing, &result.error);
       EXPECT_FALSE(missing);
     }
     ASSERT_TRUE(result.ok) << result.error;
