@@ -16,7 +16,6 @@
 #include "keyspace/database.h"
 #include "server/memory_stats.h"
 
-
 namespace goblin {
 namespace {
 
@@ -68,6 +67,9 @@ void ExpectSameKeys(const Database& db, const Model& model) {
     ASSERT_EQ(listed, keys) << "slot " << slot;
   }
 }
+
+// The per-slot figures in keyspace/slot_tables.h assume a one-segment table of 48 bytes.
+static_assert(sizeof(SlotTables::Table) <= 48);
 
 TEST(DatabaseSlotsTest, EmptyAndEnable) {
   Database db;
