@@ -8,6 +8,11 @@
 // Total about 7.7 B/key at every N (measured 7.70-7.84 from 100K to 2M keys), against 9-18 B
 // for a power-of-two table of 8-byte slots.
 //
+// The object itself is 48 bytes and a table of one segment holds, besides its buckets, one
+// 16-byte directory entry: the state of a directory resize and the segments' depth histogram
+// are allocated only while there is more than one segment. So a keyspace can afford many small
+// tables: in cluster mode it keeps one per hash slot (keyspace/slot_tables.h).
+//
 // Shape: extendible hashing. A directory of 2^depth entries, indexed by the top `depth` bits of
 // the 64-bit hash, points at segments; a segment owns the keys whose hash starts with its
 // `local depth`-bit prefix and is a small open-addressing table of 64-byte buckets.
@@ -81,6 +86,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
@@ -194,6 +200,9 @@ struct DirEntry {
 // the old one chunk by chunk: a few chunks per Insert/Erase (Step), and at once any chunk about
 // to be written (Mutable); until then, reads of a chunk go to the old array. Both arrays hold
 // the same segments, so only writes need care: they all go to the new array.
+//
+// The resize's own state lives on the heap while a resize is in progress, so an idle directory
+// is 24 bytes: a keyspace in cluster mode keeps one table per hash slot, 16384 of them.
 class Directory {
  public:
   static constexpr uint32_t kChunkBits = 6;      // 64 entries, 1 KB
@@ -216,35 +225,35 @@ class Directory {
   bool allocated() const { return entries_ != nullptr; }
   uint32_t depth() const { return depth_; }
   size_t size() const { return size_t{1} << depth_; }
-  bool resizing() const { return old_ != nullptr; }
+  bool resizing() const { return resize_ != nullptr; }
 
   const DirEntry& Get(size_t i) const {
-    if (old_ == nullptr || Filled(i >> chunk_bits_)) return entries_[i];
-    return old_[Source(i)];
+    if (resize_ == nullptr || Filled(i >> chunk_bits_)) return entries_[i];
+    return resize_->old[Source(i)];
   }
   DirEntry& Mutable(size_t i) {
-    if (old_ != nullptr && !Filled(i >> chunk_bits_)) Fill(i >> chunk_bits_);
+    if (resize_ != nullptr && !Filled(i >> chunk_bits_)) Fill(i >> chunk_bits_);
     return entries_[i];
   }
 
   // A directory of 2^depth entries. REQUIRES: !allocated().
   void Init(uint32_t depth = 0) {
-    depth_ = depth;
+    depth_ = static_cast<uint8_t>(depth);
     entries_ = new DirEntry[size()]();
   }
 
   // Starts moving to 2^depth entries (depth = depth() +- 1); reads and writes use the new
   // depth from now on. REQUIRES: !resizing(); when shrinking, no segment is deeper than depth.
   void StartResize(uint32_t depth) {
-    assert(!resizing() && (depth == depth_ + 1 || depth + 1 == depth_));
-    old_ = entries_;
-    old_depth_ = depth_;
-    depth_ = depth;
+    assert(!resizing() && (depth == depth_ + 1u || depth + 1u == depth_));
+    resize_ = std::make_unique<Resize>();
+    resize_->old = entries_;
+    resize_->old_depth = depth_;
+    depth_ = static_cast<uint8_t>(depth);
     entries_ = new DirEntry[size()];
     size_t chunks = ((size() - 1) >> chunk_bits_) + 1;
-    filled_.assign((chunks + 63) / 64, 0);
-    unfilled_ = chunks;
-    next_chunk_ = 0;
+    resize_->filled.assign((chunks + 63) / 64, 0);
+    resize_->unfilled = chunks;
     if (size() <= at_once_entries_) Finish();
   }
 
@@ -252,78 +261,81 @@ class Directory {
   void Step() { Step(step_chunks_); }
 
   void Finish() {
-    while (old_ != nullptr) Step(1);
+    while (resize_ != nullptr) Step(1);
   }
 
   // Tests shrink these to keep resizes in progress as long as possible. REQUIRES: !resizing().
   void SetResizeParameters(size_t step_chunks, uint32_t chunk_bits, size_t at_once_entries) {
     assert(!resizing());
-    step_chunks_ = step_chunks;
-    chunk_bits_ = chunk_bits;
-    at_once_entries_ = at_once_entries;
+    step_chunks_ = static_cast<uint16_t>(step_chunks);
+    chunk_bits_ = static_cast<uint8_t>(chunk_bits);
+    at_once_entries_ = static_cast<uint32_t>(at_once_entries);
   }
 
   size_t AllocatedBytes() const {
     size_t bytes = entries_ == nullptr ? 0 : sizeof(DirEntry) << depth_;
-    if (old_ != nullptr) bytes += (sizeof(DirEntry) << old_depth_) + filled_.capacity() * 8;
+    if (resize_ != nullptr) {
+      bytes += sizeof(Resize) + (sizeof(DirEntry) << resize_->old_depth) +
+               resize_->filled.capacity() * 8;
+    }
     return bytes;
   }
 
   void Release() {
     delete[] entries_;
-    delete[] old_;
-    entries_ = old_ = nullptr;
-    depth_ = old_depth_ = 0;
-    filled_ = std::vector<uint64_t>();
+    if (resize_ != nullptr) delete[] resize_->old;
+    entries_ = nullptr;
+    resize_.reset();
+    depth_ = 0;
   }
 
  private:
+  // A resize in progress.
+  struct Resize {
+    DirEntry* old = nullptr;  // the previous array, 2^old_depth entries
+    uint32_t old_depth = 0;
+    std::vector<uint64_t> filled;  // one bit per chunk of entries_
+    size_t unfilled = 0;
+    size_t next_chunk = 0;  // chunks before it are all filled
+  };
+
   void Step(size_t chunks) {
-    for (size_t n = 0; n < chunks && old_ != nullptr; ++n) {
-      while (Filled(next_chunk_)) ++next_chunk_;  // Chunks before next_chunk_ are all filled.
-      Fill(next_chunk_);
+    for (size_t n = 0; n < chunks && resize_ != nullptr; ++n) {
+      while (Filled(resize_->next_chunk)) ++resize_->next_chunk;
+      Fill(resize_->next_chunk);
     }
   }
 
-  bool Filled(size_t chunk) const { return (filled_[chunk >> 6] >> (chunk & 63)) & 1; }
+  bool Filled(size_t chunk) const { return (resize_->filled[chunk >> 6] >> (chunk & 63)) & 1; }
   // Entry i of the new array is a copy of this entry of the old one.
-  size_t Source(size_t i) const { return depth_ > old_depth_ ? i >> 1 : i << 1; }
+  size_t Source(size_t i) const { return depth_ > resize_->old_depth ? i >> 1 : i << 1; }
 
   void Fill(size_t chunk) {
     size_t first = chunk << chunk_bits_;
     size_t last = std::min(first + (size_t{1} << chunk_bits_), size());
-    for (size_t i = first; i < last; ++i) entries_[i] = old_[Source(i)];
-    filled_[chunk >> 6] |= uint64_t{1} << (chunk & 63);
-    if (--unfilled_ == 0) {
-      delete[] old_;
-      old_ = nullptr;
-      filled_ = std::vector<uint64_t>();
+    for (size_t i = first; i < last; ++i) entries_[i] = resize_->old[Source(i)];
+    resize_->filled[chunk >> 6] |= uint64_t{1} << (chunk & 63);
+    if (--resize_->unfilled == 0) {
+      delete[] resize_->old;
+      resize_.reset();
     }
   }
 
   void Steal(Directory* other) {
     entries_ = std::exchange(other->entries_, nullptr);
-    old_ = std::exchange(other->old_, nullptr);
+    resize_ = std::move(other->resize_);
     depth_ = std::exchange(other->depth_, 0);
-    old_depth_ = std::exchange(other->old_depth_, 0);
-    filled_ = std::move(other->filled_);
-    unfilled_ = other->unfilled_;
-    next_chunk_ = other->next_chunk_;
     step_chunks_ = other->step_chunks_;
     chunk_bits_ = other->chunk_bits_;
     at_once_entries_ = other->at_once_entries_;
   }
 
-  DirEntry* entries_ = nullptr;  // 2^depth_ entries
-  DirEntry* old_ = nullptr;      // while resizing: the previous array, 2^old_depth_ entries
-  uint32_t depth_ = 0;
-  uint32_t old_depth_ = 0;
-  std::vector<uint64_t> filled_;  // while resizing: one bit per chunk of entries_
-  size_t unfilled_ = 0;
-  size_t next_chunk_ = 0;
-  size_t step_chunks_ = kStepChunks;
-  uint32_t chunk_bits_ = kChunkBits;
-  size_t at_once_entries_ = kAtOnceEntries;
+  DirEntry* entries_ = nullptr;     // 2^depth_ entries
+  std::unique_ptr<Resize> resize_;  // while resizing
+  uint8_t depth_ = 0;
+  uint8_t chunk_bits_ = kChunkBits;
+  uint16_t step_chunks_ = kStepChunks;
+  uint32_t at_once_entries_ = kAtOnceEntries;
 };
 
 inline uint64_t SplitMix64(uint64_t* state) {
@@ -487,6 +499,7 @@ class KeyTable {
     while ((count >> depth) > kKeysPerSegment && depth < kMaxDepth) ++depth;
     if (depth == 0) return;  // one segment: growing it is cheap
     Release();
+    CountSegmentsByDepth();
     dir_.Init(depth);
     const uint32_t nb = BucketsFor(static_cast<uint32_t>((count >> depth) + 1));
     for (size_t i = 0; i < dir_.size(); ++i) Publish(i, 1, AllocateSegment(nb, depth), 0);
@@ -516,8 +529,11 @@ class KeyTable {
     Shrink(index);
     if (dir_.resizing()) {
       dir_.Step();
-    } else if (dir_.depth() > 0 && depth_histogram_[dir_.depth()] == 0) {
+    } else if (dir_.depth() > 0 && (*depth_histogram_)[dir_.depth()] == 0) {
       dir_.StartResize(dir_.depth() - 1);  // No segment uses the directory's last bit.
+    }
+    if (depth_histogram_ != nullptr && dir_.depth() == 0 && !dir_.resizing()) {
+      depth_histogram_.reset();  // Back to one segment.
     }
     return e;
   }
@@ -644,6 +660,26 @@ class KeyTable {
     });
   }
 
+  // Calls f(Entry*) on entries, in no useful order, until f returns false; returns whether f
+  // saw them all. A caller wanting n entries reads only the buckets up to the n-th.
+  // REQUIRES: f does not modify the table.
+  template <class F>
+  bool ForEachWhile(F&& f) const {
+    if (size_ == 0) return true;
+    for (size_t index = 0; index < dir_.size();) {
+      const Segment seg = SegmentAt(index);
+      for (uint32_t b = 0; b < seg.nb; ++b) {
+        const uint8_t* bucket = seg.Bucket(b);
+        for (uint32_t i = 0; i < kSlotsPerBucket; ++i) {
+          const uint64_t slot = LoadSlot(bucket, i);
+          if (slot != 0 && !f(Decode(slot))) return false;
+        }
+      }
+      index += RangeSize(seg.depth);
+    }
+    return true;
+  }
+
   // The same with each entry's stamp: f(Entry*, uint32_t).
   template <class F>
   void ForEachWithStamp(F&& f) const {
@@ -665,9 +701,13 @@ class KeyTable {
     Release();
   }
 
-  // Heap bytes held by the table itself (directory and buckets), not by the entries. Every
-  // allocation is an exact jemalloc size class, so this is also what the allocator charges.
-  size_t AllocatedBytes() const { return segment_bytes_ + dir_.AllocatedBytes(); }
+  // Heap bytes held by the table itself (directory, buckets and, once it has more than one
+  // segment, the depth histogram), not by the entries. The buckets and the directory are exact
+  // jemalloc size classes, so this is within a few dozen bytes of what the allocator charges.
+  size_t AllocatedBytes() const {
+    return segment_bytes_ + dir_.AllocatedBytes() +
+           (depth_histogram_ != nullptr ? sizeof(DepthHistogram) : 0);
+  }
 
   // Directory resizes copy step_chunks chunks of 2^chunk_bits entries per Insert/Erase, and
   // finish at once up to at_once_entries (defaults 4, 6, 256). Tests pass (0, 0, 0) so resizes
@@ -835,13 +875,13 @@ class KeyTable {
     seg.main_buckets = kMainBucketTable[nb];
     seg.main = AllocateBuckets(seg.main_buckets);
     if (nb > seg.main_buckets) seg.tail = AllocateBuckets(nb - seg.main_buckets);
-    ++depth_histogram_[depth];
+    if (depth_histogram_ != nullptr) ++(*depth_histogram_)[depth];
     return seg;
   }
   void FreeSegment(const Segment& seg) {
     FreeBuckets(seg.main, seg.main_buckets);
     if (seg.tail != nullptr) FreeBuckets(seg.tail, seg.nb - seg.main_buckets);
-    --depth_histogram_[seg.depth];
+    if (depth_histogram_ != nullptr) --(*depth_histogram_)[seg.depth];
   }
   uint8_t* AllocateBuckets(uint32_t n) {
     size_t bytes = key_table_internal::kBucketBytes * n;
@@ -939,6 +979,7 @@ class KeyTable {
   // Splits a full segment into two halves by the first hash bit after its prefix.
   void Split(size_t index, const Segment& old, uint32_t count) {
     using namespace key_table_internal;
+    if (depth_histogram_ == nullptr) CountSegmentsByDepth();
     if (old.depth == dir_.depth()) {
       dir_.StartResize(dir_.depth() + 1);
       index *= 2;
@@ -1011,6 +1052,13 @@ class KeyTable {
     return index;
   }
 
+  // Starts keeping the depth histogram, before the table gets its second segment.
+  // REQUIRES: depth_histogram_ == nullptr, so the table holds at most one segment, of depth 0.
+  void CountSegmentsByDepth() {
+    depth_histogram_ = std::make_unique<DepthHistogram>();
+    (*depth_histogram_)[0] = dir_.allocated() ? 1 : 0;
+  }
+
   template <class F>
   void ForEachSegment(F&& f) const {
     if (!dir_.allocated()) return;
@@ -1029,6 +1077,7 @@ class KeyTable {
       FreeSegment(seg);
     }
     dir_.Release();
+    depth_histogram_.reset();
     size_ = 0;
   }
 
@@ -1036,14 +1085,18 @@ class KeyTable {
     dir_ = std::move(other->dir_);
     size_ = std::exchange(other->size_, 0);
     segment_bytes_ = std::exchange(other->segment_bytes_, 0);
-    depth_histogram_ = std::exchange(other->depth_histogram_, {});
+    depth_histogram_ = std::move(other->depth_histogram_);
   }
 
   key_table_internal::Directory dir_;  // unallocated before the first Insert
   size_t size_ = 0;
   size_t segment_bytes_ = 0;
   // Segments per local depth, so the directory halves once no segment needs its last bit.
-  std::array<uint32_t, key_table_internal::kMaxDepth + 1> depth_histogram_{};
+  // Kept only while there is more than one segment (null means the directory, if allocated,
+  // is the one entry of one depth-0 segment), so a small table is 48 bytes (see
+  // AllocatedBytes).
+  using DepthHistogram = std::array<uint32_t, key_table_internal::kMaxDepth + 1>;
+  std::unique_ptr<DepthHistogram> depth_histogram_;
 };
 
 template <typename Entry, typename KeyOf, size_t kStampBytes>
@@ -1100,7 +1153,10 @@ std::string KeyTable<Entry, KeyOf, kStampBytes>::Validate() const {
     first += n;
   }
   if (total != size_) fail("size wrong");
-  if (histogram != depth_histogram_) fail("depth histogram wrong");
+  if (depth_histogram_ != nullptr ? histogram != *depth_histogram_
+                                  : dir_.depth() != 0 || dir_.resizing() || histogram[0] != 1) {
+    fail("depth histogram wrong");
+  }
   if (bytes != segment_bytes_) fail("segment bytes wrong");
   return error;
 }

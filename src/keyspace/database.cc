@@ -1,6 +1,7 @@
 #include "keyspace/database.h"
 
 #include <algorithm>
+#include <cassert>
 #include <vector>
 
 #include "core/string_number.h"
@@ -8,7 +9,7 @@
 namespace goblin {
 
 KeyEntry* Database::Find(std::string_view key, int64_t now_ms, bool touch) {
-  Table::Slot slot = table_.FindSlot(key);
+  Table::Slot slot = FindSlot(key);
   if (!slot) return nullptr;
   KeyEntry* entry = slot.entry();
   const bool live =
@@ -27,7 +28,7 @@ KeyEntry* Database::Find(std::string_view key, int64_t now_ms, bool touch) {
 }
 
 void Database::DeleteExpired(std::string_view key) {
-  KeyEntry* entry = table_.Erase(key);
+  KeyEntry* entry = EraseFromTable(key);
   if (entry == nullptr) return;
   Forget(entry);
   if (waiters_ != nullptr) {
@@ -52,7 +53,7 @@ void Database::TouchWaiters(std::string_view key) {
   std::string name(key);
   if (auto it = waiters_->watched.find(name); it != waiters_->watched.end()) {
     // Called once the change is made: a stale key deleted is no change to its watcher.
-    const bool present = table_.Find(name) != nullptr;
+    const bool present = Contains(name);
     for (KeyWatch& watch : it->second) {
       if (watch.stale && !present) {
         watch.stale = false;
@@ -79,7 +80,7 @@ void Database::MarkReady(std::string name) {
 void Database::TouchAllWatched() {
   if (waiters_ == nullptr) return;
   for (auto& [key, watches] : waiters_->watched) {
-    if (table_.Find(key) == nullptr) continue;
+    if (!Contains(key)) continue;
     for (KeyWatch& watch : watches) {
       if (watch.stale) {
         watch.stale = false;
@@ -118,7 +119,11 @@ bool HasElementDeadlines(const KeyEntry* entry) {
 void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
   if (HasElementDeadlines(entry)) NoteElementDeadlines(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
-  table_.Insert(entry, stamp.value_or(NewStamp()));
+  if (slots_ == nullptr) {
+    table_.Insert(entry, stamp.value_or(NewStamp()));
+  } else {
+    slots_->Insert(entry, stamp.value_or(NewStamp()));
+  }
   Touch(entry->key());  // once the key is there (TouchWaiters)
   if (waiters_ != nullptr && waiters_->events != nullptr) {
     waiters_->events->KeyAdded(waiters_->index, entry->key());
@@ -138,7 +143,7 @@ void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
 
 void Database::Put(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms,
                    bool keep_ttl) {
-  Table::Slot slot = table_.FindSlot(key);
+  Table::Slot slot = FindSlot(key);
   if (!slot) {
     Insert(KeyEntry::Make(key, value, keep_ttl ? std::nullopt : expire_ms));
     return;
@@ -157,14 +162,14 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
 }
 
 KeyEntry* Database::ReserveString(std::string_view key, size_t length, size_t room) {
-  Table::Slot slot = table_.FindSlot(key);
+  Table::Slot slot = FindSlot(key);
   KeyEntry* grown = KeyEntry::GrowForString(slot.entry(), length, room);
   slot.Replace(grown);  // same key, header and deadline: nothing else to account
   return grown;
 }
 
 KeyEntry* Database::UnshareString(std::string_view key) {
-  Table::Slot slot = table_.FindSlot(key);
+  Table::Slot slot = FindSlot(key);
   KeyEntry* old = slot.entry();
   char scratch[kInt64TextMax];
   // WithValue builds the new block before it frees the old one, so the bytes may point into it.
@@ -176,13 +181,13 @@ KeyEntry* Database::UnshareString(std::string_view key) {
 
 bool Database::AddNew(std::string_view key, const EntryValue& value,
                       std::optional<int64_t> expire_ms) {
-  if (table_.FindSlot(key)) return false;
+  if (FindSlot(key)) return false;
   Insert(KeyEntry::Make(key, value, expire_ms));
   return true;
 }
 
 void Database::Adopt(KeyEntry* entry, std::optional<uint32_t> stamp) {
-  Table::Slot slot = table_.FindSlot(entry->key());
+  Table::Slot slot = FindSlot(entry->key());
   if (!slot) {
     Insert(entry, stamp);
     return;
@@ -195,7 +200,7 @@ void Database::Adopt(KeyEntry* entry, std::optional<uint32_t> stamp) {
 
 KeyEntry* Database::Take(std::string_view key, uint32_t* stamp) {
   if (stamp != nullptr) *stamp = AccessStamp(key);
-  KeyEntry* entry = table_.Erase(key);
+  KeyEntry* entry = EraseFromTable(key);
   if (entry != nullptr) {
     Touch(key);
     Forget(entry);
@@ -210,7 +215,7 @@ bool Database::Delete(std::string_view key) {
 }
 
 void Database::SetExpire(std::string_view key, std::optional<int64_t> expire_ms) {
-  Table::Slot slot = table_.FindSlot(key);
+  Table::Slot slot = FindSlot(key);
   if (!slot) return;
   KeyEntry* old = slot.entry();
   Replace(slot, KeyEntry::WithExpire(old, expire_ms));
@@ -219,16 +224,24 @@ void Database::SetExpire(std::string_view key, std::optional<int64_t> expire_ms)
 
 uint32_t Database::AccessStamp(std::string_view key) const {
   // FindSlot is non-const only because a Slot can write; reading through it changes nothing.
-  Table::Slot slot = const_cast<Table&>(table_).FindSlot(key);
+  Table::Slot slot = const_cast<Database*>(this)->FindSlot(key);
   return slot ? slot.stamp() : 0;
 }
 
 void Database::SetAccessStamp(std::string_view key, uint32_t stamp) {
-  if (Table::Slot slot = table_.FindSlot(key)) slot.set_stamp(stamp & AccessClock::kStampMask);
+  if (Table::Slot slot = FindSlot(key)) slot.set_stamp(stamp & AccessClock::kStampMask);
 }
 
 uint64_t Database::Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const {
-  return table_.Scan(cursor, [&](KeyEntry* entry) { fn(entry); });
+  return ScanStep(cursor, fn);
+}
+
+void Database::EnableSlots() {
+  assert(size() == 0);
+  table_.Clear([](KeyEntry*) {});  // frees its memory; it holds no entry
+  slots_ = std::make_unique<SlotTables>();
+  expire_cursor_ = 0;  // the cursors take the slotted encoding from now on
+  eviction_hand_ = 0;
 }
 
 void Database::Clear() {
@@ -237,11 +250,12 @@ void Database::Clear() {
   if (waiters_ != nullptr) {
     std::vector<std::string> gone;
     for (const auto& [key, clients] : waiters_->blocked) {
-      if (table_.Find(key) != nullptr) gone.push_back(key);
+      if (Contains(key)) gone.push_back(key);
     }
     for (const std::string& key : gone) TouchWaiters(key);
   }
   table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
+  if (slots_ != nullptr) slots_->Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
   expires_ = 0;
   expire_cursor_ = 0;
   eviction_hand_ = 0;
@@ -249,11 +263,11 @@ void Database::Clear() {
 }
 
 size_t Database::SweepEvictionHand(const std::function<bool(KeyEntry*)>& visit, size_t max_visits) {
-  if (table_.size() == 0) return 0;
+  if (size() == 0) return 0;
   size_t visits = 0;
   bool stop = false;
   do {
-    eviction_hand_ = table_.Scan(eviction_hand_, [&](KeyEntry* entry) {
+    eviction_hand_ = ScanStep(eviction_hand_, [&](KeyEntry* entry) {
       ++visits;
       stop = visit(entry) || stop;
     });
@@ -266,7 +280,7 @@ Database::ExpireSweep Database::ActiveExpire(int64_t now_ms, size_t max_visits) 
   std::vector<std::string> doomed;
   size_t visits = 0;
   do {
-    expire_cursor_ = table_.Scan(expire_cursor_, [&](KeyEntry* entry) {
+    expire_cursor_ = ScanStep(expire_cursor_, [&](KeyEntry* entry) {
       ++visits;
       if (Expired(entry, now_ms)) doomed.emplace_back(entry->key());
     });

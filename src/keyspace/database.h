@@ -1,5 +1,11 @@
 // One numbered database (SELECT n): the key table plus expiry, with lazy and active expiry.
 //
+// Standalone, the keys live in one KeyTable. In cluster mode (EnableSlots) they live in one
+// KeyTable per hash slot (keyspace/slot_tables.h), so a slot's keys can be counted and listed
+// without a pass over the others. Every method works in both modes; each chooses its table with
+// one test of slots_, which standalone never sees change, so it pays a predicted branch and no
+// slot hashing.
+//
 // Invariants:
 //  1. An expired key is never returned: every lookup checks the deadline and deletes a key
 //     whose time has passed (lazy expiry); ActiveExpire reclaims keys nobody looks at.
@@ -12,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,6 +29,7 @@
 #include "core/access_clock.h"
 #include "core/key_entry.h"
 #include "core/key_table.h"
+#include "keyspace/slot_tables.h"
 
 namespace goblin {
 
@@ -84,12 +92,13 @@ struct KeyspaceCounters {
 class Database {
  public:
   // Each slot carries the key's access stamp (core/access_clock.h).
-  using Table = KeyTable<KeyEntry, KeyOfEntry, 3>;
+  using Table = KeyspaceTable;
 
   Database() = default;
   // Frees every entry; waiters are not told (they may be gone already at shutdown).
   ~Database() {
     table_.Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
+    if (slots_ != nullptr) slots_->Clear([](KeyEntry* entry) { KeyEntry::Destroy(entry); });
   }
   Database(Database&&) = default;
   Database& operator=(Database&&) = default;
@@ -109,9 +118,13 @@ class Database {
   // false, storing nothing, when key is present. Ownership of value.object passes only on true.
   bool AddNew(std::string_view key, const EntryValue& value, std::optional<int64_t> expire_ms);
   // Starts loading what AddNew(key, ...) will read first (a loader calls it a few keys ahead).
-  void Prefetch(std::string_view key) const { table_.Prefetch(key); }
+  void Prefetch(std::string_view key) const {
+    if (const Table* table = TableOf(key)) table->Prefetch(key);
+  }
   // The second step, a little later: starts loading key's entry from the bucket Prefetch loaded.
-  void PrefetchEntry(std::string_view key) const { table_.PrefetchEntry(key); }
+  void PrefetchEntry(std::string_view key) const {
+    if (const Table* table = TableOf(key)) table->PrefetchEntry(key);
+  }
   // Stores a ready entry (RENAME, MOVE, COPY), replacing any previous value of its key, with
   // the access stamp given (a key moved keeps its own) or a new key's.
   void Adopt(KeyEntry* entry, std::optional<uint32_t> stamp = std::nullopt);
@@ -144,23 +157,52 @@ class Database {
   std::vector<std::string> NextElementDeadlineKeys(size_t n);
 
   // Whether key is stored, expired or not (no lazy expiry: for bookkeeping, not for commands).
-  bool Contains(std::string_view key) const { return table_.Find(key) != nullptr; }
+  bool Contains(std::string_view key) const { return Peek(key) != nullptr; }
   // The stored entry, expired or not, without touching it (bookkeeping, as Contains).
-  KeyEntry* Peek(std::string_view key) const { return table_.Find(key); }
-  size_t size() const { return table_.size(); }
+  KeyEntry* Peek(std::string_view key) const {
+    const Table* table = TableOf(key);
+    return table == nullptr ? nullptr : table->Find(key);
+  }
+  size_t size() const { return slots_ == nullptr ? table_.size() : slots_->size(); }
   size_t expires() const { return expires_; }
   // Sizes the empty table for `keys` keys about to be added (a snapshot load). No-op unless
-  // empty.
+  // empty, and in cluster mode, where the keys' slots are not known yet and each slot's table
+  // is small enough to grow without splitting much.
   void Reserve(size_t keys) {
-    if (table_.empty()) table_.Reserve(keys);
+    if (slots_ == nullptr && table_.empty()) table_.Reserve(keys);
   }
+  // One step of SCAN: reports the keys of one home bucket (in cluster mode, of one slot's
+  // table; see SlotTables for the cursor) and returns the next cursor, 0 at the end.
   uint64_t Scan(uint64_t cursor, const std::function<void(KeyEntry*)>& fn) const;
-  KeyEntry* Random(uint64_t random_bits) const { return table_.Random(random_bits); }
+  // A random key, nullptr when empty; in cluster mode a slot is picked in proportion to its
+  // keys first, so every key keeps about the same chance.
+  KeyEntry* Random(uint64_t random_bits) const {
+    return slots_ == nullptr ? table_.Random(random_bits) : slots_->Random(random_bits);
+  }
   // Calls fn(entry, access stamp) on up to n keys stored next to each other from a random place
-  // (KeyTable::Sample): eviction's sample.
+  // (KeyTable::Sample, SlotTables::Sample): eviction's sample.
   template <class F>
   void Sample(uint64_t random_bits, size_t n, F&& fn) const {
-    table_.Sample(random_bits, n, [&](Table::Slot slot) { fn(slot.entry(), slot.stamp()); });
+    auto each = [&](Table::Slot slot) { fn(slot.entry(), slot.stamp()); };
+    if (slots_ == nullptr) {
+      table_.Sample(random_bits, n, each);
+    } else {
+      slots_->Sample(random_bits, n, each);
+    }
+  }
+
+  // Cluster mode: from now on keys live in one table per hash slot. REQUIRES: size() == 0.
+  void EnableSlots();
+  bool slotted() const { return slots_ != nullptr; }
+  // The number of keys in slot (expired or not), in O(1); 0 in standalone mode.
+  // REQUIRES: 0 <= slot < kClusterSlots.
+  size_t KeysInSlot(int slot) const { return slots_ == nullptr ? 0 : slots_->KeysInSlot(slot); }
+  // Calls fn(const KeyEntry*) on up to limit keys of slot, expired or not, as CLUSTER
+  // GETKEYSINSLOT lists them; its time grows with the keys listed, not the slot's. Nothing in
+  // standalone mode. REQUIRES: 0 <= slot < kClusterSlots; fn does not change the database.
+  template <class F>
+  void ForEachKeyInSlot(int slot, size_t limit, F&& fn) const {
+    if (slots_ != nullptr) slots_->ForEachKeyInSlot(slot, limit, std::forward<F>(fn));
   }
   // A stored key's access stamp (expired or not, and without touching it); 0 when absent.
   uint32_t AccessStamp(std::string_view key) const;
@@ -168,15 +210,26 @@ class Database {
   void SetAccessStamp(std::string_view key, uint32_t stamp);
   template <class F>
   void ForEach(F&& fn) const {
-    table_.ForEach(std::forward<F>(fn));
+    if (slots_ == nullptr) {
+      table_.ForEach(fn);
+    } else {
+      slots_->ForEachTable([&](const Table& table) { table.ForEach(fn); });
+    }
   }
   // fn(const KeyEntry*, uint32_t access stamp) for every key.
   template <class F>
   void ForEachWithStamp(F&& fn) const {
-    table_.ForEachWithStamp(std::forward<F>(fn));
+    if (slots_ == nullptr) {
+      table_.ForEachWithStamp(fn);
+    } else {
+      slots_->ForEachTable([&](const Table& table) { table.ForEachWithStamp(fn); });
+    }
   }
   void Clear();
-  size_t TableBytes() const { return table_.AllocatedBytes(); }
+  // Heap bytes of the key table(s), not of the entries.
+  size_t TableBytes() const {
+    return table_.AllocatedBytes() + (slots_ == nullptr ? 0 : slots_->AllocatedBytes());
+  }
 
   // Eviction's hand (server/eviction.h): visits entries from where the last sweep stopped, a
   // home bucket at a time in hash order, wrapping around, calling visit(entry) on each. Stops
@@ -239,6 +292,27 @@ class Database {
 
  private:
   void Insert(KeyEntry* entry, std::optional<uint32_t> stamp = std::nullopt);
+  // The table that holds key, or would: nullptr in cluster mode when its slot never held a key.
+  const Table* TableOf(std::string_view key) const {
+    return slots_ == nullptr ? &table_ : slots_->TableOf(key);
+  }
+  Table* TableOf(std::string_view key) {
+    return slots_ == nullptr ? &table_ : slots_->TableOf(key);
+  }
+  // key's slot in its table, empty when absent.
+  Table::Slot FindSlot(std::string_view key) {
+    Table* table = TableOf(key);
+    return table == nullptr ? Table::Slot() : table->FindSlot(key);
+  }
+  // Removes key from its table and returns its entry, or nullptr; no accounting.
+  KeyEntry* EraseFromTable(std::string_view key) {
+    return slots_ == nullptr ? table_.Erase(key) : slots_->Erase(key);
+  }
+  // One step of Scan for either mode, fn called inline.
+  template <class F>
+  uint64_t ScanStep(uint64_t cursor, F&& fn) const {
+    return slots_ == nullptr ? table_.Scan(cursor, fn) : slots_->Scan(cursor, fn);
+  }
   uint32_t NewStamp() const { return access_ != nullptr ? access_->NewStamp() : 0; }
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
@@ -248,7 +322,8 @@ class Database {
   // Deletes an expired key: waiters see the change, the events listener the expiry.
   void DeleteExpired(std::string_view key);
 
-  Table table_;
+  Table table_;                        // standalone: every key; cluster mode: empty
+  std::unique_ptr<SlotTables> slots_;  // cluster mode only
   size_t expires_ = 0;
   std::set<std::string, std::less<>> element_deadline_keys_;
   std::string element_deadline_cursor_;  // the last key NextElementDeadlineKeys returned
