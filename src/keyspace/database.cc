@@ -1,4 +1,5 @@
 #include "keyspace/database.h"
+#include "core/key_slot.h"
 
 #include <algorithm>
 #include <vector>
@@ -275,4 +276,13 @@ Database::ExpireSweep Database::ActiveExpire(int64_t now_ms, size_t max_visits) 
   return {visits, doomed.size()};
 }
 
+}  // namespace goblin
+
+namespace goblin {
+int Database::KeySlotOf(const KeyEntry* entry) { return KeySlot(entry->key()); }
+size_t Database::KeysInSlot(int slot) const {
+  size_t n = 0;
+  table_.ForEach([&](const KeyEntry* entry) { n += KeySlotOf(entry) == slot ? 1 : 0; });
+  return n;
+}
 }  // namespace goblin

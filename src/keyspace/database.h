@@ -176,6 +176,20 @@ class Database {
     table_.ForEachWithStamp(std::forward<F>(fn));
   }
   void Clear();
+  // SHIM until per-slot tables land: linear scans.
+  void EnableSlots() {}
+  size_t KeysInSlot(int slot) const;
+  template <class F>
+  void ForEachKeyInSlot(int slot, size_t limit, F&& fn) const {
+    size_t n = 0;
+    table_.ForEach([&](const KeyEntry* entry) {
+      if (n < limit && KeySlotOf(entry) == slot) {
+        ++n;
+        fn(entry);
+      }
+    });
+  }
+  static int KeySlotOf(const KeyEntry* entry);
   size_t TableBytes() const { return table_.AllocatedBytes(); }
 
   // Eviction's hand (server/eviction.h): visits entries from where the last sweep stopped, a
