@@ -234,17 +234,17 @@ void ClusterMeetCommand(CommandContext& ctx) {
   cluster::Cluster* cluster = ClusterOrReply(ctx);
   if (cluster == nullptr) return;
   if (ctx.argc() > 5) {
-    ctx.reply.Error(errors::WrongArity(ctx.command.name));
+    ctx.reply.Error(errors::UnknownSubcommandOrArity(ctx.arg(1), "CLUSTER"));
     return;
   }
   int64_t port = 0, bus_port = 0;
   if (!ParseInt64(ctx.arg(3), &port)) {
-    ctx.reply.Error("ERR Invalid base port specified: " + std::string(ctx.arg(3)));
+    ctx.reply.Error("ERR Invalid TCP base port specified: " + std::string(ctx.arg(3)));
     return;
   }
   if (ctx.argc() == 5) {
     if (!ParseInt64(ctx.arg(4), &bus_port)) {
-      ctx.reply.Error("ERR Invalid bus port specified: " + std::string(ctx.arg(4)));
+      ctx.reply.Error("ERR Invalid TCP bus port specified: " + std::string(ctx.arg(4)));
       return;
     }
   } else {

@@ -420,12 +420,26 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
   return true;
 }
 
+uint64_t Cluster::EpochsFingerprint() const {
+  uint64_t fingerprint = current_epoch_ * 0x9e3779b97f4a7c15ULL ^ last_vote_epoch_;
+  for (const auto& [name, node] : nodes_) fingerprint = fingerprint * 31 + node->config_epoch;
+  return fingerprint;
+}
+
 bool Cluster::SaveConfig(std::string* error) {
   std::string contents = NodesDescription(/*for_file=*/true);
   contents += "vars currentEpoch " + std::to_string(current_epoch_) + " lastVoteEpoch " +
               std::to_string(last_vote_epoch_) + "\n";
   save_pending_ = false;
-  return WriteFileAtomically(config_path_, contents, error);
+  // An epoch or a vote must survive a crash of the machine (a node must never vote twice in an
+  // epoch, nor reuse one): those saves are fsynced. The others (slots being moved, a peer's
+  // address) are what the cluster tells a node again when it comes back, and Redis does not
+  // fsync them either; resharding saves the file twice per slot.
+  const uint64_t fingerprint = EpochsFingerprint();
+  const bool durable = fingerprint != durable_fingerprint_;
+  if (!WriteFileAtomically(config_path_, contents, error, durable)) return false;
+  if (durable) durable_fingerprint_ = fingerprint;
+  return true;
 }
 
 void Cluster::BeforeSleep() {

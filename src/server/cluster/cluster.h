@@ -250,6 +250,9 @@ class Cluster {
   int64_t last_cron_ms_ = 0;
   uint64_t cron_iterations_ = 0;
   bool save_pending_ = false;
+  // The epochs and votes of the last fsynced nodes.conf (SaveConfig).
+  uint64_t EpochsFingerprint() const;
+  uint64_t durable_fingerprint_ = 0;
   bool state_update_pending_ = true;
   std::string config_path_;
   int config_lock_fd_ = -1;

@@ -264,7 +264,10 @@ void Cluster::SendPing(BusLink& link, MessageType type) {
   for (const auto& [name, until] : forgotten_) {
     if (until > now) m.forgotten.push_back({name, static_cast<uint64_t>((until - now) / 1000)});
   }
-  m.shard_id = myself_->shard_id;
+  const ClusterNode* peer = link.node;
+  if (peer == nullptr || peer->data_received_ms == 0 || peer->sends_shard_id) {
+    m.shard_id = myself_->shard_id;
+  }
   if (link.node != nullptr && type == MessageType::kPing) link.node->ping_sent_ms = now;
   CountSent(type);
   link.Send(Encode(m));
@@ -620,6 +623,7 @@ void Cluster::ProcessExtensions(const BusMessage& m, ClusterNode* sender) {
     sender->human_nodename = human;
     changed = true;
   }
+  sender->sends_shard_id = m.shard_id.has_value();
   if (m.shard_id && sender->shard_id != *m.shard_id) {
     sender->shard_id = *m.shard_id;
     // A master's replicas share its shard.

@@ -26,6 +26,9 @@ struct ClusterNode {
   int other_port = 0;  // the plain port when port is TLS, and back
   std::string hostname;
   std::string human_nodename;
+  // Whether its PINGs carry a shard id. Redis 7.0 nodes send none and log every one they get as
+  // an unknown extension, so they get none once they have been heard from.
+  bool sends_shard_id = false;
 
   SlotBits slots;
   int slot_count = 0;

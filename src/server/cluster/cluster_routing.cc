@@ -27,7 +27,7 @@ struct Call {
 std::string Cluster::Redirection(Client& client, const Command& command,
                                  const std::vector<std::string_view>& argv) {
   const bool exec = command.name == "exec";
-  if (!exec && !command.HasKeys()) return "";
+  if (!exec && !command.HasKeysOrChannels()) return "";
   std::vector<Call> calls;
   if (exec) {
     if (!client.in_multi) return "";
@@ -54,8 +54,9 @@ std::string Cluster::Redirection(Client& client, const Command& command,
   for (const Call& call : calls) {
     if (!(call.command->flags & kCmdReadonly)) readonly = false;
     if (call.command->flags & kCmdWrite) writes = true;
-    if (!call.command->HasKeys()) continue;
-    std::optional<std::vector<KeyReference>> keys = call.command->Keys(call.argv);
+    if (!call.command->HasKeysOrChannels()) continue;
+    std::optional<std::vector<KeyReference>> keys =
+        call.command->Keys(call.argv, /*with_channels=*/true);
     if (!keys) continue;
     for (const KeyReference& reference : *keys) {
       const std::string_view key = call.argv[reference.position];
