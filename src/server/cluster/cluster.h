@@ -34,6 +34,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -124,6 +125,11 @@ class Cluster {
   // when it runs here. For EXEC the queued commands are judged together.
   std::string Redirection(Client& client, const Command& command,
                           const std::vector<std::string_view>& argv);
+  // The same judgement for a command a script calls, with the texts scripts get; keys the script
+  // reaches must share one slot (*script_slot, -1 until the first) unless allow_cross_slot.
+  std::string ScriptRefusal(const Command& command, const std::vector<std::string_view>& argv,
+                            const Client& caller, bool allow_cross_slot, int* script_slot);
+
   // PUBLISH and SPUBLISH: delivered on every node (PUBLISH) or on the shard of the channel's
   // slot (SPUBLISH), as Redis relays them on the bus.
   void PropagatePublish(bool sharded, std::string_view channel, std::string_view message);
@@ -178,6 +184,21 @@ class Cluster {
     int fd;
     void OnReady(uint32_t) override { cluster->Accept(fd); }
   };
+
+  // Routing (cluster_routing.cc).
+  enum class Refusal { kNone, kCrossSlot, kUnbound, kDown, kDownReadOnly, kTryAgain, kAsk, kMoved };
+  struct Routing {
+    Refusal refusal = Refusal::kNone;
+    int slot = -1;                      // the keys' slot, -1 without keys
+    const ClusterNode* node = nullptr;  // where -ASK and -MOVED send the client
+  };
+  struct RoutedCall {
+    const Command* command;
+    const std::vector<std::string_view>* argv;
+  };
+  // Judges calls together (EXEC's queue, or one command) as Redis's getNodeByQuery does.
+  Routing Route(std::span<const RoutedCall> calls, bool asking, bool readonly_client) const;
+  std::string RefusalText(const Routing& routing) const;
 
   // nodes.conf (cluster.cc).
   bool LoadConfig(const std::string& path, std::string* error);
