@@ -42,6 +42,11 @@ void QuitCommand(CommandContext& ctx) {
 void SelectCommand(CommandContext& ctx) {
   int index;
   if (!ParseInt32Arg(ctx, ctx.arg(1), &index)) return;
+  // A cluster has one database.
+  if (ctx.server.cluster_mode != nullptr && index != 0) {
+    ctx.reply.Error("ERR SELECT is not allowed in cluster mode");
+    return;
+  }
   if (index < 0 || index >= static_cast<int64_t>(ctx.server.database_count())) {
     ctx.reply.Error(errors::kDbIndexOutOfRange);
     return;

@@ -224,6 +224,9 @@ std::string MigrateRequest(CommandContext& ctx, const MigrateArgs& args, bool se
     AppendRespCommand(&request, {{"SELECT", db}});
   }
   sent->clear();
+  // A cluster node's target is importing the slot: RESTORE-ASKING reaches it there.
+  const std::string_view restore =
+      ctx.server.cluster_mode != nullptr ? "RESTORE-ASKING" : "RESTORE";
   for (const MigratingKey& key : keys) {
     int64_t ttl = 0;
     if (key.entry->has_expire()) {
@@ -235,9 +238,9 @@ std::string MigrateRequest(CommandContext& ctx, const MigrateArgs& args, bool se
     const std::string ttl_text = std::to_string(ttl);
     const std::string payload = DumpPayload(ctx, *key.entry);
     if (args.replace) {
-      AppendRespCommand(&request, {{"RESTORE", key.key, ttl_text, payload, "REPLACE"}});
+      AppendRespCommand(&request, {{restore, key.key, ttl_text, payload, "REPLACE"}});
     } else {
-      AppendRespCommand(&request, {{"RESTORE", key.key, ttl_text, payload}});
+      AppendRespCommand(&request, {{restore, key.key, ttl_text, payload}});
     }
   }
   return request;

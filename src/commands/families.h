@@ -34,5 +34,6 @@ void RegisterHyperLogLogCommands(CommandTable* table);
 void RegisterGeoCommands(CommandTable* table);
 void RegisterLolwutCommand(CommandTable* table);
 void RegisterAclCommands(CommandTable* table);
+void RegisterClusterCommands(CommandTable* table);
 
 }  // namespace goblin

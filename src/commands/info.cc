@@ -426,9 +426,9 @@ void LatencystatsSection(CommandContext& ctx, InfoWriter& w) {
   }
 }
 
-void ClusterSection(CommandContext&, InfoWriter& w) {
+void ClusterSection(CommandContext& ctx, InfoWriter& w) {
   w.Section("Cluster");
-  w.Field("cluster_enabled", "0");
+  w.Field("cluster_enabled", ctx.server.cluster_mode != nullptr ? "1" : "0");
 }
 
 void KeyspaceSection(CommandContext& ctx, InfoWriter& w) {

@@ -208,6 +208,10 @@ bool ParseDbIndex(CommandContext& ctx, std::string_view text, int* index) {
 }
 
 void MoveCommand(CommandContext& ctx) {
+  if (ctx.server.cluster_mode != nullptr) {
+    ctx.reply.Error("ERR MOVE is not allowed in cluster mode");
+    return;
+  }
   int target;
   if (!ParseDbIndex(ctx, ctx.arg(2), &target)) return;
   if (target == ctx.client.db) {
@@ -231,6 +235,10 @@ void MoveCommand(CommandContext& ctx) {
 }
 
 void SwapdbCommand(CommandContext& ctx) {
+  if (ctx.server.cluster_mode != nullptr) {
+    ctx.reply.Error("ERR SWAPDB is not allowed in cluster mode");
+    return;
+  }
   int64_t a, b;
   if (!ParseInt64(ctx.arg(1), &a) || a < INT32_MIN || a > INT32_MAX) {
     ctx.reply.Error("ERR invalid first DB index");
@@ -262,6 +270,10 @@ void CopyCommand(CommandContext& ctx) {
       ctx.reply.Error(errors::kSyntax);
       return;
     }
+  }
+  if (ctx.server.cluster_mode != nullptr && (ctx.client.db != 0 || target != 0)) {
+    ctx.reply.Error("ERR Copying to another database is not allowed in cluster mode");
+    return;
   }
   if (target == ctx.client.db && ctx.arg(1) == ctx.arg(2)) {
     ctx.reply.Error(errors::kSameObject);

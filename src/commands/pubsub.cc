@@ -5,6 +5,7 @@
 
 #include "commands/command_util.h"
 #include "commands/families.h"
+#include "server/cluster/cluster.h"
 #include "server/errors.h"
 
 namespace goblin {
@@ -74,8 +75,13 @@ void Publish(CommandContext& ctx, PubSub::Kind kind) {
   // The publisher's own copy follows its reply (and the whole EXEC or script around it).
   const size_t receivers = ctx.server.Publish(kind, ctx.arg(1), ctx.arg(2));
   ctx.reply.Integer(static_cast<int64_t>(receivers));
-  // Subscribers of the replicas get the message too: each replica publishes it again.
-  ctx.server.effects.ReplicateUnchanged();
+  // The other nodes' subscribers get the message too: a cluster relays it on the bus (every
+  // node for PUBLISH, the shard's for SPUBLISH), else each replica publishes it again.
+  if (ctx.server.cluster_mode != nullptr) {
+    ctx.server.cluster_mode->PropagatePublish(kind == PubSub::kShard, ctx.arg(1), ctx.arg(2));
+  } else {
+    ctx.server.effects.ReplicateUnchanged();
+  }
 }
 
 void PublishCommand(CommandContext& ctx) { Publish(ctx, PubSub::kChannel); }

@@ -28,6 +28,7 @@ void RegisterAllCommands(CommandTable* table) {
   RegisterGeoCommands(table);
   RegisterLolwutCommand(table);
   RegisterAclCommands(table);
+  RegisterClusterCommands(table);
 }
 
 }  // namespace goblin

@@ -237,6 +237,11 @@ void WaitaofCommand(CommandContext& ctx) {
 // REPLICAOF host port | NO ONE.
 void ReplicaofCommand(CommandContext& ctx) {
   MasterLink& link = *ctx.server.master_link;
+  // A cluster node follows the master CLUSTER REPLICATE names.
+  if (ctx.server.cluster_mode != nullptr) {
+    ctx.reply.Error("ERR REPLICAOF not allowed in cluster mode.");
+    return;
+  }
   if (ctx.server.failover->active()) {
     ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
     return;

@@ -144,7 +144,7 @@ bool CreateDirectoryIfMissing(const std::string& dir, std::string* error) {
 }
 
 bool ReplaceFile(const std::string& path, const std::function<bool(int, std::string*)>& write,
-                 std::string* error) {
+                 std::string* error, bool durable) {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid());
   int fd = OpenRetryingEintr(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -158,10 +158,9 @@ bool ReplaceFile(const std::string& path, const std::function<bool(int, std::str
     ::unlink(temp.c_str());
     return false;
   }
-  int rc;
-  do {
-    rc = ::fsync(fd);
-  } while (rc != 0 && errno == EINTR);
+  int rc = 0;
+  while (durable && (rc = ::fsync(fd)) != 0 && errno == EINTR) {
+  }
   if (rc != 0) {
     *error = ErrnoMessage("fsync", temp);
     ::close(fd);
@@ -182,16 +181,17 @@ bool ReplaceFile(const std::string& path, const std::function<bool(int, std::str
   }
   // Until the directory is fsynced the rename itself may be lost; the old file is then still
   // whole, but the caller must not act (delete files) as if the new one were durable.
-  return FsyncDirectory(DirectoryOf(path), error);
+  return !durable || FsyncDirectory(DirectoryOf(path), error);
 }
 
-bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error) {
+bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error,
+                         bool durable) {
   return ReplaceFile(
       path,
       [&](int fd, std::string* write_error) {
         return WriteAll(fd, contents.data(), contents.size(), write_error);
       },
-      error);
+      error, durable);
 }
 
 MappedFile::~MappedFile() {

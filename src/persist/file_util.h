@@ -46,14 +46,17 @@ bool CreateDirectoryIfMissing(const std::string& dir, std::string* error);
 
 // Creates "<path>.tmp-<pid>", lets write(fd, error) fill it, fsyncs and closes it, renames it
 // over path and fsyncs the directory. A crash at any point leaves path either whole and old or
-// whole and new (at worst with a stray temporary beside it). On failure the temporary is
+// whole and new (at worst with a stray temporary beside it). Without durable the two fsyncs are
+// skipped: a crash of the process still leaves a whole file, a crash of the machine may leave
+// the old one. On failure the temporary is
 // removed and path is untouched, except when only the final directory fsync fails (the new
 // file is in place by then). write's error is passed on with the temporary's name after it.
 bool ReplaceFile(const std::string& path, const std::function<bool(int, std::string*)>& write,
-                 std::string* error);
+                 std::string* error, bool durable = true);
 
 // ReplaceFile with contents as the new file.
-bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error);
+bool WriteFileAtomically(const std::string& path, std::string_view contents, std::string* error,
+                         bool durable = true);
 
 // Redis's test knobs key-load-delay and rdb-key-save-delay: sleeps microseconds once per key
 // loaded or saved. A negative -n sleeps one microsecond for one key in n, drawn at random, as

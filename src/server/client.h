@@ -157,6 +157,8 @@ struct Client final : net::EventHandler {
   bool close_after_reply = false;
   bool no_evict = false;
   bool no_touch = false;  // CLIENT NO-TOUCH: only TOUCH marks keys used for eviction
+  bool readonly = false;  // READONLY: a cluster replica serves it reads of its master's slots
+  bool asking = false;    // ASKING: the next command may use an importing slot
   ReplyMode reply_mode = ReplyMode::kOn;
   int64_t created_ms = 0;
   int64_t last_interaction_ms = 0;

@@ -15,9 +15,8 @@ const Command* Command::FindSubcommand(std::string_view name) const {
   return nullptr;
 }
 
-
-std::optional<std::vector<KeyReference>> Command::Keys(
-    const std::vector<std::string_view>& argv) const {
+std::optional<std::vector<KeyReference>> Command::Keys(const std::vector<std::string_view>& argv,
+                                                       bool with_channels) const {
   std::vector<KeyReference> keys;
   // The common row (GET, MGET, HSET): one spec naming a fixed range, whose positions are the
   // legacy range registration derived from it, found without a search. Tracking asks this of
@@ -42,7 +41,7 @@ std::optional<std::vector<KeyReference>> Command::Keys(
     // No call has more keys than arguments: one allocation.
     keys.reserve(argv.size());
     for (const KeySpec& spec : key_specs) {
-      if (spec.flags & kKeyNotKey) continue;
+      if ((spec.flags & kKeyNotKey) && !with_channels) continue;
       KeySpec::Span span;
       if (!spec.Find(argv, &span)) return std::nullopt;
       // A count of no keys is a call without keys, which only a script may make.

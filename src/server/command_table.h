@@ -137,8 +137,12 @@ struct Command {
   // The keys of a concrete call (positions into argv, argv[0] the name) in the order of the
   // specs, each with its spec's flags (variable flags resolved for the call); nullopt when the
   // call contradicts its specs (a count that is not a number of keys the call holds, or no key
-  // where one is mandatory). Shard channels (not_key specs) are left out.
-  std::optional<std::vector<KeyReference>> Keys(const std::vector<std::string_view>& argv) const;
+  // where one is mandatory). Shard channels (not_key specs) are left out unless with_channels
+  // (cluster routing: a shard channel belongs to a slot as a key does).
+  std::optional<std::vector<KeyReference>> Keys(const std::vector<std::string_view>& argv,
+                                                bool with_channels = false) const;
+  // Whether any spec names keys or shard channels: the calls cluster mode routes by slot.
+  bool HasKeysOrChannels() const { return !key_specs.empty(); }
   // Calls visit(position, flags) for each key of the call, as Keys finds them, until it returns
   // false; returns whether every call returned true (true for a call whose keys cannot be
   // found). The common row (one fixed range) is walked without building the list.

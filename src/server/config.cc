@@ -792,12 +792,11 @@ ConfigRegistry::ConfigRegistry(Config* config) : config_(config) {
   table.Int("tls-session-cache-timeout", &tls.session_cache_timeout, 0, kMaxInt, kMutable,
             ConfigHook::kTlsConfigure);
   table.Bool("tls-replication", &tls.replication, kMutable, ConfigHook::kTlsConfigure);
-  // Without a cluster bus, tls-cluster's one effect is MIGRATE speaking TLS, as in Redis.
+  // The cluster bus speaks plain TCP; tls-cluster's one effect is MIGRATE speaking TLS.
   table.Bool("tls-cluster", &tls.cluster, kMutable, ConfigHook::kTlsConfigure);
 
   Config::Cluster& cluster = c.cluster;
   table.Bool("cluster-enabled", &cluster.enabled, kImmutable);
-  table.OnlyValue("no", "cluster mode is not supported by this server yet");
   table.String("cluster-config-file", &cluster.config_file, kImmutable);
   table.Int("cluster-node-timeout", &cluster.node_timeout, 0, kMaxLong, kMutable);
   table.Int("cluster-port", &cluster.port, 0, 65535, kImmutable);

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "net/sockets.h"
+#include "server/cluster/cluster.h"
 #include "server/crash_report.h"
 #include "server/failover.h"
 #include "server/log.h"
@@ -115,6 +116,13 @@ bool Server::OpenTcpListeners(int64_t listen_port, bool tls, std::vector<Listene
     freeaddrinfo(result);
     out->emplace_back(this, fd, false, tls);
   }
+  return true;
+}
+
+bool Server::OpenBusListeners(int port, std::vector<int>* fds, std::string* error) {
+  std::vector<Listener> opened;
+  if (!OpenTcpListeners(port, false, &opened, error)) return false;
+  for (const Listener& listener : opened) fds->push_back(listener.fd);
   return true;
 }
 
@@ -278,6 +286,13 @@ int Server::Run() {
     return 1;
   }
   WatchListeners();
+  if (cluster_mode != nullptr) {
+    if (!cluster_mode->Start(&error)) {
+      LogWarning(error);
+      return 1;
+    }
+    LogNotice("Running mode=cluster, port=" + std::to_string(config.port) + ".");
+  }
   // The listeners are open during the load (clients get -LOADING); "Ready" is logged after
   // it, as Redis does, for tools that wait for that line.
   SetClock(NowMs());  // replayed commands that record times (XCLAIM, XREADGROUP) see the clock
@@ -364,6 +379,7 @@ bool Server::ServeEvents(int timeout_ms) {
   // The acknowledgements just read may be the ones a failover waits for.
   failover->Update(now_ms_);
   shutdown->Update(now_ms_);
+  if (cluster_mode != nullptr) cluster_mode->BeforeSleep();
   FlushQueuedWrites();
   CloseClientsToClose();
   return true;

@@ -20,6 +20,7 @@
 #include "server/persistence.h"
 #include "server/replication.h"
 #include "server/script_runner.h"
+#include "server/cluster/cluster.h"
 #include "server/server.h"
 
 namespace goblin {
@@ -66,6 +67,16 @@ void Server::Execute(Client& client, const std::vector<std::string_view>& argv) 
 }
 
 void Server::Dispatch(Client& client, const std::vector<std::string_view>& argv) {
+  DispatchCommand(client, argv);
+  // ASKING covers the one command after it (a whole transaction when it comes before MULTI),
+  // refused or not.
+  if (client.asking && !client.in_multi &&
+      (client.last_command == nullptr || client.last_command->name != "asking")) {
+    client.asking = false;
+  }
+}
+
+void Server::DispatchCommand(Client& client, const std::vector<std::string_view>& argv) {
   std::string error;
   const Command* command = LookUpCommand(argv, &error);
   client.last_command = command;  // refused or not, as Redis's c->lastcmd
@@ -176,7 +187,7 @@ Server::AdmissionFlags Server::FlagsForAdmission(const Client& client, const Com
 //    3. authentication
 //    4. a command MULTI may not hold, inside MULTI
 //    5. the client's ACL user may not run it, or not on these keys or channels
-//       (the cluster redirection belongs here)
+//    6. in cluster mode, a key of a slot this node does not serve (-MOVED, -ASK, ...)
 //    6. maxmemory, once the policy has evicted what it may
 //    7. MISCONF: the last background save or an AOF write failed
 //    8. min-replicas-to-write
@@ -216,6 +227,12 @@ std::string Server::AdmissionRefusal(Client& client, const Command& command,
     size_t position = 0;
     if (client.user->Check(command, argv, &position) != acl::Denial::kNone) {
       return AclRefusal(client, command, argv, LogContextOf(client));
+    }
+  }
+  // The master's stream and the log's replay carry what was accepted once: never redirected.
+  if (cluster_mode != nullptr && client.is_connection()) {
+    if (std::string refusal = cluster_mode->Redirection(client, command, argv); !refusal.empty()) {
+      return refusal;
     }
   }
   if (client.kind == ClientKind::kMaster && (flags.any & kCmdWrite) &&

@@ -4,7 +4,9 @@
 #include <chrono>
 
 #include "core/ascii.h"
+#include "core/key_slot.h"
 #include "scripting/script_flags.h"
+#include "server/cluster/cluster.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/master_link.h"
@@ -73,7 +75,13 @@ void ScriptRunner::Run(CommandContext& ctx, const Script& script) {
       }
     }
   }
+  if (server_.cluster_mode != nullptr && (script.flags & kScriptNoCluster)) {
+    ctx.reply.Error("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+    return;
+  }
   caller_ = &caller;
+  cluster_slot_ = script.keys.empty() ? -1 : KeySlot(script.keys.front());
+  allow_cross_slot_ = (script.flags & kScriptAllowCrossSlot) != 0;
   function_ = script.function;
   name_ = script.name;
   command_ = ctx.argv;
@@ -167,7 +175,19 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
   if (read_only_ && (command->flags & (kCmdWrite | kCmdMayReplicate))) {
     return "ERR Write commands are not allowed from read-only scripts.";
   }
-  if (!(command->flags & kCmdWrite)) return "";
+  if (command->flags & kCmdWrite) {
+    if (std::string refusal = WriteRefusal(*command); !refusal.empty()) return refusal;
+  }
+  // A cluster node's script reaches only keys of the slots it serves, one slot at a time; the
+  // master's stream and the log's replay run whatever they carry.
+  if (server_.cluster_mode != nullptr && caller_->is_connection()) {
+    return server_.cluster_mode->ScriptRefusal(*command, argv_, *caller_, allow_cross_slot_,
+                                               &cluster_slot_);
+  }
+  return "";
+}
+
+std::string ScriptRunner::WriteRefusal(const Command& command) {
   // Once a script has written, refusing a later write would leave it half done.
   if (wrote_) return "";
   if (caller_->is_connection()) {
@@ -181,7 +201,7 @@ std::string ScriptRunner::Refusal(std::span<const std::string_view> argv, const 
       return std::string(errors::kReadOnlyReplica);
     }
   }
-  if (out_of_memory_ && (command->flags & kCmdDenyOom)) return std::string(errors::kOutOfMemory);
+  if (out_of_memory_ && (command.flags & kCmdDenyOom)) return std::string(errors::kOutOfMemory);
   return "";
 }
 

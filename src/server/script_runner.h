@@ -91,6 +91,9 @@ class ScriptRunner : private ScriptHost {
   std::string Refusal(std::span<const std::string_view> argv, const Command** command);
   // A replica whose link is down, with replica-serve-stale-data no.
   bool ServingStale() const;
+  // The refusals of a write: the server cannot persist, too few replicas, a read-only replica,
+  // out of memory.
+  std::string WriteRefusal(const Command& command);
 
   Server& server_;
   Client client_;
@@ -103,6 +106,10 @@ class ScriptRunner : private ScriptHost {
   bool read_only_ = false;
   bool out_of_memory_ = false;  // at the start: a compatibility-mode script's first write fails
   bool wrote_ = false;
+  // Cluster mode: the slot of the keys the script reached so far (-1: none yet), and whether it
+  // may reach several (the allow-cross-slot-keys flag).
+  int cluster_slot_ = -1;
+  bool allow_cross_slot_ = false;
   bool busy_ = false;
   bool killed_ = false;
   int replication_ = 3;

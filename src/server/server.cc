@@ -2,6 +2,7 @@
 // by id, WATCH, error statistics, CONFIG SET's effects. The rest of Server is split by seam:
 // connections.cc (listeners, the loop, client I/O), dispatch.cc (running one command),
 // blocking.cc, client_pause.cc, monitor.cc, slowlog.cc (SLOWLOG and LATENCY), tick.cc.
+#include "server/cluster/cluster.h"
 #include "server/server.h"
 
 #include <unistd.h>
@@ -76,6 +77,11 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   expiry_rules_.loading = persistence->loading_flag();
   for (Database& db : dbs_) db.set_expiry_rules(&expiry_rules_);
   scripts = std::make_unique<ScriptRunner>(*this);
+  if (config.cluster.enabled) {
+    cluster_mode = std::make_unique<cluster::Cluster>(*this);
+    // The keys of each slot are kept together: CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT.
+    dbs_[0].EnableSlots();
+  }
   pid = getpid();
   SetLogProcess(pid);
   run_id = RandomHexId();
@@ -340,6 +346,23 @@ void Server::NotifyKeyspaceEvent(uint32_t type, std::string_view event, std::str
     channel += event;
     Publish(PubSub::kChannel, channel, key);
   }
+}
+
+void Server::DeliverPublished(bool sharded, std::string_view channel, std::string_view message) {
+  Publish(sharded ? PubSub::kShard : PubSub::kChannel, channel, message);
+}
+
+void Server::DeleteKeysInSlot(int slot) {
+  Database& db = dbs_[0];
+  std::vector<std::string> keys;
+  db.ForEachKeyInSlot(slot, db.KeysInSlot(slot),
+                      [&](const KeyEntry* entry) { keys.emplace_back(entry->key()); });
+  for (const std::string& key : keys) {
+    db.Delete(key);
+    // The replicas and the log lose the key too, as Redis propagates the deletion.
+    effects.Add(0, {"DEL", key});
+  }
+  dirty += keys.size();
 }
 
 size_t Server::Publish(PubSub::Kind kind, std::string_view channel, std::string_view message) {

@@ -46,10 +46,15 @@
 namespace goblin {
 
 class Failover;
+namespace cluster {
+class Cluster;
+}
 class Shutdown;
 
 // Who pauses writes besides CLIENT PAUSE (Server::SetWritePause).
-enum class WritePause : uint8_t { kFailover = 1, kShutdown = 2 };
+// Who holds writes paused besides CLIENT PAUSE: FAILOVER, a shutdown waiting for its replicas,
+// and a cluster master handing its slots to a replica (CLUSTER FAILOVER).
+enum class WritePause : uint8_t { kFailover = 1, kShutdown = 2, kClusterFailover = 4 };
 class MasterLink;
 class Persistence;
 class Replication;
@@ -152,6 +157,7 @@ class Server : private KeyspaceEvents {
   // refusal is the reply; an admitted command may wait (CLIENT PAUSE), be queued (MULTI) or
   // run.
   void Dispatch(Client& client, const std::vector<std::string_view>& argv);
+  void DispatchCommand(Client& client, const std::vector<std::string_view>& argv);
   // Runs a command EXEC took from client's queue: it was admitted when it was queued.
   void RunQueued(Client& client, const std::vector<std::string_view>& argv);
   // The command argv[0] (and argv[1] for a container) names, or null with error set to Redis's
@@ -328,6 +334,14 @@ class Server : private KeyspaceEvents {
   std::unique_ptr<Persistence> persistence;
   // EVAL scripts and function libraries (script_runner.h).
   std::unique_ptr<ScriptRunner> scripts;
+  // Redis Cluster mode (cluster/cluster.h); null unless cluster-enabled.
+  std::unique_ptr<cluster::Cluster> cluster_mode;
+  // The cluster bus's listening sockets, on the bind addresses: false with *error set.
+  bool OpenBusListeners(int port, std::vector<int>* fds, std::string* error);
+  // A message PUBLISH or SPUBLISH sent on another node of the cluster, delivered here.
+  void DeliverPublished(bool sharded, std::string_view channel, std::string_view message);
+  // Deletes every key of slot (a slot this cluster node lost without migrating its keys).
+  void DeleteKeysInSlot(int slot);
   // While a script runs past busy-reply-threshold: serves one round of other clients' events
   // (they get -BUSY but for allow-busy commands), without timers and without the caller.
   void ServeWhileScriptRuns();

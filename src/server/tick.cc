@@ -3,6 +3,7 @@
 // connections, ops/sec samples).
 #include <algorithm>
 
+#include "server/cluster/cluster.h"
 #include "server/cycle_clock.h"
 #include "server/failover.h"
 #include "server/master_link.h"
@@ -69,6 +70,7 @@ void Server::Tick() {
   if (migrate_connections.size() > 0) migrate_connections.CloseIdle(now / 1000);
   replication->Tick(now);
   failover->Update(now);
+  if (cluster_mode != nullptr) cluster_mode->Cron(now);
   if (now - stats.last_sample_ms >= 100) {
     double seconds = static_cast<double>(now - stats.last_sample_ms) / 1000.0;
     uint64_t ops = stats.total_commands_processed - stats.ops_at_last_sample;
