@@ -263,7 +263,7 @@ def test_reshard_under_writes_loses_no_acknowledged_write(make_server):
 
 
 def test_a_killed_master_is_replaced_by_its_replica_and_returns_as_one(make_server):
-    nodes = cluster.start_nodes(make_server, 6, appendonly="yes")
+    nodes = cluster.start_nodes(make_server, 6, appendonly="yes", **{"repl-diskless-sync-delay": 0})
     cluster.create(nodes, replicas=1)
     rc = cluster_client(nodes)
     for i in range(300):
@@ -283,6 +283,8 @@ def test_a_killed_master_is_replaced_by_its_replica_and_returns_as_one(make_serv
     assert [rc.get(f"f:{i}") for i in range(300)] == [str(i) for i in range(300)]
     victim.restart(keep_port=True)
     wait_for(lambda: role(victim) == "slave", timeout=30, what="the old master to follow")
+    wait_for(lambda: victim.info("replication")["master_link_status"] == "up", timeout=30,
+             what="the old master's sync")
     cluster.wait_until_consistent(nodes)
     # A manual failover gives it its slots back.
     assert victim.client().execute_command("CLUSTER", "FAILOVER") == b"OK"
