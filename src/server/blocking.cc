@@ -242,13 +242,19 @@ void Server::ReleaseShutdownWait(Client& client, std::string_view error) {
   ResumeClient(client);
 }
 
+void Server::UnblockWithError(Client& client, std::string_view error) {
+  CountUnblockedCall(client);
+  UnblockClient(client);
+  client.reply.Error(error);
+  ResumeClient(client);
+}
+
 bool Server::UnblockById(uint64_t id, bool with_error) {
   Client* client = FindClient(id);
   if (client == nullptr || !client->blocked || client->block.waits_for_shutdown) return false;
   if (with_error) {
-    CountUnblockedCall(*client);
-    UnblockClient(*client);
-    client->reply.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    UnblockWithError(*client, "UNBLOCKED client unblocked via CLIENT UNBLOCK");
+    return true;
   } else {
     ReplyBlockTimeout(*client);
   }

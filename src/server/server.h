@@ -193,6 +193,8 @@ class Server : private KeyspaceEvents {
   void ReleaseShutdownWait(Client& client, std::string_view error);
   // CLIENT UNBLOCK: false when no such client is blocked (or it waits for a shutdown).
   bool UnblockById(uint64_t id, bool with_error);
+  // Answers a blocked client error instead of its command's reply, and lets it go on.
+  void UnblockWithError(Client& client, std::string_view error);
 
   // WATCH bookkeeping.
   void Watch(Client& client, std::string_view key);

@@ -228,6 +228,24 @@ def test_a_migrating_slot_answers_ask_and_tryagain_as_redis_words_them(make_serv
     cluster.wait_until_consistent(nodes)
 
 
+def test_a_client_blocked_on_a_slot_that_moves_away_is_sent_on(make_server):
+    nodes = cluster.start_nodes(make_server, 2)
+    a, b = (n.client() for n in nodes)
+    a.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 8191)
+    b.execute_command("CLUSTER", "ADDSLOTSRANGE", 8192, 16383)
+    a.execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[1].port, nodes[1].options["cluster-port"])
+    cluster.wait_until_consistent(nodes)
+    slot = a.execute_command("CLUSTER", "KEYSLOT", "{b}queue")
+    waiter = nodes[0].raw()
+    waiter.send_command("BLPOP", "{b}queue", 0)
+    wait_for(lambda: nodes[0].info("clients")["blocked_clients"] == "1", what="the client to block")
+    idb = node_id(nodes[1])
+    assert b.execute_command("CLUSTER", "SETSLOT", slot, "NODE", idb) == b"OK"
+    assert a.execute_command("CLUSTER", "SETSLOT", slot, "NODE", idb) == b"OK"
+    assert waiter.read_reply(timeout=10).error_text == f"MOVED {slot} 127.0.0.1:{nodes[1].port}"
+    assert nodes[0].info("clients")["blocked_clients"] == "0"
+
+
 def test_reshard_under_writes_loses_no_acknowledged_write(make_server):
     nodes = cluster.start_nodes(make_server, 3)
     cluster.create(nodes)

@@ -238,6 +238,9 @@ class Cluster {
   void Connect(ClusterNode* node);
   void FreeLink(BusLink* link);
   void FreeClosedLinks();
+  // Clients blocked on keys of a slot this node no longer serves get -MOVED (or -CLUSTERDOWN),
+  // as Redis's client cron sends them on.
+  void RedirectBlockedClients();
   // Failover of a replica whose master failed (cluster_failover.cc).
   void HandleReplicaFailover();
   // CLUSTER FAILOVER (default mode): may the election start, the master's stream all applied?

@@ -822,6 +822,7 @@ void Cluster::Cron(int64_t now) {
     HandleManualFailover();
     HandleReplicaFailover();
   }
+  RedirectBlockedClients();
   if (update || state_ == State::kFail) state_update_pending_ = true;
   if (state_update_pending_) {
     state_update_pending_ = false;

@@ -172,4 +172,32 @@ Cluster::Routing Cluster::Route(std::span<const RoutedCall> calls, bool asking,
   return routing;
 }
 
+void Cluster::RedirectBlockedClients() {
+  if (server_.stats.blocked_clients == 0) return;
+  for (Client* client : server_.ClientsById()) {
+    const BlockState& block = client->block;
+    if (!client->blocked || block.keys.empty()) continue;
+    // A write would be needed to serve it, and none may come while the cluster is down (even
+    // where reads are allowed then).
+    if (state_ != State::kOk) {
+      server_.UnblockWithError(*client, "CLUSTERDOWN The cluster is down");
+      continue;
+    }
+    // Its keys share a slot: the first one says where they now live.
+    const int slot = KeySlot(block.keys.front());
+    const ClusterNode* owner = slots_[static_cast<size_t>(slot)];
+    if (client->readonly && client->last_command != nullptr &&
+        !(client->last_command->flags & kCmdWrite) && myself_->is_replica() &&
+        myself_->master == owner) {
+      continue;
+    }
+    if (owner == myself_ || importing_[static_cast<size_t>(slot)] != nullptr) continue;
+    Routing routing;
+    routing.slot = slot;
+    routing.node = owner;
+    routing.refusal = owner == nullptr ? Refusal::kUnbound : Refusal::kMoved;
+    server_.UnblockWithError(*client, RefusalText(routing));
+  }
+}
+
 }  // namespace goblin::cluster
