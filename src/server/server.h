@@ -124,7 +124,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
-  uint64_t evicted_clients = 0;  // closed for maxmemory-clients
+  uint64_t evicted_clients = 0;       // closed for maxmemory-clients
   uint64_t reply_buffer_shrinks = 0;  // idle reply blocks given back by the tick
   uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
@@ -242,6 +242,10 @@ class Server : private KeyspaceEvents {
   size_t database_count() const { return dbs_.size(); }
   void SwapDatabases(int a, int b);
   void FlushAll();
+  // A writable replica's cron: deletes the keys of own_deadline_keys_ whose time has passed.
+  void ExpireOwnKeys(int64_t now_ms);
+  // Whether the keys a command stores with deadlines go to own_deadline_keys_.
+  void RecordOwnDeadlines(bool on);
 
   void RequestShutdown() { shutdown_requested_ = true; }
   // SHUTDOWN ran or a SIGTERM/SIGINT arrived.
@@ -539,6 +543,10 @@ class Server : private KeyspaceEvents {
   // What lookups do with expired keys (every Database points at it): set per command by who
   // runs it when this server is a replica.
   Database::ExpiryRules expiry_rules_;
+  // A writable replica's keys to which its own clients gave deadlines, by database index (not
+  // moved by SWAPDB, as Redis's): it expires these itself, and only these (ExpireOwnKeys).
+  std::vector<std::set<std::string, std::less<>>> own_deadline_keys_;
+  bool recording_own_deadlines_ = false;
   bool child_shares_pages_ = false;
   bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;

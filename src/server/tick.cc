@@ -17,7 +17,8 @@ void Server::Tick() {
   int64_t now = NowMs();
   int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
   // A client pause holds the data still: no key expires or is evicted in the background.
-  // A replica's keys go when its master's DEL comes (Database::ExpiryRules).
+  // A replica's keys go when its master's DEL comes (Database::ExpiryRules), but for those its
+  // own clients wrote with deadlines (ExpireOwnKeys).
   if (active_expire_enabled && !paused() && !master_link->is_replica()) {
     // In slices of 256 visited entries per database: at least kMinVisits entries, then on
     // only while a slice finds more than 10% of its entries expired (Redis's acceptable stale
@@ -36,6 +37,7 @@ void Server::Tick() {
     }
     ExpireHashFields(now, deadline);
   }
+  if (active_expire_enabled && !paused() && master_link->is_replica()) ExpireOwnKeys(now);
   if (config.timeout > 0) {
     for (auto& [fd, client] : clients_by_fd_) {
       // Replicas are not idle clients: repl-timeout watches them.
