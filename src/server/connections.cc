@@ -78,6 +78,7 @@ void Server::KillClient(Client& victim, const Client& caller) {
 void Server::CloseClientSoon(Client& client) {
   if (client.close_after_reply && client.output.empty()) return;
   client.close_after_reply = true;
+  client.replies_dropped = true;
   client.output.clear();
   clients_to_close_.push_back(&client);
 }
@@ -141,8 +142,9 @@ bool Server::ConfigureTls() {
   options.session_cache_timeout = tls.session_cache_timeout;
   std::string error;
   if (options.auth_clients != "no" && tls.ca_cert_file.empty() && tls.ca_cert_dir.empty()) {
-    error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
-            "tls-replication or tls-auth-clients are enabled!";
+    error =
+        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+        "tls-replication or tls-auth-clients are enabled!";
   } else if (std::shared_ptr<net::TlsContext> context = net::TlsContext::Create(options, &error)) {
     tls_ = std::move(context);
     return true;
@@ -566,6 +568,10 @@ void Server::Flush(Client& client) {
 }
 
 void Server::FlushReplies(Client& client) {
+  if (client.replies_dropped) {
+    client.output.clear();
+    return;
+  }
   // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
   if (persistence->log_pending()) persistence->FlushLog();
   // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).

@@ -54,6 +54,12 @@ void Server::Tick() {
   if (now - query_buffers_resized_ms_ >= 1000) {
     query_buffers_resized_ms_ = now;
     for (auto& [fd, client] : clients_by_fd_) {
+      // A client that reads nothing gets no write round: its soft limit's time is judged
+      // here, as Redis's client cron judges it.
+      if (client->kind != ClientKind::kMaster && !client->close_after_reply &&
+          client->pending_output() > 0 && DropOverOutputLimit(*client)) {
+        continue;
+      }
       client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
                                         client->parser.bytes_needed());
       if (reply_buffer_resizing && client->output.ReleaseIfEmpty()) ++stats.reply_buffer_shrinks;
