@@ -617,7 +617,8 @@ bool Server::DropOverOutputLimit(Client& client) {
   if (!OverOutputLimit(client)) return false;
   const OutputBufferLimit& limit = OutputLimitClass(client);
   const uint64_t pending = client.pending_output();
-  const bool class_limit = (limit.hard > 0 && pending >= static_cast<uint64_t>(limit.hard)) ||
+  const bool class_limit = client.is_replica() ||
+                           (limit.hard > 0 && pending >= static_cast<uint64_t>(limit.hard)) ||
                            (limit.soft > 0 && pending >= static_cast<uint64_t>(limit.soft));
   LogWarning("Client id=" + std::to_string(client.id) + " scheduled to be closed ASAP for " +
              (class_limit ? std::string("overcoming of output buffer limits.")
@@ -649,7 +650,12 @@ const OutputBufferLimit& Server::OutputLimitClass(const Client& client) const {
 
 uint64_t Server::OutputHardLimit(const Client& client) const {
   const OutputBufferLimit& limit = OutputLimitClass(client);
-  if (client.is_replica()) return static_cast<uint64_t>(limit.hard);
+  if (client.is_replica()) {
+    // As Redis 7's: a replica's hard limit below repl-backlog-size counts as that size, or a
+    // replica would be dropped for holding what a partial resync sends it.
+    if (limit.hard == 0) return 0;
+    return static_cast<uint64_t>(std::max<int64_t>(limit.hard, config.repl_backlog_size));
+  }
   // A tiny maxmemory (a test's `maxmemory 1`, a small cache) must not cut ordinary replies.
   constexpr uint64_t kLeastDerivedBound = 64ULL << 20;
   uint64_t bound = static_cast<uint64_t>(config.client_reply_size_limit);
