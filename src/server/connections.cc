@@ -294,15 +294,21 @@ int Server::Run() {
 
   next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
-    if (g_shutdown_signal != 0) {
-      const int signal_number = g_shutdown_signal;
-      g_shutdown_signal = 0;
-      if (shutdown->waiting() && signal_number == SIGINT) {
+    // A signal is logged as it comes; its shutdown begins where Redis's cron begins it, so
+    // DEBUG PAUSE-CRON holds it, and SHUTDOWN ABORT may cancel it meanwhile.
+    if (g_shutdown_signal != 0 && !shutdown_signal_logged_) {
+      if (shutdown->waiting() && g_shutdown_signal == SIGINT) {
         LogWarning("You insist... exiting now.");
         return 1;
       }
-      LogNotice(std::string("Received ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+      LogNotice(std::string("Received ") + (g_shutdown_signal == SIGINT ? "SIGINT" : "SIGTERM") +
                 " scheduling shutdown...");
+      shutdown_signal_logged_ = true;
+    }
+    if (g_shutdown_signal != 0 && !cron_paused) {
+      const int signal_number = g_shutdown_signal;
+      g_shutdown_signal = 0;
+      shutdown_signal_logged_ = false;
       const uint32_t flags =
           signal_number == SIGINT ? config.shutdown_on_sigint : config.shutdown_on_sigterm;
       if (shutdown->Begin(flags, nullptr) == Shutdown::Outcome::kExit) break;
@@ -400,6 +406,13 @@ void Server::CloseClientsToClose() {
 }
 
 bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
+
+bool Server::CancelShutdownSignal() {
+  if (g_shutdown_signal == 0) return false;
+  g_shutdown_signal = 0;
+  shutdown_signal_logged_ = false;
+  return true;
+}
 
 void Server::CloseListenersInChild() {
   for (const Listener& listener : listeners_) close(listener.fd);

@@ -461,9 +461,10 @@ std::string Persistence::Save() {
   std::string error;
   const int64_t start = server_.NowMs();
   if (!WriteSnapshot(SnapshotPath(), start, &stats, &error)) {
+    // As Redis's foreground save: the reason is logged, the reply is a bare ERR, and only a
+    // background save's failure turns on MISCONF (stop-writes-on-bgsave-error).
     LogWarning("Error saving DB on disk: " + error);
-    last_bgsave_ok_ = false;
-    return "ERR " + error;
+    return "ERR";
   }
   LogNotice("DB saved on disk (" + std::to_string(stats.keys) + " keys, " +
             std::to_string(stats.bytes) + " bytes)");

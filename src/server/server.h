@@ -250,6 +250,8 @@ class Server : private KeyspaceEvents {
   void RequestShutdown() { shutdown_requested_ = true; }
   // SHUTDOWN ran or a SIGTERM/SIGINT arrived.
   bool shutdown_pending() const;
+  // SHUTDOWN ABORT before a signal's shutdown began: forgets the signal; false when none came.
+  bool CancelShutdownSignal();
 
   // Runs one round of the event loop: waits up to timeout_ms for events and handles them.
   // Returns false when epoll failed. Also called while a snapshot loads, to answer -LOADING.
@@ -547,6 +549,7 @@ class Server : private KeyspaceEvents {
   // moved by SWAPDB, as Redis's): it expires these itself, and only these (ExpireOwnKeys).
   std::vector<std::set<std::string, std::less<>>> own_deadline_keys_;
   bool recording_own_deadlines_ = false;
+  bool shutdown_signal_logged_ = false;  // the pending signal's "Received ..." line is written
   bool child_shares_pages_ = false;
   bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;
