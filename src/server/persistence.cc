@@ -169,7 +169,9 @@ bool Persistence::LoadAtStartup() {
     ok = LoadLog(&missing, &error);
   } else {
     what = "snapshot";
+    naming_expired_ = server_.config.replicaof.host.empty();
     ok = LoadSnapshot(SnapshotPath(), &missing, &error);
+    naming_expired_ = false;
   }
   FinishLoading();
   if (!ok && server_.shutdown_pending()) {
@@ -224,6 +226,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     options.now_ms = server_.NowMs();
     // Redis loads an append-only file's base whole: its deadlines pass through the log.
     options.skip_expired = !log_base;
+    options.name_expired = naming_expired_;
     options.key_load_delay_us = server_.config.key_load_delay;
     options.verify_checksum = !server_.skip_checksum_validation;
     options.replace_existing = merge_on_load_;
@@ -250,10 +253,12 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
+    expired_at_load_ = std::move(stats.expired_names);
     libraries = std::move(stats.libraries);
   } else {
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     loader.set_replace_existing(merge_on_load_);
+    loader.set_name_expired(naming_expired_);
     ok = loader.Load(dbs, server_.NowMs(), progress, server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
     loaded_replication_ = ok ? stats.replication : SavedReplication();
@@ -265,6 +270,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
+    expired_at_load_ = stats.expired_names;
     libraries = stats.libraries;
   }
   if (!ok || !LoadFunctionLibraries(libraries, path, error)) {
