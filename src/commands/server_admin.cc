@@ -92,6 +92,13 @@ void ConfigResetstatCommand(CommandContext& ctx) {
   s.stats.rejected_connections = 0;
   s.stats.net_input_bytes = s.stats.net_output_bytes = 0;
   s.stats.total_error_replies = 0;
+  s.stats.unexpected_error_replies = 0;
+  s.stats.net_repl_output_bytes = 0;
+  s.stats.client_query_buffer_limit_disconnections = 0;
+  s.stats.client_output_buffer_limit_disconnections = 0;
+  s.stats.reply_buffer_shrinks = 0;
+  s.replication->ResetStats();
+  s.evictor.ResetCounters();
   s.stats.evicted_clients = 0;
   s.acl.ResetCounters();
   s.stats.error_counts.clear();

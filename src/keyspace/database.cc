@@ -40,6 +40,14 @@ void Database::DeleteExpired(std::string_view key) {
   if (counters_ != nullptr) ++counters_->expired_keys;
 }
 
+bool Database::ExpireIfDue(std::string_view key, int64_t now_ms) {
+  const KeyEntry* entry = table_.Find(key);
+  if (entry == nullptr || !entry->has_expire()) return false;
+  if (!Expired(entry, now_ms)) return true;
+  DeleteExpired(key);
+  return false;
+}
+
 KeyEntry* Database::FindForRead(std::string_view key, int64_t now_ms, bool touch) {
   KeyEntry* entry = Find(key, now_ms, touch);
   if (counters_ != nullptr) ++(entry ? counters_->keyspace_hits : counters_->keyspace_misses);
@@ -119,6 +127,7 @@ bool HasElementDeadlines(const KeyEntry* entry) {
 void Database::Insert(KeyEntry* entry, std::optional<uint32_t> stamp) {
   if (HasElementDeadlines(entry)) NoteElementDeadlines(entry->key());
   expires_ += entry->has_expire() ? 1 : 0;
+  NoteDeadline(entry);
   if (slots_ == nullptr) {
     table_.Insert(entry, stamp.value_or(NewStamp()));
   } else {
@@ -138,6 +147,7 @@ void Database::Replace(Table::Slot slot, KeyEntry* fresh) {
   if (access_ != nullptr && !access_->lfu) slot.set_stamp(NewStamp());
   Forget(slot.entry());
   expires_ += fresh->has_expire() ? 1 : 0;
+  NoteDeadline(fresh);
   slot.Replace(fresh);
 }
 
@@ -154,6 +164,7 @@ void Database::Put(std::string_view key, const EntryValue& value, std::optional<
   std::optional<int64_t> deadline = expire_ms;
   if (keep_ttl) deadline = old->has_expire() ? std::optional(old->expire_ms()) : std::nullopt;
   if (KeyEntry::TryOverwrite(old, value, deadline)) {
+    NoteDeadline(old);
     Touch(key);
     return;
   }

@@ -78,6 +78,9 @@ struct KeyWaiters {
   bool* any_ready = nullptr;             // the server's "some database has ready keys" flag
   KeyspaceEvents* events = nullptr;      // told of expiries, or none
   KeyChangeListener* changes = nullptr;  // told of every change, or none
+  // While set, every key stored or changed with a deadline is added here (a writable replica
+  // remembers the keys its own clients gave deadlines, which it alone expires).
+  std::set<std::string, std::less<>>* deadlines_set = nullptr;
 };
 
 struct KeyspaceCounters {
@@ -266,6 +269,9 @@ class Database {
   };
   // Visits about max_visits entries from the expiry cursor and deletes the expired ones.
   ExpireSweep ActiveExpire(int64_t now_ms, size_t max_visits);
+  // Deletes key if its deadline has passed by now_ms (an expiry, as ActiveExpire's). Returns
+  // whether key is still stored with a deadline still to come.
+  bool ExpireIfDue(std::string_view key, int64_t now_ms);
 
   static bool Expired(const KeyEntry* entry, int64_t now_ms) {
     return entry->has_expire() && entry->expire_ms() <= now_ms;
@@ -316,6 +322,12 @@ class Database {
   uint32_t NewStamp() const { return access_ != nullptr ? access_->NewStamp() : 0; }
   void Replace(Table::Slot slot, KeyEntry* fresh);
   void Forget(KeyEntry* entry) { expires_ -= entry->has_expire() ? 1 : 0; }
+  // Records a stored entry's deadline for KeyWaiters::deadlines_set.
+  void NoteDeadline(const KeyEntry* entry) {
+    if (waiters_ != nullptr && waiters_->deadlines_set != nullptr && entry->has_expire()) {
+      waiters_->deadlines_set->emplace(entry->key());
+    }
+  }
   void TouchWaiters(std::string_view key);
   // Queues a key some client is blocked on for the server's next retry of its waiters.
   void MarkReady(std::string name);

@@ -250,6 +250,9 @@ class RdbFileReader {
                ((pending.deadline && *pending.deadline < options_.now_ms) ||
                 !pending.value.DropExpiredFields(options_.now_ms))) {
       ++stats_->keys_expired;
+      if (options_.name_expired) {
+        stats_->expired_names.emplace_back(static_cast<int>(db_), std::string(pending.key));
+      }
     } else {
       dbs_[db_]->Prefetch(pending.key);
       if (++ring_size_ == kAhead && !StoreOldest()) return false;

@@ -55,6 +55,9 @@ struct RdbLoadOptions {
   int64_t now_ms = 0;
   // Skip keys whose deadline is before now_ms (false for an append-only file's base).
   bool skip_expired = true;
+  // Name the skipped keys in RdbLoadStats::expired_names (a master's startup load: their
+  // deletions continue its replicas' history).
+  bool name_expired = false;
   // Redis's key-load-delay, for tests: SleepPerKey's delay (file_util.h), read before each key
   // so that a CONFIG SET during the load takes effect at once, as in Redis. Null: none.
   const int64_t* key_load_delay_us = nullptr;
@@ -82,6 +85,7 @@ struct RdbLoadStats {
   bool checksum_verified = false;  // false: none in the file (version < 5, or written as 0)
   std::vector<std::pair<std::string, std::string>> aux;  // kOpAux fields, in file order
   std::vector<std::string> libraries;                    // function libraries' code, in file order
+  std::vector<std::pair<int, std::string>> expired_names;  // (db, key) with name_expired
   // The aux field name's value, or "".
   std::string Aux(std::string_view name) const;
 };

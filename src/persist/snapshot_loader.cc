@@ -237,6 +237,7 @@ class Loading {
     seen_db_[index] = true;
     ++databases_seen_;
     db_ = dbs_[index];
+    db_index_ = static_cast<int>(index);
     // A key record takes a few bytes at least: a count the file cannot hold is not believed.
     db_->Reserve(std::min<uint64_t>(db_keys_, data_.size() / 4));
     db_at_ = at;
@@ -335,6 +336,7 @@ class Loading {
       // Dropped as Redis drops it, when the database ends: until then it still answers the
       // duplicate check.
       expired_.emplace_back(key);
+      if (name_expired) stats_->expired_names.emplace_back(db_index_, std::string(key));
       ++stats_->keys_expired;
       return true;
     }
@@ -354,6 +356,7 @@ class Loading {
 
  public:
   bool replace_existing = false;  // SnapshotLoader::set_replace_existing
+  bool name_expired = false;      // SnapshotLoader::set_name_expired
 
  private:
   LoadError error_;
@@ -365,6 +368,7 @@ class Loading {
   std::vector<bool> seen_db_;
   bool functions_seen_ = false;
   Database* db_ = nullptr;
+  int db_index_ = 0;
   std::vector<std::string> expired_;  // keys of db_ loaded past their deadline
   uint64_t db_at_ = 0;
   uint64_t db_keys_ = 0, db_expires_ = 0, db_read_ = 0, db_expires_read_ = 0;
@@ -402,6 +406,7 @@ bool SnapshotLoader::Load(const std::vector<Database*>& dbs, int64_t now_ms,
   Loading loading(file_name_, data_, limits_, dbs, now_ms, progress, key_load_delay_us, &stats_,
                   &sections_);
   loading.replace_existing = replace_existing_;
+  loading.name_expired = name_expired_;
   return loading.Run(error);
 }
 

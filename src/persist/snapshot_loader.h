@@ -37,6 +37,7 @@ struct SnapshotLoadStats {
   std::string creator;
   std::vector<std::string> libraries;  // the function libraries' code, in file order
   SavedReplication replication;        // the 'R' section's, when the file has one
+  std::vector<std::pair<int, std::string>> expired_names;  // (db, key) with set_name_expired
 };
 
 class SnapshotLoader {
@@ -59,6 +60,8 @@ class SnapshotLoader {
   // DEBUG RELOAD MERGE: a key already in a database is replaced by the file's, where it would
   // otherwise fail the load.
   void set_replace_existing(bool replace) { replace_existing_ = replace; }
+  // Name the keys skipped for their deadlines in the stats (a master's startup load).
+  void set_name_expired(bool name) { name_expired_ = name; }
 
   const SnapshotLoadStats& stats() const { return stats_; }
   // Every section read, in file order (the check tool lists them).
@@ -69,6 +72,7 @@ class SnapshotLoader {
   std::string_view data_;
   EncodingLimits limits_;
   bool replace_existing_ = false;
+  bool name_expired_ = false;
   SnapshotLoadStats stats_;
   std::vector<SnapshotSection> sections_;
 };

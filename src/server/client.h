@@ -155,6 +155,10 @@ struct Client final : net::EventHandler {
   // client connected.
   bool authenticated = false;
   bool close_after_reply = false;
+  // Closed unanswered (Server::CloseClientSoon: an output limit, an error): what the rest of
+  // its pipeline or transaction replies is dropped, not sent, as Redis never writes to a
+  // client it scheduled to close.
+  bool replies_dropped = false;
   bool no_evict = false;
   bool no_touch = false;  // CLIENT NO-TOUCH: only TOUCH marks keys used for eviction
   bool readonly = false;  // READONLY: a cluster replica serves it reads of its master's slots

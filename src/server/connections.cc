@@ -79,6 +79,7 @@ void Server::KillClient(Client& victim, const Client& caller) {
 void Server::CloseClientSoon(Client& client) {
   if (client.close_after_reply && client.output.empty()) return;
   client.close_after_reply = true;
+  client.replies_dropped = true;
   client.output.clear();
   clients_to_close_.push_back(&client);
 }
@@ -149,8 +150,9 @@ bool Server::ConfigureTls() {
   options.session_cache_timeout = tls.session_cache_timeout;
   std::string error;
   if (options.auth_clients != "no" && tls.ca_cert_file.empty() && tls.ca_cert_dir.empty()) {
-    error = "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
-            "tls-replication or tls-auth-clients are enabled!";
+    error =
+        "Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, "
+        "tls-replication or tls-auth-clients are enabled!";
   } else if (std::shared_ptr<net::TlsContext> context = net::TlsContext::Create(options, &error)) {
     tls_ = std::move(context);
     return true;
@@ -307,15 +309,21 @@ int Server::Run() {
 
   next_tick_ms_ = NowMs();
   while (!shutdown_requested_) {
-    if (g_shutdown_signal != 0) {
-      const int signal_number = g_shutdown_signal;
-      g_shutdown_signal = 0;
-      if (shutdown->waiting() && signal_number == SIGINT) {
+    // A signal is logged as it comes; its shutdown begins where Redis's cron begins it, so
+    // DEBUG PAUSE-CRON holds it, and SHUTDOWN ABORT may cancel it meanwhile.
+    if (g_shutdown_signal != 0 && !shutdown_signal_logged_) {
+      if (shutdown->waiting() && g_shutdown_signal == SIGINT) {
         LogWarning("You insist... exiting now.");
         return 1;
       }
-      LogNotice(std::string("Received ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM") +
+      LogNotice(std::string("Received ") + (g_shutdown_signal == SIGINT ? "SIGINT" : "SIGTERM") +
                 " scheduling shutdown...");
+      shutdown_signal_logged_ = true;
+    }
+    if (g_shutdown_signal != 0 && !cron_paused) {
+      const int signal_number = g_shutdown_signal;
+      g_shutdown_signal = 0;
+      shutdown_signal_logged_ = false;
       const uint32_t flags =
           signal_number == SIGINT ? config.shutdown_on_sigint : config.shutdown_on_sigterm;
       if (shutdown->Begin(flags, nullptr) == Shutdown::Outcome::kExit) break;
@@ -414,6 +422,13 @@ void Server::CloseClientsToClose() {
 }
 
 bool Server::shutdown_pending() const { return shutdown_requested_ || g_shutdown_signal != 0; }
+
+bool Server::CancelShutdownSignal() {
+  if (g_shutdown_signal == 0) return false;
+  g_shutdown_signal = 0;
+  shutdown_signal_logged_ = false;
+  return true;
+}
 
 void Server::CloseListenersInChild() {
   for (const Listener& listener : listeners_) close(listener.fd);
@@ -582,6 +597,10 @@ void Server::Flush(Client& client) {
 }
 
 void Server::FlushReplies(Client& client) {
+  if (client.replies_dropped) {
+    client.output.clear();
+    return;
+  }
   // Invariant 2 of persistence.h: logged writes reach the file before their replies leave.
   if (persistence->log_pending()) persistence->FlushLog();
   // A syncing replica's stream waits for its snapshot (replication.h, Invariant 2).
@@ -627,7 +646,8 @@ bool Server::DropOverOutputLimit(Client& client) {
   if (!OverOutputLimit(client)) return false;
   const OutputBufferLimit& limit = OutputLimitClass(client);
   const uint64_t pending = client.pending_output();
-  const bool class_limit = (limit.hard > 0 && pending >= static_cast<uint64_t>(limit.hard)) ||
+  const bool class_limit = client.is_replica() ||
+                           (limit.hard > 0 && pending >= static_cast<uint64_t>(limit.hard)) ||
                            (limit.soft > 0 && pending >= static_cast<uint64_t>(limit.soft));
   LogWarning("Client id=" + std::to_string(client.id) + " scheduled to be closed ASAP for " +
              (class_limit ? std::string("overcoming of output buffer limits.")
@@ -659,7 +679,12 @@ const OutputBufferLimit& Server::OutputLimitClass(const Client& client) const {
 
 uint64_t Server::OutputHardLimit(const Client& client) const {
   const OutputBufferLimit& limit = OutputLimitClass(client);
-  if (client.is_replica()) return static_cast<uint64_t>(limit.hard);
+  if (client.is_replica()) {
+    // As Redis 7's: a replica's hard limit below repl-backlog-size counts as that size, or a
+    // replica would be dropped for holding what a partial resync sends it.
+    if (limit.hard == 0) return 0;
+    return static_cast<uint64_t>(std::max<int64_t>(limit.hard, config.repl_backlog_size));
+  }
   // A tiny maxmemory (a test's `maxmemory 1`, a small cache) must not cut ordinary replies.
   constexpr uint64_t kLeastDerivedBound = 64ULL << 20;
   uint64_t bound = static_cast<uint64_t>(config.client_reply_size_limit);

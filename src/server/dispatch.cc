@@ -359,9 +359,14 @@ void Server::Call(Client& client, const Command& command,
   CommandContext ctx{*this, client, argv, command, client.reply, now_ms_};
   // A replica expires nothing itself: its master's commands see expired keys, the others not.
   // Nor does a paused server (CLIENT PAUSE, FAILOVER): the replicas' offset must stay put.
+  // A writable replica's own writes are the exception, as Redis 7's: a write deletes the
+  // expired key it meets, and the keys they give deadlines are expired by this replica's cron.
   const bool replica = master_link->is_replica();
+  const bool own_write = replica && !config.replica_read_only &&
+                         client.kind != ClientKind::kMaster && (command.flags & kCmdWrite);
   expiry_rules_.keep = replica && client.kind == ClientKind::kMaster;
-  expiry_rules_.hide = (replica || paused()) && !expiry_rules_.keep;
+  expiry_rules_.hide = (paused() || (replica && !own_write)) && !expiry_rules_.keep;
+  RecordOwnDeadlines(replica && !config.replica_read_only && client.kind != ClientKind::kMaster);
   command_touches_keys_ =
       !(command.flags & kCmdNoTouch) && (!client.no_touch || command.name == "touch");
   UpdateKeyTouching();

@@ -70,6 +70,7 @@ class Evictor {
   Result Perform();
 
   uint64_t evicted_keys() const { return evicted_keys_; }
+  void ResetCounters() { evicted_keys_ = 0; }  // CONFIG RESETSTAT
   // Milliseconds memory has spent over the limit, in total and in the current stretch
   // (INFO stats total_eviction_exceeded_time / current_eviction_exceeded_time).
   int64_t TotalExceededMs() const;

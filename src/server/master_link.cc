@@ -100,7 +100,11 @@ void MasterLink::Start() {
   const SavedReplication& saved = server_.persistence->loaded_replication();
   if (master_.host.empty()) {
     // A master's snapshot holds the history its replicas follow: they continue it.
-    if (saved.present()) server_.replication->ContinueSavedHistory(saved.replid, saved.offset);
+    if (saved.present()) {
+      server_.replication->ContinueSavedHistory(saved.replid, saved.offset,
+                                                server_.persistence->TakeExpiredAtLoad());
+    }
+    server_.persistence->TakeExpiredAtLoad();  // nothing to continue: forgotten
     return;
   }
   // A snapshot saved by this replica holds the history its data is at: continue it.
@@ -263,8 +267,8 @@ void MasterLink::SendHandshake() {
   const int64_t own_port = config.tls.replication && config.tls.port != 0
                                ? config.tls.port
                                : static_cast<int64_t>(server_.tcp_port_bound);
-  const std::string port = std::to_string(
-      config.replica_announce_port != 0 ? config.replica_announce_port : own_port);
+  const std::string port =
+      std::to_string(config.replica_announce_port != 0 ? config.replica_announce_port : own_port);
   ok = ok && SendLine({"REPLCONF", "listening-port", port});
   ++pending_replies_;
   if (!config.replica_announce_ip.empty()) {

@@ -26,7 +26,8 @@
 // replicas (Replication::FeedFromMaster): a chain of replicas carries one byte stream. REPLCONF
 // GETACK * is answered at once with REPLCONF ACK <offset>, and an ACK goes every second too.
 // Keys are not expired here: a lookup by the master's commands sees a key whose deadline passed,
-// other clients see it missing, and the master's DEL removes it (Server's ExpiryRules).
+// other clients see it missing, and the master's DEL removes it (Server's ExpiryRules). Only a
+// writable replica's own keys with deadlines expire here (Server::ExpireOwnKeys).
 //
 // When the link drops the server keeps its replication id and offset, so the next PSYNC asks
 // the master to continue; a master turned replica continues its own history the same way.

@@ -170,7 +170,9 @@ bool Persistence::LoadAtStartup() {
     ok = LoadLog(&missing, &error);
   } else {
     what = "snapshot";
+    naming_expired_ = server_.config.replicaof.host.empty();
     ok = LoadSnapshot(SnapshotPath(), &missing, &error);
+    naming_expired_ = false;
   }
   FinishLoading();
   if (!ok && server_.shutdown_pending()) {
@@ -227,6 +229,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     options.now_ms = server_.NowMs();
     // Redis loads an append-only file's base whole: its deadlines pass through the log.
     options.skip_expired = !log_base;
+    options.name_expired = naming_expired_;
     options.key_load_delay_us = &server_.config.key_load_delay;
     options.verify_checksum = !server_.skip_checksum_validation;
     options.replace_existing = merge_on_load_;
@@ -255,10 +258,12 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
+    expired_at_load_ = std::move(stats.expired_names);
     libraries = std::move(stats.libraries);
   } else {
     SnapshotLoader loader(path, file.data(), EncodingLimitsOf(server_.config));
     loader.set_replace_existing(merge_on_load_);
+    loader.set_name_expired(naming_expired_);
     ok = loader.Load(dbs, server_.NowMs(), progress, &server_.config.key_load_delay, error);
     const SnapshotLoadStats& stats = loader.stats();
     if (rdb_end != nullptr) *rdb_end = file.data().size();
@@ -271,6 +276,7 @@ bool Persistence::LoadSnapshot(const std::string& path, bool* missing, std::stri
     }
     last_load_keys_loaded_ = stats.keys_read;
     last_load_keys_expired_ = stats.keys_expired;
+    expired_at_load_ = stats.expired_names;
     libraries = stats.libraries;
   }
   if (!ok || !LoadFunctionLibraries(libraries, path, error)) {
@@ -593,9 +599,10 @@ std::string Persistence::Save() {
   std::string error;
   const int64_t start = server_.NowMs();
   if (!WriteSnapshot(SnapshotPath(), start, &stats, &error)) {
+    // As Redis's foreground save: the reason is logged, the reply is a bare ERR, and only a
+    // background save's failure turns on MISCONF (stop-writes-on-bgsave-error).
     LogWarning("Error saving DB on disk: " + error);
-    last_bgsave_ok_ = false;
-    return "ERR " + error;
+    return "ERR";
   }
   LogNotice("DB saved on disk (" + std::to_string(stats.keys) + " keys, " +
             std::to_string(stats.bytes) + " bytes)");

@@ -114,6 +114,11 @@ class Persistence : public EffectConsumer {
   SavedReplication ReplicationToSave() const;
   // The history the last snapshot loaded carried (MasterLink::Start continues it).
   const SavedReplication& loaded_replication() const { return loaded_replication_; }
+  // A master's startup snapshot: the keys skipped for their deadlines, (db, key) in file order,
+  // handed over once (their DELs continue the saved history).
+  std::vector<std::pair<int, std::string>> TakeExpiredAtLoad() {
+    return std::move(expired_at_load_);
+  }
   // How values are written as RDB under the current configuration (encoding limits,
   // rdbcompression, rdbchecksum): the RDB file, DUMP and MIGRATE payloads.
   RdbWriteOptions RdbOptions() const;
@@ -258,6 +263,8 @@ class Persistence : public EffectConsumer {
   bool log_durable_ = false;
   uint64_t durable_floor_ = 0;
   SavedReplication loaded_replication_;
+  bool naming_expired_ = false;
+  std::vector<std::pair<int, std::string>> expired_at_load_;
 };
 
 }  // namespace goblin

@@ -147,7 +147,8 @@ void Replication::RestoreHistory(std::string_view replid, uint64_t offset) {
   offset_ = offset;
 }
 
-void Replication::ContinueSavedHistory(std::string_view replid, uint64_t offset) {
+void Replication::ContinueSavedHistory(std::string_view replid, uint64_t offset,
+                                       const std::vector<std::pair<int, std::string>>& expired) {
   offset_ = offset;
   CreateBacklog(/*new_id=*/true);
   replid2_ = replid;
@@ -155,6 +156,21 @@ void Replication::ContinueSavedHistory(std::string_view replid, uint64_t offset)
   no_replicas_since_ms_ = server_.NowMs();
   LogNotice("Continuing the replication history " + replid2_ + " up to offset " +
             std::to_string(second_offset_) + " under the new ID " + server_.replication_id);
+  // The keys that expired while the server was down were deleted as it loaded: as in Redis,
+  // their deletions come first in the history, so that the replicas that continue drop them.
+  const std::string_view del = server_.config.lazyfree.expire ? "UNLINK" : "DEL";
+  std::string bytes;
+  for (const auto& [db, key] : expired) {
+    if (db != selected_db_) {
+      const std::string db_text = std::to_string(db);
+      const std::string_view select[] = {"SELECT", db_text};
+      AppendRespCommand(&bytes, select);
+      selected_db_ = db;
+    }
+    const std::string_view argv[] = {del, key};
+    AppendRespCommand(&bytes, argv);
+  }
+  if (!bytes.empty()) Feed(bytes);
 }
 
 void Replication::ChangeMasterId(std::string_view replid) {

@@ -144,7 +144,9 @@ class Replication : public EffectConsumer, private net::EventHandler {
   // A master started from a snapshot that holds its history (replid at offset): a new id
   // starts there with an empty backlog, the saved one kept as replid2, so that its replicas
   // continue with +CONTINUE (Redis does the same).
-  void ContinueSavedHistory(std::string_view replid, uint64_t offset);
+  // expired: the keys the load deleted for their deadlines, (db, key), whose DELs come first.
+  void ContinueSavedHistory(std::string_view replid, uint64_t offset,
+                            const std::vector<std::pair<int, std::string>>& expired);
   // The database the stream selected last (0 before any): a snapshot saves it.
   int stream_db() const { return std::max(selected_db_, 0); }
   const std::string& replid2() const { return replid2_; }
@@ -153,6 +155,8 @@ class Replication : public EffectConsumer, private net::EventHandler {
   uint64_t offset() const { return offset_; }
   const ReplBacklog* backlog() const { return backlog_.get(); }
   const ReplicationStats& stats() const { return stats_; }
+  // CONFIG RESETSTAT: the sync counters start again from 0.
+  void ResetStats() { stats_ = ReplicationStats(); }
   // Replicas in the order they attached.
   std::vector<Client*> Replicas() const;
   // INFO memory: the backlog's allocation, and the replicas' buffers.

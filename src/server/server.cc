@@ -56,6 +56,7 @@ Server::Server(Config config_in) : config(std::move(config_in)), rng_(std::rando
   if (!config.requirepass.empty()) acl.SetDefaultPassword(config.requirepass);
   dbs_.resize(static_cast<size_t>(config.databases));
   waiters_.resize(dbs_.size());
+  own_deadline_keys_.resize(dbs_.size());
   for (size_t i = 0; i < dbs_.size(); ++i) {
     dbs_[i].set_counters(&stats.keyspace);
     waiters_[i].index = static_cast<int>(i);
@@ -197,6 +198,25 @@ void Server::UnwatchAll(Client& client) {
 void Server::FlushAll() {
   tracking.InvalidateAll();
   for (Database& db : dbs_) db.Clear();
+  for (auto& keys : own_deadline_keys_) keys.clear();
+}
+
+void Server::RecordOwnDeadlines(bool on) {
+  if (on == recording_own_deadlines_) return;
+  recording_own_deadlines_ = on;
+  for (size_t i = 0; i < waiters_.size(); ++i) {
+    waiters_[i].deadlines_set = on ? &own_deadline_keys_[i] : nullptr;
+  }
+}
+
+void Server::ExpireOwnKeys(int64_t now_ms) {
+  for (size_t i = 0; i < own_deadline_keys_.size(); ++i) {
+    auto& keys = own_deadline_keys_[i];
+    for (auto it = keys.begin(); it != keys.end();) {
+      // A key gone, or without a deadline now, is forgotten; a later deadline keeps it.
+      it = dbs_[i].ExpireIfDue(*it, now_ms) ? std::next(it) : keys.erase(it);
+    }
+  }
 }
 
 void Server::SetKeyChangeListener(KeyChangeListener* listener) {

@@ -129,7 +129,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
   uint64_t client_query_buffer_limit_disconnections = 0;
   uint64_t client_output_buffer_limit_disconnections = 0;
-  uint64_t evicted_clients = 0;  // closed for maxmemory-clients
+  uint64_t evicted_clients = 0;       // closed for maxmemory-clients
   uint64_t reply_buffer_shrinks = 0;  // idle reply blocks given back by the tick
   uint64_t blocked_clients = 0;
   std::map<std::string, uint64_t> error_counts;  // errorstats: prefix -> count
@@ -250,10 +250,16 @@ class Server : private KeyspaceEvents {
   size_t database_count() const { return dbs_.size(); }
   void SwapDatabases(int a, int b);
   void FlushAll();
+  // A writable replica's cron: deletes the keys of own_deadline_keys_ whose time has passed.
+  void ExpireOwnKeys(int64_t now_ms);
+  // Whether the keys a command stores with deadlines go to own_deadline_keys_.
+  void RecordOwnDeadlines(bool on);
 
   void RequestShutdown() { shutdown_requested_ = true; }
   // SHUTDOWN ran or a SIGTERM/SIGINT arrived.
   bool shutdown_pending() const;
+  // SHUTDOWN ABORT before a signal's shutdown began: forgets the signal; false when none came.
+  bool CancelShutdownSignal();
 
   // Runs one round of the event loop: waits up to timeout_ms for events and handles them.
   // Returns false when epoll failed. Also called while a snapshot loads, to answer -LOADING.
@@ -555,6 +561,11 @@ class Server : private KeyspaceEvents {
   // What lookups do with expired keys (every Database points at it): set per command by who
   // runs it when this server is a replica.
   Database::ExpiryRules expiry_rules_;
+  // A writable replica's keys to which its own clients gave deadlines, by database index (not
+  // moved by SWAPDB, as Redis's): it expires these itself, and only these (ExpireOwnKeys).
+  std::vector<std::set<std::string, std::less<>>> own_deadline_keys_;
+  bool recording_own_deadlines_ = false;
+  bool shutdown_signal_logged_ = false;  // the pending signal's "Received ..." line is written
   bool child_shares_pages_ = false;
   bool command_touches_keys_ = true;
   bool handling_ready_keys_ = false;

@@ -36,9 +36,12 @@ void Shutdown::Wait(Client* waiter) {
 }
 
 bool Shutdown::Abort() {
-  if (!waiting()) return false;
+  if (waiting()) {
+    Cancel();
+  } else if (!server_.CancelShutdownSignal()) {
+    return false;
+  }
   LogNotice("Shutdown manually aborted.");
-  Cancel();
   return true;
 }
 
@@ -55,7 +58,7 @@ bool Shutdown::Finish() {
   const bool nosave = (flags_ & kShutdownNoSave) != 0;
   if (!server_.persistence->PrepareShutdown(save, nosave, &error) &&
       (flags_ & kShutdownForce) == 0) {
-    LogWarning("Error trying to save the DB, can't exit: " + error);
+    LogWarning("Error trying to save the DB, can't exit.");
     LogWarning("Errors trying to shut down the server. Check the logs for more information.");
     Cancel();
     return false;

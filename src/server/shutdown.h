@@ -12,7 +12,8 @@
 //      clients' connections close unanswered, as Redis's do.
 //   3. A failed save without FORCE, or SHUTDOWN ABORT while waiting, cancels: the pause ends
 //      and every waiting client gets "ERR Errors trying to SHUTDOWN. Check logs.".
-// A signal starts the same sequence with shutdown-on-sigterm's (or -sigint's) flags.
+// A signal starts the same sequence with shutdown-on-sigterm's (or -sigint's) flags, where
+// Redis's cron starts it: not while DEBUG PAUSE-CRON holds the cron.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,8 @@ class Shutdown {
   // Starts a shutdown with ShutdownFlags (config.h), or joins the one waiting; waiter is the
   // SHUTDOWN client, nullptr for a signal.
   Outcome Begin(uint32_t flags, Client* waiter);
-  // SHUTDOWN ABORT: false when no shutdown waits.
+  // SHUTDOWN ABORT: cancels the shutdown that waits, or a signal's not yet begun (DEBUG
+  // PAUSE-CRON holds it); false when there is neither.
   bool Abort();
   // The end of each event-loop round: exits once the replicas caught up or time ran out.
   void Update(int64_t now_ms);

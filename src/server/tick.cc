@@ -18,7 +18,8 @@ void Server::Tick() {
   int64_t now = NowMs();
   int64_t tick_ms = 1000 / std::max<int64_t>(config.hz, 1);
   // A client pause holds the data still: no key expires or is evicted in the background.
-  // A replica's keys go when its master's DEL comes (Database::ExpiryRules).
+  // A replica's keys go when its master's DEL comes (Database::ExpiryRules), but for those its
+  // own clients wrote with deadlines (ExpireOwnKeys).
   if (active_expire_enabled && !paused() && !master_link->is_replica()) {
     // In slices of 256 visited entries per database: at least kMinVisits entries, then on
     // only while a slice finds more than 10% of its entries expired (Redis's acceptable stale
@@ -37,6 +38,7 @@ void Server::Tick() {
     }
     ExpireHashFields(now, deadline);
   }
+  if (active_expire_enabled && !paused() && master_link->is_replica()) ExpireOwnKeys(now);
   if (config.timeout > 0) {
     for (auto& [fd, client] : clients_by_fd_) {
       // Replicas are not idle clients: repl-timeout watches them.
@@ -53,6 +55,12 @@ void Server::Tick() {
   if (now - query_buffers_resized_ms_ >= 1000) {
     query_buffers_resized_ms_ = now;
     for (auto& [fd, client] : clients_by_fd_) {
+      // A client that reads nothing gets no write round: its soft limit's time is judged
+      // here, as Redis's client cron judges it.
+      if (client->kind != ClientKind::kMaster && !client->close_after_reply &&
+          client->pending_output() > 0 && DropOverOutputLimit(*client)) {
+        continue;
+      }
       client->input.ResizeForIdleOrPeak(now - client->last_interaction_ms > 2000,
                                         client->parser.bytes_needed());
       if (reply_buffer_resizing && client->output.ReleaseIfEmpty()) ++stats.reply_buffer_shrinks;

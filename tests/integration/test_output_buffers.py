@@ -123,3 +123,122 @@ def test_an_idle_client_gives_its_reply_block_back_unless_resizing_is_off(raw):
     assert own_rbs() == 16384
     assert stat("stats", "reply_buffer_shrinks") == counted
     raw.call("DEBUG", "REPLYBUFFER", "RESIZING", "1")
+
+
+# ---- client-output-buffer-limit normal -------------------------------------------------------------------------
+#
+# Each runs against Debian's redis-server 7.0 too (start_either). A socket with a small receive buffer reads
+# nothing: past what the kernel's buffers take, the replies stay in the server, where the limits apply.
+
+def reader(srv, *commands) -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", srv.port))
+    sock.settimeout(DEADLINE)
+    sock.sendall(b"".join(encode_command(*c) for c in commands))
+    return sock
+
+
+def received_until_closed(sock: socket.socket) -> bytes:
+    data = bytearray()
+    while True:
+        try:
+            chunk = sock.recv(1 << 20)
+        except ConnectionResetError:
+            return bytes(data)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+
+
+def client_fields(control, name: str) -> dict | None:
+    return parse_client_list(control.call("CLIENT", "LIST", "TYPE", "normal", timeout=DEADLINE).value).get(name)
+
+
+def limit_disconnections(srv) -> int | None:
+    """INFO's client_output_buffer_limit_disconnections (Redis 7.2; None on 7.0, which lacks it)."""
+    value = srv.info("stats").get("client_output_buffer_limit_disconnections")
+    return None if value is None else int(value)
+
+
+@pytest.mark.parametrize("pipeline", ["alone", "after-ping", "transaction"])
+def test_past_the_hard_limit_a_client_gets_nothing_more(start_either, pipeline):
+    """A reply past the hard limit closes the client without a byte of it, nor of the replies before it in the
+    same batch; the rest of its pipeline does not run, but a transaction runs whole."""
+    srv = start_either()
+    with srv.raw(timeout=DEADLINE) as control:
+        control.call("CONFIG", "SET", "client-output-buffer-limit", "normal 100000 0 0")
+        control.call("SET", "big", "x" * 200_000)
+        before = limit_disconnections(srv)
+        commands = {
+            "alone": [("GET", "big"), ("SET", "after", "1")],
+            "after-ping": [("PING",), ("GET", "big"), ("SET", "after", "1")],
+            "transaction": [("MULTI",), ("SET", "before", "1"), ("GET", "big"), ("SET", "after", "1"), ("EXEC",)],
+        }[pipeline]
+        with reader(srv, *commands) as sock:
+            assert received_until_closed(sock) == b""
+        ran = control.call("EXISTS", "after").value
+        assert ran == (1 if pipeline == "transaction" else 0)
+        assert control.call("PING").raw == b"+PONG\r\n"
+        if before is not None:
+            assert limit_disconnections(srv) == before + 1
+
+
+def fill_past(control, sock_name: str, size: int):
+    wait_for(lambda: (client_fields(control, sock_name) or {}).get("omem", "0") != "0" and
+             int(client_fields(control, sock_name)["omem"]) > size, timeout=DEADLINE,
+             what=f"{sock_name}'s unsent replies past {size} bytes")
+
+
+def test_the_soft_limit_closes_a_client_that_stays_over_it(start_either):
+    """Over the soft limit for longer than its seconds, a client is closed whether it goes on asking or sends
+    nothing more (the cron judges it then)."""
+    srv = start_either()
+    with srv.raw(timeout=DEADLINE) as control:
+        control.call("SET", "big", "x" * 500_000)
+        assert control.call("CONFIG", "SET", "client-output-buffer-limit", "normal 0 1mb 1").raw == b"+OK\r\n"
+        before = limit_disconnections(srv)
+        busy = reader(srv, ("CLIENT", "SETNAME", "busy"), *[("GET", "big")] * 20)
+        quiet = reader(srv, ("CLIENT", "SETNAME", "quiet"), *[("GET", "big")] * 20)
+        try:
+            fill_past(control, "busy", MB)
+            fill_past(control, "quiet", MB)
+
+            def busy_closed():
+                if client_fields(control, "busy") is None:
+                    return True
+                try:
+                    busy.sendall(encode_command("GET", "big"))
+                except OSError:
+                    return True
+                return False
+
+            wait_for(busy_closed, timeout=DEADLINE, interval=0.1, what="the busy client to be closed")
+            wait_for(lambda: client_fields(control, "quiet") is None, timeout=DEADLINE,
+                     what="the quiet client to be closed")
+        finally:
+            busy.close()
+            quiet.close()
+        if before is not None:
+            assert limit_disconnections(srv) == before + 2
+        assert control.call("PING").raw == b"+PONG\r\n"
+
+
+def test_a_client_within_the_soft_limit_s_seconds_gets_every_reply(start_either):
+    """Over the soft limit but for less than its seconds (an hour), the client is served: once it reads, its
+    replies arrive whole."""
+    srv = start_either()
+    with srv.raw(timeout=DEADLINE) as control:
+        control.call("SET", "big", "x" * 500_000)
+        control.call("CONFIG", "SET", "client-output-buffer-limit", "normal 0 1mb 3600")
+        with reader(srv, ("CLIENT", "SETNAME", "slow"), *[("GET", "big")] * 20) as sock:
+            fill_past(control, "slow", MB)
+            expected = b"+OK\r\n" + (b"$500000\r\n" + b"x" * 500_000 + b"\r\n") * 20
+            data = bytearray()
+            while len(data) < len(expected):
+                chunk = sock.recv(1 << 20)
+                assert chunk, f"closed after {len(data)} bytes"
+                data += chunk
+            assert bytes(data) == expected
+        if limit_disconnections(srv) is not None:
+            assert limit_disconnections(srv) == 0

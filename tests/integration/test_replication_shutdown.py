@@ -6,6 +6,7 @@ replies and log lines expected are Redis's.
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
@@ -181,3 +182,91 @@ def test_config_is_redis_s(make_server, reference_server):
                 assert dict(zip(*[iter(mine.py())] * 2)) == dict(zip(*[iter(theirs.py())] * 2)), case
             else:
                 assert mine.raw == theirs.raw, case
+
+
+# ---- the final save --------------------------------------------------------------------------------------------
+
+SAVING = {"save": "3600 1"}
+SAVE_FAILED = "Error trying to save the DB, can't exit."
+
+
+def break_the_snapshot(server):
+    """A directory where the snapshot goes: the save writes its temporary file, then cannot rename it."""
+    path = os.path.join(server.dir, "dump.rdb")
+    if os.path.isfile(path):  # a replica's full sync left one
+        os.unlink(path)
+    os.makedirs(path)
+
+
+def log_count(server, text: str) -> int:
+    return server.logs(limit=1_000_000).count(text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("ending", ["NOSAVE", "FORCE"])
+def test_a_failed_final_save_cancels_the_shutdown(make_server, kind, ending):
+    """SHUTDOWN and SIGTERM whose save fails leave the server running and writable (a failed foreground save is
+    no MISCONF); NOSAVE or FORCE end it."""
+    server = start(make_server, kind, "alone", **SAVING)
+    break_the_snapshot(server)
+    with server.raw() as conn:
+        assert conn.call("SET", "k", "1").raw == b"+OK\r\n"
+        assert conn.call("SHUTDOWN").raw == CANCELLED
+        assert log_count(server, SAVE_FAILED) == 1
+        assert conn.call("PING").raw == b"+PONG\r\n"
+        assert conn.call("SAVE").raw == b"-ERR\r\n"
+        assert conn.call("INCR", "k").raw == b":2\r\n"
+        assert server.info("persistence")["rdb_last_bgsave_status"] == "ok"
+        server.proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: log_count(server, SAVE_FAILED) == 2, what="the signal's save to fail")
+        assert conn.call("INCR", "k").raw == b":3\r\n"
+        assert server.proc.poll() is None
+        server.stop_requested = True
+        conn.send_command("SHUTDOWN", ending)
+        assert conn.read_until_closed(timeout=20) == b""
+    assert exits(server) == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_save_comes_after_the_wait_for_replicas(make_server, kind):
+    """The master waits for its lagging replica first and saves then: while it waits nothing is saved; once the
+    replica caught up the save fails, the SHUTDOWN client gets the error, and writes run again."""
+    master, replica = pair(make_server, kind, **SAVING)
+    break_the_snapshot(master)
+    with RawConnection(master.port, timeout=30) as shutting:
+        with stopped(replica), master.raw() as conn:
+            assert conn.call("SET", "last", "2").raw == b"+OK\r\n"
+            shutting.send_command("SHUTDOWN")
+            wait_for(lambda: waiting(master), what="the master to wait")
+            assert not log_has(master, "Saving the final")
+            assert log_count(master, SAVE_FAILED) == 0
+        assert shutting.read_reply(timeout=20).raw == CANCELLED
+    assert log_has(master, "1 of 1 replicas are in sync when shutting down.")
+    assert log_count(master, SAVE_FAILED) == 1
+    with master.raw() as conn:
+        assert conn.call("INCR", "after").raw == b":1\r\n"
+    wait_caught_up(master, replica)
+    with replica.raw() as r:
+        assert r.call("MGET", "last", "after").raw == b"*2\r\n$1\r\n2\r\n$1\r\n1\r\n"
+    assert master.proc.poll() is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_shutdown_abort_cancels_a_signal_the_paused_cron_holds(make_server, kind):
+    """A SIGTERM's shutdown begins in the cron: while DEBUG PAUSE-CRON holds it, SHUTDOWN ABORT cancels it, and
+    the server goes on once the cron runs again."""
+    server = start(make_server, kind, "alone")
+    with server.raw() as conn:
+        assert conn.call("DEBUG", "PAUSE-CRON", "1").raw == b"+OK\r\n"
+        server.proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: log_has(server, "Received SIGTERM scheduling shutdown..."), what="the signal")
+        assert conn.call("SHUTDOWN", "ABORT").raw == b"+OK\r\n"
+        assert log_has(server, "Shutdown manually aborted.")
+        assert conn.call("SHUTDOWN", "ABORT").raw == b"-ERR No shutdown in progress.\r\n"
+        assert conn.call("DEBUG", "PAUSE-CRON", "0").raw == b"+OK\r\n"
+        # Two seconds of the server's clock: its cron ran many times meanwhile.
+        start_uptime = int(server.info("server")["uptime_in_seconds"])
+        wait_for(lambda: int(server.info("server")["uptime_in_seconds"]) >= start_uptime + 2, what="two seconds")
+        assert conn.call("PING").raw == b"+PONG\r\n"
+    assert server.proc.poll() is None
+    assert not log_has(server, "User requested shutdown...")
