@@ -141,7 +141,7 @@ void HelloCommand(CommandContext& ctx) {
   r.Bulk("id");
   r.Integer(static_cast<int64_t>(ctx.client.id));
   r.Bulk("mode");
-  r.Bulk("standalone");
+  r.Bulk(ctx.server.cluster_mode != nullptr ? "cluster" : "standalone");
   r.Bulk("role");
   r.Bulk(ctx.server.master_link->is_replica() ? "replica" : "master");
   r.Bulk("modules");

@@ -74,7 +74,7 @@ void ServerSection(CommandContext& ctx, InfoWriter& w) {
   w.Field("redis_git_sha1", "00000000");
   w.Field("redis_git_dirty", "0");
   w.Field("redis_build_id", "0");
-  w.Field("redis_mode", "standalone");
+  w.Field("redis_mode", ctx.server.cluster_mode != nullptr ? "cluster" : "standalone");
   w.Field("os", std::string(name.sysname) + " " + name.release + " " + name.machine);
   w.Field("arch_bits", "64");
   w.Field("monotonic_clock", "POSIX clock_gettime");

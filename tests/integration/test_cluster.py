@@ -41,12 +41,15 @@ def test_cluster_commands_answer_that_cluster_mode_is_off(start_either):
                  ["READONLY"], ["READWRITE"], ["ASKING"]):
         assert error_of(r, *args) == DISABLED
     assert r.info("cluster") == {"cluster_enabled": 0}
+    assert r.info("server")["redis_mode"] == "standalone"
 
 
 def test_one_node_slot_commands_and_their_errors(start_either):
     node = start_either(**node_options())
     r = node.client()
     assert r.info("cluster") == {"cluster_enabled": 1}
+    assert r.info("server")["redis_mode"] == "cluster"
+    assert node.raw().call("HELLO", 3).py()[b"mode"] == b"cluster"
     assert [r.execute_command("CLUSTER", "KEYSLOT", k) for k in ("foo", "{user1000}.a", "", "{}x")] == \
         [12182, 3443, 0, 10595]
     assert r.execute_command("CLUSTER", "ADDSLOTS", 0, 1, 2) == b"OK"
