@@ -111,12 +111,20 @@ def test_a_directive_without_its_value_is_refused(tmp_path):
     assert ">>> 'hz'" in output and "wrong number of arguments" in output, output
 
 
-def test_cluster_mode_stops_startup_rather_than_being_ignored(tmp_path):
-    path = tmp_path / "feature.conf"
-    path.write_text(f"port {free_port()}\nsave \"\"\ncluster-enabled yes\n")
+def test_cluster_mode_from_a_file_starts_and_locks_its_nodes_conf(tmp_path, make_server):
+    bus = free_port()
+    srv = make_server(config_text=f"cluster-enabled yes\ncluster-port {bus}\n"
+                                  f"cluster-config-file {tmp_path / 'nodes.conf'}\n")
+    assert srv.client().info("cluster") == {"cluster_enabled": 1}
+    assert (tmp_path / "nodes.conf").exists()
+    # A second node may not take the same file: two nodes of one name would corrupt the cluster.
+    path = tmp_path / "second.conf"
+    path.write_text(f"port {free_port()}\nsave \"\"\ncluster-enabled yes\ncluster-port {free_port()}\n"
+                    f"cluster-config-file {tmp_path / 'nodes.conf'}\n")
     status, output = run_until_exit([goblin_binary(), str(path)])
     assert status != 0, output
-    assert "cluster mode is not supported" in output and "cluster-enabled" in output, output
+    assert ("Sorry, the cluster configuration file " + str(tmp_path / "nodes.conf") +
+            " is already used by a different Redis Cluster node.") in output, output
 
 
 def test_config_set_of_tls_cluster_needs_tls_configured_and_keeps_the_value(make_server):

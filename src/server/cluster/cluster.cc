@@ -439,6 +439,14 @@ bool Cluster::SaveConfig(std::string* error) {
   const bool durable = fingerprint != durable_fingerprint_;
   if (!WriteFileAtomically(config_path_, contents, error, durable)) return false;
   if (durable) durable_fingerprint_ = fingerprint;
+  // The lock held the file that was just replaced: it moves to the new one.
+  const int fd = open(config_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    if (config_lock_fd_ >= 0) close(config_lock_fd_);
+    config_lock_fd_ = fd;
+  } else if (fd >= 0) {
+    close(fd);
+  }
   return true;
 }
 
