@@ -406,7 +406,9 @@ TEST_P(StreamGroupsModelTest, MatchesModel) {
         }
         const auto first = g->FirstDelivered(in_stream);
         ASSERT_EQ(first.has_value(), want_first.has_value());
-        if (first) ASSERT_EQ(first->id, *want_first);
+        if (first) {
+          ASSERT_EQ(first->id, *want_first);
+        }
         ++counts[12];
       }
     }
