@@ -12,10 +12,10 @@ import time
 
 import pytest
 import redis
-from redis.cluster import ClusterNode, RedisCluster
 
 from support import cluster
-from support.cluster import address, cluster_info, node_id, node_options, nodes_table, role
+from support.cluster import (address, cluster_client, cluster_info, node_id, node_options, nodes_table,
+                             role)
 from support.server import wait_for
 
 DISABLED = "This instance has cluster support disabled"
@@ -25,11 +25,6 @@ def error_of(client, *args) -> str:
     with pytest.raises(redis.ResponseError) as caught:
         client.execute_command(*args)
     return str(caught.value)
-
-
-def cluster_client(nodes) -> RedisCluster:
-    return RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", n.port) for n in nodes],
-                        decode_responses=True)
 
 
 # ---- one node, both servers ----------------------------------------------------------------------

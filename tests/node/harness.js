@@ -1,7 +1,9 @@
 // What every script here shares: loading a client library (exit status 2, and {"missing": name},
 // when it is not installed), connecting it to a local server, and running the function of the
 // library named on the command line, whose result is printed as one JSON object on stdout
-// ({"failed": message} and status 1 when it throws).
+// ({"failed": message} and status 1 when it throws). A script that the test steers while it runs
+// answers requests instead (answerRequests): one JSON array a line on stdin, one JSON object a
+// line on stdout for each.
 'use strict';
 
 function load(name) {
@@ -54,4 +56,31 @@ async function connectNodeRedis(port) {
   return client;
 }
 
-module.exports = { load, errorText, main, connectIoredis, connectNodeRedis };
+// Reads requests, one JSON array a line ([name, ...arguments]), from stdin, and answers each in
+// turn with the JSON object that requests[name](...arguments) resolves to, or {"failed": message}
+// when it throws. Exits when stdin closes, after close() resolves.
+function answerRequests(requests, close) {
+  const lines = require('readline').createInterface({ input: process.stdin });
+  let queue = Promise.resolve();
+  lines.on('line', (line) => {
+    queue = queue.then(async () => {
+      let out;
+      try {
+        const [name, ...args] = JSON.parse(line);
+        if (!requests[name]) throw new Error(`unknown request ${name}`);
+        out = await requests[name](...args);
+      } catch (err) {
+        out = { failed: errorText(err) };
+      }
+      process.stdout.write(JSON.stringify(out) + '\n');
+    });
+  });
+  lines.on('close', () => {
+    queue.then(close).then(() => process.exit(0), (err) => {
+      process.stderr.write(`closing: ${errorText(err)}\n`);
+      process.exit(1);
+    });
+  });
+}
+
+module.exports = { load, errorText, main, answerRequests, connectIoredis, connectNodeRedis };

@@ -98,5 +98,13 @@ def wait_until_consistent(nodes: list[ServerProcess], timeout: float = 30.0):
     wait_for(settled, timeout=timeout, interval=0.1, what="the cluster to settle")
 
 
+def cluster_client(nodes: list[ServerProcess]):
+    """redis-py's RedisCluster (str replies) that starts from the given nodes and finds the rest."""
+    from redis.cluster import ClusterNode, RedisCluster
+
+    return RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", n.port) for n in nodes],
+                        decode_responses=True)
+
+
 def role(node: ServerProcess) -> str:
     return node.client().execute_command("ROLE")[0].decode()
