@@ -1,4 +1,4 @@
-#include "server/cluster/bus_message.h"
+#include "resp/cluster_bus_message.h"
 
 #include <gtest/gtest.h>
 

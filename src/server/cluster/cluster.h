@@ -41,7 +41,7 @@
 
 #include "net/connection.h"
 #include "net/event_loop.h"
-#include "server/cluster/bus_message.h"
+#include "resp/cluster_bus_message.h"
 #include "server/cluster/cluster_node.h"
 
 namespace goblin {

@@ -747,6 +747,16 @@ void Cluster::Cron(int64_t now) {
   if (now - last_cron_ms_ < 100) return;
   last_cron_ms_ = now;
   ++cron_iterations_;
+  // What CONFIG SET changed of this node's announced names goes out with the next PING.
+  const Config::Cluster& config = server_.config.cluster;
+  if (myself_->hostname != config.announce_hostname ||
+      myself_->human_nodename != config.announce_human_nodename ||
+      (!config.announce_ip.empty() && myself_->ip != config.announce_ip)) {
+    myself_->hostname = config.announce_hostname;
+    myself_->human_nodename = config.announce_human_nodename;
+    if (!config.announce_ip.empty()) myself_->ip = config.announce_ip;
+    MarkConfigDirty();
+  }
   const int64_t timeout = std::max<int64_t>(server_.config.cluster.node_timeout, 1);
   const int64_t handshake_timeout = std::max<int64_t>(timeout, 1000);
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/cluster/bus_message.h"
+#include "resp/cluster_bus_message.h"
 
 namespace goblin::cluster {
 

@@ -1,6 +1,7 @@
 // The Redis Cluster bus protocol: the binary messages nodes exchange on their bus port, laid
 // out byte for byte as Redis 7.x lays them, so that Goblin and redis-server nodes can share a
-// cluster. Every integer is big-endian ("network order").
+// cluster. Every integer is big-endian ("network order"). A wire format like RESP, needing
+// nothing of the server, it lives in the protocol layer; server/cluster speaks it.
 //
 // A message is a fixed header, then a body that depends on its type:
 //
