@@ -3,6 +3,8 @@
 // does: "This instance has cluster support disabled".
 #include "server/cluster/cluster.h"
 
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,20 @@ int SlotOrReply(CommandContext& ctx, std::string_view text) {
     return -1;
   }
   return static_cast<int>(slot);
+}
+
+// The optional last word of CLUSTER FAILOVER and RESET: "" when absent, the word (lowercase)
+// when it is one of choices, nullopt after answering a syntax error.
+std::optional<std::string> OptionalWord(CommandContext& ctx,
+                                        std::initializer_list<std::string_view> choices) {
+  if (ctx.argc() == 2) return std::string();
+  if (ctx.argc() == 3) {
+    for (const std::string_view choice : choices) {
+      if (EqualsIgnoreCase(ctx.arg(2), choice)) return std::string(choice);
+    }
+  }
+  ctx.reply.Error(errors::kSyntax);
+  return std::nullopt;
 }
 
 void ReplyOkOr(CommandContext& ctx, const std::string& error) {
@@ -122,22 +138,9 @@ void ClusterGetkeysinslotCommand(CommandContext& ctx) {
 void ClusterFailoverCommand(CommandContext& ctx) {
   cluster::Cluster* cluster = ClusterOrReply(ctx);
   if (cluster == nullptr) return;
-  std::string mode;
-  if (ctx.argc() > 3) {
-    ctx.reply.Error(errors::kSyntax);
-    return;
+  if (const std::optional<std::string> mode = OptionalWord(ctx, {"force", "takeover"})) {
+    ReplyOkOr(ctx, cluster->Failover(*mode));
   }
-  if (ctx.argc() == 3) {
-    if (EqualsIgnoreCase(ctx.arg(2), "force")) {
-      mode = "force";
-    } else if (EqualsIgnoreCase(ctx.arg(2), "takeover")) {
-      mode = "takeover";
-    } else {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
-  ReplyOkOr(ctx, cluster->Failover(mode));
 }
 
 void ClusterFlushslotsCommand(CommandContext& ctx) {
@@ -296,20 +299,9 @@ void ClusterReplicateCommand(CommandContext& ctx) {
 void ClusterResetCommand(CommandContext& ctx) {
   cluster::Cluster* cluster = ClusterOrReply(ctx);
   if (cluster == nullptr) return;
-  bool hard = false;
-  if (ctx.argc() > 3) {
-    ctx.reply.Error(errors::kSyntax);
-    return;
+  if (const std::optional<std::string> mode = OptionalWord(ctx, {"hard", "soft"})) {
+    ReplyOkOr(ctx, cluster->Reset(*mode == "hard"));
   }
-  if (ctx.argc() == 3) {
-    if (EqualsIgnoreCase(ctx.arg(2), "hard")) {
-      hard = true;
-    } else if (!EqualsIgnoreCase(ctx.arg(2), "soft")) {
-      ctx.reply.Error(errors::kSyntax);
-      return;
-    }
-  }
-  ReplyOkOr(ctx, cluster->Reset(hard));
 }
 
 void ClusterSaveconfigCommand(CommandContext& ctx) {

@@ -193,14 +193,21 @@ def _ranges_of(node, nodes) -> list:
     return []
 
 
-def test_a_migrating_slot_answers_ask_and_tryagain_as_redis_words_them(make_server):
+def _two_masters(make_server):
+    """Two goblin masters, slots 0-8191 on the first and the rest on the second, met and settled."""
     nodes = cluster.start_nodes(make_server, 2)
+    nodes[0].client().execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 8191)
+    nodes[1].client().execute_command("CLUSTER", "ADDSLOTSRANGE", 8192, 16383)
+    nodes[0].client().execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[1].port,
+                                      nodes[1].options["cluster-port"])
+    cluster.wait_until_consistent(nodes)
+    return nodes
+
+
+def test_a_migrating_slot_answers_ask_and_tryagain_as_redis_words_them(make_server):
+    nodes = _two_masters(make_server)
     # One connection each: ASKING holds for the next command on the same connection.
     a, b = (n.client(single_connection_client=True) for n in nodes)
-    a.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 8191)
-    b.execute_command("CLUSTER", "ADDSLOTSRANGE", 8192, 16383)
-    a.execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[1].port, nodes[1].options["cluster-port"])
-    cluster.wait_until_consistent(nodes)
     slot = a.execute_command("CLUSTER", "KEYSLOT", "{b}")
     assert slot < 8192
     a.set("{b}here", 1)
@@ -227,12 +234,8 @@ def test_a_migrating_slot_answers_ask_and_tryagain_as_redis_words_them(make_serv
 
 
 def test_a_client_blocked_on_a_slot_that_moves_away_is_sent_on(make_server):
-    nodes = cluster.start_nodes(make_server, 2)
+    nodes = _two_masters(make_server)
     a, b = (n.client() for n in nodes)
-    a.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 8191)
-    b.execute_command("CLUSTER", "ADDSLOTSRANGE", 8192, 16383)
-    a.execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[1].port, nodes[1].options["cluster-port"])
-    cluster.wait_until_consistent(nodes)
     slot = a.execute_command("CLUSTER", "KEYSLOT", "{b}queue")
     waiter = nodes[0].raw()
     waiter.send_command("BLPOP", "{b}queue", 0)
@@ -428,12 +431,8 @@ def _ping(sender: str, slots: range, kind: int = 0, port: int = 7000) -> bytes:
 
 
 def test_the_bus_drops_links_that_send_garbage_and_ignores_strangers(make_server):
-    nodes = cluster.start_nodes(make_server, 2)
+    nodes = _two_masters(make_server)
     a, b = (n.client() for n in nodes)
-    a.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 8191)
-    b.execute_command("CLUSTER", "ADDSLOTSRANGE", 8192, 16383)
-    a.execute_command("CLUSTER", "MEET", "127.0.0.1", nodes[1].port, nodes[1].options["cluster-port"])
-    cluster.wait_until_consistent(nodes)
     before = cluster.slots_view(nodes[0])
     garbage = [b"GET / HTTP/1.1\r\n\r\n" * 4,                      # not a bus message
                b"RCmb" + struct.pack(">I", 16),                    # shorter than a header
