@@ -438,6 +438,7 @@ def test_the_bus_drops_links_that_send_garbage_and_ignores_strangers(make_server
                b"RCmb" + struct.pack(">I", 16),                    # shorter than a header
                b"RCmb" + struct.pack(">I", 0xFFFFFFF0),            # longer than the bus allows
                _ping("c" * 40, range(0))[:-1] + b"\x01" + b"\x00" * 8,  # longer than it says
+               _ping("\x00" * 40, range(16384)),                    # a sender with no name
                ]
     for payload in garbage:
         sock = _bus(nodes[0])

@@ -342,6 +342,11 @@ bool Cluster::UpdateAddress(ClusterNode* node, BusLink& link, const BusMessage& 
 }
 
 void Cluster::Process(BusLink& link, const BusMessage& m) {
+  // A node's name is 40 characters; a peer that sends another is not a cluster node.
+  if (m.sender.size() != kNameLength) {
+    LinkFailed(link, "a sender name that is not a node name");
+    return;
+  }
   const auto type_index = static_cast<size_t>(m.type);
   if (type_index < kMessageTypes) ++received_[type_index];
   const int64_t now = NowMs();
@@ -411,6 +416,11 @@ void Cluster::Process(BusLink& link, const BusMessage& m) {
           UpdateAddress(sender, link, m);
           DeleteNode(node);
           return;
+        }
+        // Another handshake under that name (only a peer that copies names can make one)
+        // gives way: one name, one node.
+        if (ClusterNode* twin = Lookup(m.sender); twin != nullptr && twin != node) {
+          DeleteNode(twin);
         }
         RenameNode(node, m.sender);
         node->flags &= static_cast<uint16_t>(~kHandshake);
