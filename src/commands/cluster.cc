@@ -468,8 +468,8 @@ void RegisterClusterCommands(CommandTable* table) {
   connection("readwrite", 1, kCmdFast | kCmdLoading | kCmdStale, {}, ReadwriteCommand,
              "Enables read-write queries for a connection to a Reids Cluster replica node.",
              "3.0.0", "O(1)", "");
-  add("asking", 1, kCmdFast, {}, AskingCommand,
-      "Signals that a cluster client is following an -ASK redirect.", "3.0.0", "O(1)", "");
+  connection("asking", 1, kCmdFast, {}, AskingCommand,
+             "Signals that a cluster client is following an -ASK redirect.", "3.0.0", "O(1)", "");
 }
 
 }  // namespace goblin
