@@ -452,13 +452,13 @@ void RegisterClusterCommands(CommandTable* table) {
           "Sets the configuration epoch for a new node.", "3.0.0", "O(1)", "config-epoch");
   add.Sub(cluster, "setslot", -4, kAdmin, {}, ClusterSetslotCommand, "Binds a hash slot to a node.",
           "3.0.0", "O(1)", "slot <IMPORTING node-id | MIGRATING node-id | NODE node-id | STABLE>");
-  add.Sub(cluster, "shards", 2, kReadLoading, {}, ClusterShardsCommand,
+  add.Sub(cluster, "shards", 2, kRead, {}, ClusterShardsCommand,
           "Returns the mapping of cluster slots to shards.", "7.0.0",
           "O(N) where N is the total number of cluster nodes", "", kNondeterministic);
   add.Sub(cluster, "slaves", 3, kAdminRead, {}, ClusterReplicasCommand,
           "Lists the replica nodes of a master node.", "3.0.0",
           "O(N) where N is the number of replicas.", "node-id", kNondeterministic);
-  add.Sub(cluster, "slots", 2, kReadLoading, {}, ClusterSlotsCommand,
+  add.Sub(cluster, "slots", 2, kRead, {}, ClusterSlotsCommand,
           "Returns the mapping of cluster slots to nodes.", "3.0.0",
           "O(N) where N is the total number of Cluster nodes", "", kNondeterministic);
   CommandAdder connection = add.In(kAclConnection);
