@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 import time
 
 import pytest
@@ -250,29 +249,12 @@ def test_a_client_blocked_on_a_slot_that_moves_away_is_sent_on(make_server):
 def test_reshard_under_writes_loses_no_acknowledged_write(make_server):
     nodes = cluster.start_nodes(make_server, 3)
     cluster.create(nodes)
-    written = {}
-    stop = threading.Event()
-    failures = []
-
-    def writer():
-        rc = cluster_client(nodes)
-        i = 0
-        while not stop.is_set():
-            try:
-                rc.set(f"w:{i}", i)
-                written[f"w:{i}"] = str(i)
-            except redis.RedisError as exc:  # a retry limit reached is a write not acknowledged
-                failures.append(repr(exc))
-            i += 1
-
-    thread = threading.Thread(target=writer)
-    thread.start()
+    writes = cluster.BackgroundWrites(nodes, "w:")
     try:
         cluster.cli("reshard", address(nodes[0]), "--cluster-from", node_id(nodes[0]), "--cluster-to",
                     node_id(nodes[1]), "--cluster-slots", 500, "--cluster-yes")
     finally:
-        stop.set()
-        thread.join()
+        written = writes.stop()
     cluster.wait_until_consistent(nodes)
     cluster.check(nodes[0])
     rc = cluster_client(nodes)
@@ -363,30 +345,14 @@ def test_a_redis_cluster_moves_to_goblin_nodes_slot_by_slot(make_server):
     rc = cluster_client(everyone)
     for i in range(400):
         rc.set(f"m:{i}", i)
-    written = {}
-    stop = threading.Event()
-
-    def writer():
-        client = cluster_client(everyone)
-        i = 0
-        while not stop.is_set():
-            try:
-                client.set(f"live:{i}", i)
-                written[f"live:{i}"] = str(i)
-            except redis.RedisError:
-                pass
-            i += 1
-
-    thread = threading.Thread(target=writer)
-    thread.start()
+    writes = cluster.BackgroundWrites(everyone, "live:")
     try:
         for source, target in zip(redis_nodes, goblin_nodes):
             cluster.cli("reshard", address(goblin_nodes[0]), "--cluster-from", node_id(source),
                         "--cluster-to", node_id(target), "--cluster-slots", 200, "--cluster-yes")
             cluster.wait_until_consistent(everyone)
     finally:
-        stop.set()
-        thread.join()
+        written = writes.stop()
     for source in redis_nodes:
         assert source.client().dbsize() == 0
         cluster.cli("del-node", address(goblin_nodes[0]), node_id(source))

@@ -5,6 +5,9 @@ cluster's own view to settle."""
 from __future__ import annotations
 
 import subprocess
+import threading
+
+import redis
 
 from support.server import REFERENCE_BINARY, ServerProcess, free_port, goblin_binary, wait_for
 
@@ -108,3 +111,33 @@ def cluster_client(nodes: list[ServerProcess]):
 
 def role(node: ServerProcess) -> str:
     return node.client().execute_command("ROLE")[0].decode()
+
+
+class BackgroundWrites:
+    """SETs prefix+i = i through a cluster client on a thread, i counting up, until stop(), which
+    returns the writes the cluster acknowledged; one refused (a redirection retried past the
+    client's limit) is simply not counted."""
+
+    def __init__(self, nodes: list[ServerProcess], prefix: str):
+        self._nodes = nodes
+        self._prefix = prefix
+        self._written = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+        self._thread.start()
+
+    def _run(self):
+        client = cluster_client(self._nodes)
+        i = 0
+        while not self._stop.is_set():
+            try:
+                client.set(f"{self._prefix}{i}", i)
+                self._written[f"{self._prefix}{i}"] = str(i)
+            except redis.RedisError:
+                pass
+            i += 1
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        return self._written

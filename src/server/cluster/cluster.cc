@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/ascii.h"
 #include "core/string_number.h"
 #include "persist/file_util.h"
 #include "resp/reply_builder.h"
@@ -87,8 +88,6 @@ std::vector<std::string> SplitSpaces(std::string_view line) {
   while (in >> word) words.push_back(word);
   return words;
 }
-
-bool ParseNumber(std::string_view text, int64_t* out) { return ParseInt64(text, out); }
 
 }  // namespace
 
@@ -221,17 +220,15 @@ void Cluster::BecomeReplicaOf(ClusterNode* master) {
 
 int Cluster::ClientPort(const ClusterNode& node) const { return node.port; }
 
-std::string Cluster::Endpoint(const ClusterNode& node) const {
+std::string Cluster::EndpointHost(const ClusterNode& node) const {
   const std::string& type = server_.config.cluster.preferred_endpoint_type;
-  std::string host;
-  if (type == "hostname") {
-    host = node.hostname.empty() ? "?" : node.hostname;
-  } else if (type == "unknown-endpoint") {
-    host = "?";
-  } else {
-    host = node.ip;
-  }
-  return host + ":" + std::to_string(ClientPort(node));
+  if (type == "hostname") return node.hostname.empty() ? "?" : node.hostname;
+  if (type == "unknown-endpoint") return "?";
+  return node.ip;
+}
+
+std::string Cluster::Endpoint(const ClusterNode& node) const {
+  return EndpointHost(node) + ":" + std::to_string(ClientPort(node));
 }
 
 // ---- Startup and nodes.conf ------------------------------------------------------------------
@@ -313,7 +310,7 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
     if (words[0] == "vars") {
       for (size_t i = 1; i + 1 < words.size(); i += 2) {
         int64_t value = 0;
-        if (!ParseNumber(words[i + 1], &value) || value < 0) return fail("");
+        if (!ParseInt64(words[i + 1], &value) || value < 0) return fail("");
         if (words[i] == "currentEpoch") current_epoch_ = static_cast<uint64_t>(value);
         if (words[i] == "lastVoteEpoch") last_vote_epoch_ = static_cast<uint64_t>(value);
       }
@@ -347,9 +344,9 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
     int64_t port = 0, bus_port = 0;
     const std::string port_text =
         address.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1);
-    if (!ParseNumber(port_text, &port)) return fail("");
+    if (!ParseInt64(port_text, &port)) return fail("");
     node->port = static_cast<int>(port);
-    if (at != std::string::npos && ParseNumber(address.substr(at + 1), &bus_port)) {
+    if (at != std::string::npos && ParseInt64(address.substr(at + 1), &bus_port)) {
       node->bus_port = static_cast<int>(bus_port);
     } else {
       node->bus_port = node->port + 10000;
@@ -363,7 +360,7 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
     node->flags &= static_cast<uint16_t>(~(kPossiblyFailing | kHandshake | kMeet));
     if (words[3] != "-") replica_of.emplace_back(node, words[3]);
     int64_t epoch = 0;
-    if (!ParseNumber(words[6], &epoch) || epoch < 0) return fail("");
+    if (!ParseInt64(words[6], &epoch) || epoch < 0) return fail("");
     node->config_epoch = static_cast<uint64_t>(epoch);
     if ((node->flags & kFailing) != 0) node->fail_time_ms = NowMs();
     for (size_t i = 8; i < words.size(); ++i) {
@@ -373,7 +370,7 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
         const size_t dash = word.find('-');
         int64_t slot = 0;
         if (dash == std::string::npos || word.size() < dash + 3 + kNameLength ||
-            !ParseNumber(word.substr(1, dash - 1), &slot) || slot < 0 || slot >= kClusterSlots) {
+            !ParseInt64(word.substr(1, dash - 1), &slot) || slot < 0 || slot >= kClusterSlots) {
           return fail("");
         }
         const bool migrating = word[dash + 1] == '>';
@@ -385,9 +382,9 @@ bool Cluster::LoadConfig(const std::string& contents, std::string* error) {
       }
       const size_t dash = word.find('-');
       int64_t first = 0, last = 0;
-      if (!ParseNumber(word.substr(0, dash), &first)) return fail("");
+      if (!ParseInt64(word.substr(0, dash), &first)) return fail("");
       last = first;
-      if (dash != std::string::npos && !ParseNumber(word.substr(dash + 1), &last)) return fail("");
+      if (dash != std::string::npos && !ParseInt64(word.substr(dash + 1), &last)) return fail("");
       if (first < 0 || last >= kClusterSlots || first > last) return fail("");
       for (int64_t slot = first; slot <= last; ++slot) AssignSlot(static_cast<int>(slot), node);
     }
@@ -565,15 +562,7 @@ namespace {
 void NodeEntry(ReplyBuilder& reply, const Cluster& cluster, const ClusterNode& node,
                const std::string& endpoint_type) {
   reply.Array(4);
-  std::string endpoint;
-  if (endpoint_type == "hostname") {
-    endpoint = node.hostname.empty() ? "?" : node.hostname;
-  } else if (endpoint_type == "unknown-endpoint") {
-    endpoint = "?";
-  } else {
-    endpoint = node.ip;
-  }
-  reply.Bulk(endpoint);
+  reply.Bulk(cluster.EndpointHost(node));
   reply.Integer(cluster.ClientPort(node));
   reply.Bulk(node.name);
   size_t pairs = 0;
@@ -661,8 +650,7 @@ void Cluster::Shards(ReplyBuilder& reply) const {
       reply.Bulk("ip");
       reply.Bulk(node->ip);
       reply.Bulk("endpoint");
-      const std::string endpoint = Endpoint(*node);
-      reply.Bulk(endpoint.substr(0, endpoint.rfind(':')));
+      reply.Bulk(EndpointHost(*node));
       if (hostname) {
         reply.Bulk("hostname");
         reply.Bulk(node->hostname);
@@ -791,21 +779,15 @@ void Cluster::FlushSlots() {
 std::string Cluster::SetSlot(int slot, std::string_view action, std::string_view node_name) {
   const auto s = static_cast<size_t>(slot);
   if (myself_->is_replica()) return "ERR Please use SETSLOT only with masters.";
-  auto lower = [](std::string_view word) {
-    std::string text(word);
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  };
-  const std::string verb = lower(action);
-  if (verb == "stable") {
+  if (EqualsIgnoreCase(action, "stable")) {
     migrating_[s] = importing_[s] = nullptr;
-  } else if (verb == "migrating") {
+  } else if (EqualsIgnoreCase(action, "migrating")) {
     if (slots_[s] != myself_) return "ERR I'm not the owner of hash slot " + std::to_string(slot);
     ClusterNode* node = Lookup(node_name);
     if (node == nullptr) return "ERR I don't know about node " + std::string(node_name);
     if (node->is_replica()) return "ERR Target node is not a master";
     migrating_[s] = node;
-  } else if (verb == "importing") {
+  } else if (EqualsIgnoreCase(action, "importing")) {
     if (slots_[s] == myself_) {
       return "ERR I'm already the owner of hash slot " + std::to_string(slot);
     }
@@ -813,7 +795,7 @@ std::string Cluster::SetSlot(int slot, std::string_view action, std::string_view
     if (node == nullptr) return "ERR I don't know about node " + std::string(node_name);
     if (node->is_replica()) return "ERR Target node is not a master";
     importing_[s] = node;
-  } else if (verb == "node") {
+  } else if (EqualsIgnoreCase(action, "node")) {
     ClusterNode* node = Lookup(node_name);
     if (node == nullptr) return "ERR Unknown node " + std::string(node_name);
     if (node->is_replica()) return "ERR Target node is not a master";

@@ -168,6 +168,8 @@ class Cluster {
   }
   // "ip:port" (or hostname:port, as cluster-preferred-endpoint-type says) of node, for MOVED.
   std::string Endpoint(const ClusterNode& node) const;
+  // The host part of it: the IP, the hostname, or "?".
+  std::string EndpointHost(const ClusterNode& node) const;
   int ClientPort(const ClusterNode& node) const;
 
   // Bus events (cluster_bus.cc).
